@@ -1,0 +1,371 @@
+/* airc.h - the one header of the airc compiler.
+ *
+ * Split into banner sections, one per file of compiler/ (chibicc style).
+ * Phases: grammar (airq.l/airq.y) -> AST (ast.c) -> sema.c -> plan.c ->
+ * fuse.c -> codegen.c.  Every phase reads the previous phase's output only.
+ */
+#ifndef AIRC_H
+#define AIRC_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define AIRC_VERSION "0.1.0"
+
+/* ======================================================================
+ * arena.c - one arena for AST and plan, freed once
+ * ====================================================================== */
+
+typedef struct Arena Arena;
+
+Arena *arena_new(void);
+void arena_free(Arena *a);                       /* accepts NULL */
+void *arena_alloc(Arena *a, size_t n);           /* zeroed, never NULL (aborts on OOM) */
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ======================================================================
+ * diag.c - GCC/Clang style diagnostics with source line and caret
+ * ====================================================================== */
+
+/* A source location: 1-based line and column of the first byte, and the
+ * length in bytes of the text it covers on that line (>= 1) for '^~~~'. */
+typedef struct SrcLoc {
+  int line; /* 1-based */
+  int col;  /* 1-based, in bytes */
+  int len;  /* bytes covered on the first line, at least 1 */
+} SrcLoc;
+
+typedef struct Diag {
+  const char *path;  /* file name as given on the command line */
+  const char *text;  /* the whole source text, NUL-terminated */
+  size_t text_len;   /* bytes in text (the file may hold NUL bytes) */
+  int nerrors;       /* errors reported so far */
+  int nwarnings;     /* warnings reported so far */
+  FILE *out;         /* where diagnostics go (stderr) */
+} Diag;
+
+/* "path:line:col: error: msg" then the line and a caret, as GCC prints. */
+void diag_error(Diag *d, SrcLoc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_warning(Diag *d, SrcLoc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* An error without a location: "airc: error: msg". */
+void diag_fatal_noloc(Diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ======================================================================
+ * Types (shared by ast.c and sema.c)
+ * ====================================================================== */
+
+typedef enum {
+  TY_ERROR,     /* a type error was already reported; suppress cascades */
+  TY_BOOL,      /* BOOLEAN */
+  TY_INT,       /* INT, int32_t */
+  TY_BIGINT,    /* BIGINT, int64_t */
+  TY_DOUBLE,    /* DOUBLE */
+  TY_VARCHAR,   /* VARCHAR(n) */
+  TY_TIMESTAMP, /* ms since epoch, int64_t */
+  TY_INTERVAL,  /* a duration in ms, int64_t (literals only) */
+} TypeKind;
+
+typedef struct Type {
+  TypeKind kind; /* see TypeKind */
+  int len;       /* TY_VARCHAR: maximum length in bytes; else 0 */
+} Type;
+
+const char *type_name(Type t, char *buf, size_t n); /* "VARCHAR(36)" */
+bool type_is_numeric(Type t);  /* INT, BIGINT, DOUBLE */
+bool type_is_integer(Type t);  /* INT, BIGINT, TIMESTAMP, INTERVAL */
+
+/* ======================================================================
+ * ast.c - the syntax tree built by grammar/airq.y
+ * ====================================================================== */
+
+typedef enum {
+  EX_INT,          /* integer literal: ival */
+  EX_DOUBLE,       /* decimal literal: dval */
+  EX_STRING,       /* string literal: sval/slen ('' already undoubled) */
+  EX_BOOL,         /* TRUE/FALSE: ival 1/0 */
+  EX_INTERVAL,     /* INTERVAL literal: ival in ms */
+  EX_COLUMN,       /* [qual.]name */
+  EX_STAR,         /* '*' or 'qual.*' in a select list, '*' in COUNT(*) */
+  EX_UNARY,        /* op lhs: OP_NEG, OP_NOT */
+  EX_BINARY,       /* lhs op rhs */
+  EX_IN,           /* lhs IN (args) */
+  EX_BETWEEN,      /* lhs BETWEEN rhs AND third */
+  EX_CASE,         /* CASE args (EX_WHEN list) [ELSE else_] END */
+  EX_WHEN,         /* WHEN lhs THEN rhs (only inside EX_CASE) */
+  EX_CAST,         /* CAST(lhs AS cast_to) */
+  EX_CALL,         /* name(args): scalar function or aggregate */
+  EX_WINDOW_START, /* WINDOW_START pseudo-column */
+  EX_WINDOW_END,   /* WINDOW_END pseudo-column */
+} ExprKind;
+
+typedef enum {
+  OP_NONE,
+  OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,   /* + - * / % */
+  OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, /* = <>/!= < <= > >= */
+  OP_AND, OP_OR,                            /* AND OR */
+  OP_NEG, OP_NOT,                           /* unary - and NOT */
+} OpKind;
+
+typedef enum {
+  AGG_NONE,
+  AGG_COUNT_STAR, /* COUNT(*) */
+  AGG_COUNT,      /* COUNT(x) */
+  AGG_SUM,        /* SUM(x) */
+  AGG_MIN,        /* MIN(x) */
+  AGG_MAX,        /* MAX(x) */
+  AGG_AVG,        /* AVG(x) */
+} AggKind;
+
+typedef enum {
+  FN_NONE,
+  FN_ABS, FN_LEAST, FN_GREATEST, FN_LENGTH, /* scalar functions */
+} FuncKind;
+
+typedef struct Relation Relation;
+
+typedef struct Expr Expr;
+struct Expr {
+  ExprKind kind;   /* see ExprKind */
+  SrcLoc loc;      /* where the expression starts; len covers its first token */
+  const char *text;/* the expression's source text, whitespace-normalised (output column name) */
+  OpKind op;       /* EX_UNARY, EX_BINARY */
+  Expr *lhs;       /* operand, IN/BETWEEN subject, WHEN condition, CAST operand */
+  Expr *rhs;       /* right operand, BETWEEN low, WHEN result */
+  Expr *third;     /* BETWEEN high */
+  Expr *args;      /* EX_CALL arguments, EX_IN list, EX_CASE whens (linked by next) */
+  Expr *else_;     /* EX_CASE ELSE branch, or NULL */
+  Expr *next;      /* next in whatever list holds this node */
+  const char *name;/* EX_COLUMN column, EX_CALL function name (as written) */
+  const char *qual;/* EX_COLUMN/EX_STAR qualifier (alias or stream), or NULL */
+  SrcLoc name_loc; /* EX_COLUMN: location of the column name itself */
+  int64_t ival;    /* EX_INT, EX_BOOL, EX_INTERVAL (ms) */
+  double dval;     /* EX_DOUBLE */
+  const char *sval;/* EX_STRING bytes (not NUL-terminated in meaning; see slen) */
+  size_t slen;     /* EX_STRING length in bytes */
+  Type cast_to;    /* EX_CAST target type */
+
+  /* --- filled by sema.c --- */
+  Type type;       /* result type (TY_ERROR after a reported error) */
+  AggKind agg;     /* EX_CALL that is an aggregate */
+  FuncKind func;   /* EX_CALL that is a scalar function */
+  int from_idx;    /* EX_COLUMN: 0 = first FROM item, 1 = joined item */
+  int col_idx;     /* EX_COLUMN: column index in that item's Relation */
+  int agg_idx;     /* EX_CALL aggregate: index into Select.aggs */
+  int key_idx;     /* expression equal to GROUP BY key k (after aggregation): k, else -1 */
+};
+
+typedef struct ColumnDef ColumnDef;
+struct ColumnDef {
+  const char *name; /* column name */
+  SrcLoc loc;       /* location of the name */
+  Type type;        /* declared type */
+  SrcLoc type_loc;  /* location of the type */
+  Expr *gen;        /* GENERATED BY call (EX_CALL), or NULL */
+  ColumnDef *next;
+};
+
+typedef struct Option Option;
+struct Option {
+  const char *key;  /* option name as written (matched case-insensitively) */
+  SrcLoc loc;       /* location of the key */
+  Expr *value;      /* EX_STRING, EX_INT, EX_DOUBLE or EX_BOOL literal */
+  Option *next;
+};
+
+typedef struct WatermarkDef {
+  const char *column; /* WATERMARK FOR column */
+  SrcLoc loc;         /* location of the column name */
+  Expr *expr;         /* AS expr; sema requires 'column - INTERVAL' or 'column' */
+  int64_t bound_ms;   /* sema: the tolerated disorder in ms */
+} WatermarkDef;
+
+typedef enum { WIN_NONE, WIN_TUMBLING, WIN_HOPPING, WIN_SESSION } WindowKind;
+
+typedef struct WindowSpec {
+  WindowKind kind;    /* see WindowKind */
+  SrcLoc loc;         /* location of the window kind keyword */
+  Expr *size;         /* TUMBLING/HOPPING SIZE: EX_INTERVAL */
+  Expr *advance;      /* HOPPING ADVANCE BY: EX_INTERVAL */
+  Expr *gap;          /* SESSION GAP: EX_INTERVAL */
+  int64_t size_ms;    /* sema: window size in ms (0 for SESSION) */
+  int64_t advance_ms; /* sema: slide in ms (== size_ms for TUMBLING) */
+  int64_t gap_ms;     /* sema: session gap in ms */
+} WindowSpec;
+
+typedef struct SelectItem SelectItem;
+struct SelectItem {
+  Expr *expr;        /* the expression, or EX_STAR */
+  const char *alias; /* AS name, or NULL */
+  SrcLoc alias_loc;  /* location of the alias */
+  SelectItem *next;
+};
+
+typedef struct FromItem {
+  const char *name;  /* stream or table name */
+  SrcLoc loc;        /* location of the name */
+  const char *alias; /* alias, or NULL */
+  SrcLoc alias_loc;  /* location of the alias */
+  Relation *rel;     /* sema: what the name refers to */
+} FromItem;
+
+/* sema: one output column of a SELECT after '*' expansion */
+typedef struct OutCol {
+  const char *name;  /* result column name (alias, column name, or expr text) */
+  Type type;         /* its type */
+  Expr *expr;        /* the expression computing it */
+} OutCol;
+
+typedef enum {
+  QK_MAP,         /* no aggregates, no window: Map/Filter/StaticJoin chain */
+  QK_REDUCE,      /* aggregates in a window, no GROUP BY */
+  QK_AGGREGATION, /* aggregates in a window with GROUP BY */
+  QK_JOIN,        /* stream-stream windowed join (no aggregates) */
+} QueryKind;
+
+typedef struct Select {
+  SrcLoc loc;         /* location of SELECT */
+  SelectItem *items;  /* select list */
+  FromItem from[2];   /* FROM item and optional JOIN item */
+  int nfrom;          /* 1 or 2 */
+  Expr *join_on;      /* ON condition, or NULL */
+  Expr *where;        /* WHERE condition, or NULL */
+  Expr *group_by;     /* GROUP BY expressions linked by next, or NULL */
+  WindowSpec *window; /* WINDOW clause, or NULL */
+  Expr *having;       /* HAVING condition, or NULL */
+
+  /* --- filled by sema.c --- */
+  QueryKind qkind;    /* see QueryKind */
+  OutCol *out;        /* output columns, nout of them */
+  int nout;
+  Expr **aggs;        /* the distinct aggregate calls (EX_CALL with agg != AGG_NONE) */
+  int naggs;
+  Expr **keys;        /* GROUP BY expressions as an array */
+  int nkeys;
+  Expr *join_lkey;    /* equi-join key on from[0] (an expression over from[0]) */
+  Expr *join_rkey;    /* equi-join key on from[1] */
+  bool table_join;    /* from[1] is a TABLE (StaticJoin) */
+  int time_from;      /* which FROM item's time column drives the window */
+} Select;
+
+typedef enum {
+  ST_CREATE_STREAM,    /* CREATE STREAM name (cols) WITH (...) : a source */
+  ST_CREATE_TABLE,     /* CREATE TABLE name (cols, PRIMARY KEY (k)) WITH (...) */
+  ST_CREATE_STREAM_AS, /* CREATE STREAM name AS select */
+  ST_CREATE_SINK,      /* CREATE SINK name WITH (...) */
+  ST_SELECT,           /* select ; results to standard output */
+  ST_INSERT,           /* INSERT INTO name select */
+} StmtKind;
+
+typedef struct Stmt Stmt;
+struct Stmt {
+  StmtKind kind;         /* see StmtKind */
+  SrcLoc loc;            /* location of the first keyword */
+  const char *name;      /* created name, or INSERT target */
+  SrcLoc name_loc;       /* location of that name */
+  ColumnDef *cols;       /* CREATE STREAM/TABLE columns */
+  WatermarkDef *wm;      /* WATERMARK clause, or NULL */
+  const char *pkey;      /* PRIMARY KEY column, or NULL */
+  SrcLoc pkey_loc;       /* location of that column */
+  Option *opts;          /* WITH options */
+  Select *select;        /* query of CREATE STREAM AS, SELECT, INSERT */
+  Relation *rel;         /* sema: the relation this statement creates or targets */
+  Stmt *next;
+};
+
+typedef struct Program {
+  Stmt *stmts;        /* in source order */
+  Arena *arena;       /* owns every node */
+} Program;
+
+/* Parse a whole file. Syntax errors go to d; the statements that parsed
+ * are returned (error recovery skips to the next ';'). Never NULL. */
+Program *parse_program(Arena *a, Diag *d);
+
+Expr *new_expr(Arena *a, ExprKind kind, SrcLoc loc);
+void ast_dump(FILE *out, const Program *p); /* for parser tests */
+
+/* ======================================================================
+ * sema.c - names, types, aggregates, windows, time columns, options
+ * ====================================================================== */
+
+typedef enum {
+  REL_SOURCE,  /* CREATE STREAM with columns: ysb, datagen or csv */
+  REL_TABLE,   /* CREATE TABLE */
+  REL_DERIVED, /* CREATE STREAM AS SELECT */
+  REL_SINK,    /* CREATE SINK */
+} RelKind;
+
+typedef enum { SRC_NONE, SRC_YSB, SRC_DATAGEN, SRC_CSV } SourceKind;
+typedef enum { SINK_NONE, SINK_CSV } SinkKind;
+
+typedef enum {
+  GEN_NONE,      /* not generated (ingestion time for TIMESTAMP) */
+  GEN_SEQUENCE,  /* sequence(start, step) */
+  GEN_UNIFORM,   /* uniform(lo, hi) */
+  GEN_CHOICE,    /* choice('a', ...) */
+  GEN_UUID,      /* uuid() */
+  GEN_NOW,       /* now(): ingestion time */
+} GenKind;
+
+typedef struct GenSpec {
+  GenKind kind;          /* see GenKind */
+  int64_t a, b;          /* sequence: start, step; uniform: lo, hi */
+  const char **choices;  /* choice: the strings */
+  size_t *choice_lens;   /* their lengths */
+  int nchoices;
+} GenSpec;
+
+typedef struct Column {
+  const char *name;  /* column name */
+  Type type;         /* column type */
+  SrcLoc loc;        /* where it was declared */
+  GenSpec gen;       /* datagen: how it is filled */
+  int ysb_field;     /* ysb source: which generator field (AIR_YSB_*), else -1 */
+} Column;
+
+struct Relation {
+  RelKind kind;          /* see RelKind */
+  const char *name;      /* stream/table/sink name */
+  SrcLoc loc;            /* where it was declared */
+  Column *cols;          /* columns, ncols of them */
+  int ncols;
+  int time_col;          /* event-time column index, or -1 (tables) */
+  bool has_watermark;    /* WATERMARK clause given */
+  int64_t wm_bound_ms;   /* tolerated disorder in ms (0 without WATERMARK) */
+  bool ingestion_time;   /* the time column is wall-clock ingestion time */
+  int key_col;           /* TABLE: PRIMARY KEY column index */
+  SourceKind source;     /* REL_SOURCE/REL_TABLE: where rows come from */
+  SinkKind sink;         /* REL_SINK */
+  const char *path;      /* csv path (source, table or sink) */
+  bool header;           /* csv: skip the first line */
+  int64_t rate;          /* events/s over all ranks, 0 = unthrottled */
+  int64_t seed;          /* generators */
+  int64_t limit;         /* generators: rows in all, 0 = unbounded */
+  bool has_seed, has_limit;
+  Stmt *def;             /* defining statement */
+  int index;             /* position in Catalog.rels */
+  bool used;             /* read by some query */
+};
+
+typedef struct Catalog {
+  Relation **rels;   /* in declaration order */
+  int nrels;
+} Catalog;
+
+/* Check the program, fill the annotations above, report every error.
+ * Returns the catalog (never NULL); d->nerrors says whether it is usable. */
+Catalog *sema_check(Arena *a, Diag *d, Program *p);
+Relation *catalog_find(Catalog *c, const char *name);
+
+#endif /* AIRC_H */
