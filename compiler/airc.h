@@ -137,7 +137,7 @@ typedef struct Relation Relation;
 typedef struct Expr Expr;
 struct Expr {
   ExprKind kind;   /* see ExprKind */
-  SrcLoc loc;      /* where the expression starts; len covers its first token */
+  SrcLoc loc;      /* where it starts; len covers it all if on one line, else its first token */
   const char *text;/* the expression's source text, whitespace-normalised (output column name) */
   OpKind op;       /* EX_UNARY, EX_BINARY */
   Expr *lhs;       /* operand, IN/BETWEEN subject, WHEN condition, CAST operand */
@@ -154,6 +154,7 @@ struct Expr {
   const char *sval;/* EX_STRING bytes (not NUL-terminated in meaning; see slen) */
   size_t slen;     /* EX_STRING length in bytes */
   Type cast_to;    /* EX_CAST target type */
+  int depth;       /* parser: nesting depth, at most AST_MAX_DEPTH (bounds recursion) */
 
   /* --- filled by sema.c --- */
   Type type;       /* result type (TY_ERROR after a reported error) */
@@ -292,6 +293,10 @@ typedef struct Program {
  * are returned (error recovery skips to the next ';'). Never NULL. */
 Program *parse_program(Arena *a, Diag *d);
 
+/* Deepest expression nesting the parser accepts: later phases recurse on
+ * expressions, and this keeps them far from the end of the C stack. */
+#define AST_MAX_DEPTH 256
+
 Expr *new_expr(Arena *a, ExprKind kind, SrcLoc loc);
 void ast_dump(FILE *out, const Program *p); /* for parser tests */
 
@@ -367,5 +372,116 @@ typedef struct Catalog {
  * Returns the catalog (never NULL); d->nerrors says whether it is usable. */
 Catalog *sema_check(Arena *a, Diag *d, Program *p);
 Relation *catalog_find(Catalog *c, const char *name);
+
+
+/* ======================================================================
+ * plan.c - the logical plan: one chain of the paper's operators per query
+ * ====================================================================== */
+
+typedef enum {
+  OP_SOURCE,       /* a source stream's rows enter */
+  OP_MAP,          /* select list without aggregates */
+  OP_FILTER,       /* WHERE */
+  OP_SPLIT,        /* one stream, several consumers (shown in --explain) */
+  OP_STATIC_JOIN,  /* lookup join with a TABLE */
+  OP_REDUCE,       /* windowed aggregates without GROUP BY */
+  OP_AGGREGATION,  /* windowed aggregates with GROUP BY */
+  OP_JOIN,         /* windowed stream-stream equi-join */
+  OP_SINK,         /* results: stdout or a CREATE SINK */
+} OperatorKind;
+
+typedef struct Operator {
+  OperatorKind kind;  /* see OperatorKind */
+  Expr *pred;         /* OP_FILTER: the conjuncts it tests, linked by next */
+  Relation *rel;      /* OP_SOURCE stream, OP_STATIC_JOIN table, OP_SINK sink (NULL = stdout) */
+} Operator;
+
+/* One query statement as a chain Source -> ... -> Sink. */
+typedef struct Chain {
+  Stmt *stmt;         /* the SELECT / INSERT / CREATE STREAM AS */
+  Select *sel;        /* its query */
+  Relation *source;   /* from[0]'s relation */
+  Operator *ops;      /* the chain, ops[0] is OP_SOURCE, ops[nops-1] OP_SINK */
+  int nops;
+  int index;          /* 0-based among the program's chains */
+  bool windowed;      /* ends in Reduce or Aggregation */
+  /* columns the chain reads: used[f][c] for from item f, column c */
+  bool *used[2];
+} Chain;
+
+typedef struct Plan {
+  Chain *chains;      /* in statement order */
+  int nchains;
+  Catalog *cat;       /* names and relations */
+  const char *query_path; /* the .airq file as given */
+  const char *query_name; /* basename without .airq (program name) */
+} Plan;
+
+/* Build the logical plan; reports located "not supported yet" errors for
+ * what code generation cannot do. d->nerrors tells whether it is usable. */
+Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat);
+
+/* ======================================================================
+ * fuse.c - the physical plan: pipelines (vertices) and exchanges (edges)
+ * ====================================================================== */
+
+typedef enum {
+  XR_LOCAL,   /* same rank, no message: a function call (fused) */
+  XR_ROWHASH, /* a message to rank hash(row) % ranks (non-fused stateless edge) */
+  XR_KEYHASH, /* a message to rank hash(group or join key) % ranks */
+  XR_SINGLE,  /* a message to rank 0 (global Reduce) */
+  XR_GATHER,  /* results to the collector on rank 0 */
+} ExchangeKind;
+
+/* A pipeline: the operators [first, last] of a chain running as one loop. */
+typedef struct Stage {
+  Chain *chain;       /* the chain it belongs to */
+  int first, last;    /* operator indices in chain->ops */
+  bool partial;       /* ends with the per-rank partial aggregate */
+  bool final;         /* starts with the final aggregate (merges partials) */
+  ExchangeKind in;    /* how rows reach it (XR_LOCAL for the first stage) */
+  int edge;           /* id of its input edge (the MPI tag), -1 for the first */
+  int id;             /* 1-based pipeline number in --explain */
+} Stage;
+
+typedef struct Physical {
+  Plan *plan;         /* the logical plan */
+  bool fused;         /* false with --no-fuse */
+  Stage *stages;      /* chain by chain, in order */
+  int nstages;
+  int nedges;         /* edges used, ids 0..nedges-1 */
+} Physical;
+
+Physical *fuse_plan(Arena *a, Plan *plan, bool fuse);
+void explain_print(FILE *out, const Physical *ph);
+
+/* ======================================================================
+ * tpl.c - templates with named holes (lempar.c style)
+ * ====================================================================== */
+
+typedef struct TplHole {
+  const char *name;   /* hole name: @NAME@ inline, or a whole line naming it (see tpl.c) */
+  const char *text;   /* replacement text */
+} TplHole;
+
+/* Fill template `name` (codegen_templates/<name>, embedded, or from
+ * $AIRC_TEMPLATE_DIR) into out. Unknown, unfilled or doubly given holes are
+ * errors: returns false with a message in err (size errn). */
+bool tpl_fill(FILE *out, const char *name, const TplHole *holes, int nholes,
+              char *err, size_t errn);
+/* The template's text (embedded or overridden), or NULL. */
+const char *tpl_text(const char *name);
+
+/* ======================================================================
+ * codegen.c - C from the physical plan
+ * ====================================================================== */
+
+/* Write the program's C source to out. Returns false on an internal error
+ * (reported through d). */
+bool codegen_emit(FILE *out, Diag *d, const Physical *ph);
+/* Append s to buf as the body of a C string literal: every byte that is not
+ * a safe printable ASCII character becomes an octal escape, so no query text
+ * can end the literal, form a trigraph or a comment. */
+void c_escape_str(FILE *out, const char *s, size_t n);
 
 #endif /* AIRC_H */

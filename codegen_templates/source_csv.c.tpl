@@ -1,0 +1,39 @@
+/* Pipeline @ID@: source @SOURCE@, @DESC@ (template source_csv.c.tpl).
+ * This rank reads its share of the file's records; malformed rows are
+ * skipped and counted. Every query reading this source runs in this loop. */
+static void @FN@(AirVertex *v, int inst, void *ctx) {
+  (void)v;
+  (void)inst;
+  (void)ctx;
+  @STATE@ st;
+  memset(&st, 0, sizeof st);
+  st.wm = AIR_WM_NONE;
+  st.maxts = AIR_WM_NONE;
+/*%% open %%*/
+  AirCsv *csv = @CSV@;
+  AirField f[@NCOLS@ + 1];
+  long line = 0;
+  int nf = 0;
+  for (;;) {
+    size_t n = 0;
+    while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, @NCOLS@ + 1, &line)) != -1) {
+      if (nf == -2) {
+        air_csv_bad_row(csv, line, "bad quoting");
+        continue;
+      }
+      if (nf != @NCOLS@) {
+        air_csv_bad_row(csv, line, "expected @NCOLS@ fields");
+        continue;
+      }
+      @ROW@ s;
+      memset(&s, 0, sizeof s);
+/*%% parse %%*/
+      n++;
+/*%% branches %%*/
+    }
+    air_stat_add(g_rt, AIR_STAT_EVENTS_IN, (int64_t)n);
+/*%% chunk_end %%*/
+    if (nf == -1) break;
+  }
+/*%% finish %%*/
+}

@@ -1,0 +1,1397 @@
+/* codegen.c - C from the physical plan.
+ *
+ * The program is program.c.tpl with its holes filled: typed row structs that
+ * hold only the columns the queries read, one loop per source in which every
+ * fused pipeline reading that source runs row by row, and one function pair
+ * (batch, watermark) per pipeline that runs on its own vertex.
+ *
+ * Names in the generated C are made from indices (S0, c3, K1, ...), never
+ * from the query's identifiers, and every string from the query goes through
+ * c_escape_str, so no query text can become C code.
+ */
+#include "airc.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small output buffers ------------------------------------------------ */
+
+typedef struct Buf {
+  char *p;  /* text (malloc'd by open_memstream) */
+  size_t n; /* length */
+  FILE *f;  /* write end */
+} Buf;
+
+static void buf_open(Buf *b) {
+  b->p = NULL;
+  b->n = 0;
+  b->f = open_memstream(&b->p, &b->n);
+  if (!b->f) {
+    perror("airc: open_memstream");
+    exit(1);
+  }
+}
+
+/* Close and return the text; the caller frees it. */
+static char *buf_take(Buf *b) {
+  fclose(b->f);
+  b->f = NULL;
+  return b->p;
+}
+
+/* ---- escaping ------------------------------------------------------------ */
+
+void c_escape_str(FILE *out, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    /* Only letters, digits and a few harmless characters pass as they are;
+     * everything else (quotes, backslash, '?' of trigraphs, '%', '*', '/',
+     * control and non-ASCII bytes) becomes a three-digit octal escape. */
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+        c == ' ' || c == '_' || c == '-' || c == '.' || c == ',' || c == ':' || c == ';' ||
+        c == '(' || c == ')' || c == '=' || c == '<' || c == '>' || c == '+' || c == '!' ||
+        c == '[' || c == ']' || c == '@' || c == '#' || c == '&' || c == '|' || c == '~' ||
+        c == '^' || c == '{' || c == '}' || c == '$')
+      fputc(c, out);
+    else
+      fprintf(out, "\\%03o", c);
+  }
+}
+
+static void c_str(FILE *out, const char *s) {
+  fputc('"', out);
+  c_escape_str(out, s, strlen(s));
+  fputc('"', out);
+}
+
+/* Text from the query inside a C comment: no '*', '/', '?', '\' or control
+ * bytes survive, so the comment can neither end early nor splice lines. */
+static void c_comment(FILE *out, const char *s) {
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c >= 0x20 && c < 0x7f && c != '*' && c != '/' && c != '?' && c != '\\')
+      fputc(c, out);
+    else
+      fputc('_', out);
+  }
+}
+
+/* ---- types --------------------------------------------------------------- */
+
+static const char *ctype(Type t) {
+  switch (t.kind) {
+  case TY_BOOL: return "bool";
+  case TY_INT: return "int32_t";
+  case TY_DOUBLE: return "double";
+  case TY_VARCHAR: return "char";
+  default: return "int64_t";
+  }
+}
+
+/* A struct field declaration "T name;" or "char name[n + 1];". */
+static void field_decl(FILE *out, Type t, const char *name, const char *comment) {
+  if (t.kind == TY_VARCHAR)
+    fprintf(out, "  char %s[%d]; /* ", name, t.len + 1);
+  else
+    fprintf(out, "  %s %s; /* ", ctype(t), name);
+  c_comment(out, comment);
+  fprintf(out, " */\n");
+}
+
+/* dst = ind followed by two more spaces (indentation one level deeper). */
+static void indent_more(char *dst, size_t n, const char *ind) {
+  size_t l = strlen(ind);
+  if (l + 3 > n) l = n - 3;
+  memmove(dst, ind, l);
+  memcpy(dst + l, "  ", 3);
+}
+
+static bool is_int32(Type t) { return t.kind == TY_INT; }
+static bool is_i64(Type t) {
+  return t.kind == TY_BIGINT || t.kind == TY_TIMESTAMP || t.kind == TY_INTERVAL;
+}
+
+/* ---- expressions --------------------------------------------------------- */
+
+/* Where an expression's inputs live. */
+typedef struct Ctx {
+  const Select *sel;
+  bool post;                /* after aggregation: keys, aggregates, window bounds */
+  const char *col_fmt[2];   /* printf format of a column ref per FROM item, "%d" = column index */
+  const char *key;          /* post: the key struct pointer */
+  const char *acc;          /* post: the accumulator pointer */
+} Ctx;
+
+static void emit_expr(FILE *out, const Expr *e, const Ctx *cx);
+
+/* The value of e converted to type t (numeric promotion for operators). */
+static void emit_as(FILE *out, const Expr *e, Type t, const Ctx *cx) {
+  if (e->type.kind == t.kind || t.kind == TY_VARCHAR || t.kind == TY_BOOL) {
+    emit_expr(out, e, cx);
+    return;
+  }
+  fprintf(out, "((%s)", ctype(t));
+  emit_expr(out, e, cx);
+  fputc(')', out);
+}
+
+static Type common_numeric(Type a, Type b) {
+  if (a.kind == TY_DOUBLE || b.kind == TY_DOUBLE) return (Type){TY_DOUBLE, 0};
+  if (a.kind == TY_INT && b.kind == TY_INT) return (Type){TY_INT, 0};
+  return (Type){TY_BIGINT, 0};
+}
+
+static const char *cmp_op(OpKind op) {
+  switch (op) {
+  case OP_EQ: return "==";
+  case OP_NE: return "!=";
+  case OP_LT: return "<";
+  case OP_LE: return "<=";
+  case OP_GT: return ">";
+  case OP_GE: return ">=";
+  default: return "==";
+  }
+}
+
+static void emit_compare(FILE *out, const Expr *l, OpKind op, const Expr *r, const Ctx *cx) {
+  if (l->type.kind == TY_VARCHAR) {
+    fprintf(out, "(strcmp(");
+    emit_expr(out, l, cx);
+    fprintf(out, ", ");
+    emit_expr(out, r, cx);
+    fprintf(out, ") %s 0)", cmp_op(op));
+    return;
+  }
+  Type t = l->type.kind == TY_BOOL ? l->type : common_numeric(l->type, r->type);
+  fputc('(', out);
+  emit_as(out, l, t, cx);
+  fprintf(out, " %s ", cmp_op(op));
+  emit_as(out, r, t, cx);
+  fputc(')', out);
+}
+
+static void emit_literal_double(FILE *out, double d) {
+  if (isinf(d)) {
+    fprintf(out, d > 0 ? "((double)INFINITY)" : "(-(double)INFINITY)");
+    return;
+  }
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.17g", d);
+  fputs(buf, out);
+  if (!strpbrk(buf, ".eEn")) fputs(".0", out);
+}
+
+static void emit_int_literal(FILE *out, int64_t v, Type t) {
+  if (v == INT64_MIN)
+    fprintf(out, "INT64_MIN");
+  else if (t.kind == TY_INT)
+    fprintf(out, "((int32_t)%" PRId64 ")", v);
+  else
+    fprintf(out, "INT64_C(%" PRId64 ")", v);
+}
+
+static void emit_arith(FILE *out, const Expr *e, const Ctx *cx) {
+  Type t = e->type;
+  if (t.kind == TY_DOUBLE) {
+    const char *o = e->op == OP_ADD ? "+" : e->op == OP_SUB ? "-" : e->op == OP_MUL ? "*" : "/";
+    if (e->op == OP_MOD) {
+      fprintf(out, "fmod(");
+      emit_as(out, e->lhs, t, cx);
+      fprintf(out, ", ");
+      emit_as(out, e->rhs, t, cx);
+      fputc(')', out);
+      return;
+    }
+    fputc('(', out);
+    emit_as(out, e->lhs, t, cx);
+    fprintf(out, " %s ", o);
+    emit_as(out, e->rhs, t, cx);
+    fputc(')', out);
+    return;
+  }
+  bool narrow = is_int32(t);
+  const char *st = narrow ? "int32_t" : "int64_t";
+  const char *ut = narrow ? "uint32_t" : "uint64_t";
+  Type opt = narrow ? (Type){TY_INT, 0} : (Type){TY_BIGINT, 0};
+  if (e->op == OP_DIV || e->op == OP_MOD) {
+    fprintf(out, "q_%s_%s(", e->op == OP_DIV ? "div" : "mod", narrow ? "i32" : "i64");
+    emit_as(out, e->lhs, opt, cx);
+    fprintf(out, ", ");
+    emit_as(out, e->rhs, opt, cx);
+    fputc(')', out);
+    return;
+  }
+  const char *o = e->op == OP_ADD ? "+" : e->op == OP_SUB ? "-" : "*";
+  /* two's complement wrap-around: unsigned arithmetic, then back */
+  fprintf(out, "((%s)((%s)", st, ut);
+  emit_as(out, e->lhs, opt, cx);
+  fprintf(out, " %s (%s)", o, ut);
+  emit_as(out, e->rhs, opt, cx);
+  fprintf(out, "))");
+}
+
+static void emit_cast(FILE *out, const Expr *e, const Ctx *cx) {
+  Type from = e->lhs->type, to = e->cast_to;
+  if (to.kind == TY_BOOL) {
+    fputc('(', out);
+    emit_expr(out, e->lhs, cx);
+    fprintf(out, " != 0)");
+    return;
+  }
+  if (from.kind == TY_DOUBLE && (to.kind == TY_INT || is_i64(to))) {
+    fprintf(out, "%s(", to.kind == TY_INT ? "q_f64_to_i32" : "q_f64_to_i64");
+    emit_expr(out, e->lhs, cx);
+    fputc(')', out);
+    return;
+  }
+  fprintf(out, "((%s)", ctype(to));
+  emit_expr(out, e->lhs, cx);
+  fputc(')', out);
+}
+
+static void emit_default(FILE *out, Type t) {
+  switch (t.kind) {
+  case TY_VARCHAR: fputs("\"\"", out); break;
+  case TY_BOOL: fputs("false", out); break;
+  case TY_DOUBLE: fputs("0.0", out); break;
+  default: fprintf(out, "((%s)0)", ctype(t)); break;
+  }
+}
+
+static void emit_agg_value(FILE *out, const Expr *e, const Ctx *cx) {
+  int j = e->agg_idx;
+  if (e->agg == AGG_AVG)
+    fprintf(out, "((double)%s->a%ds / (double)%s->a%dn)", cx->acc, j, cx->acc, j);
+  else
+    fprintf(out, "%s->a%d", cx->acc, j);
+}
+
+static void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
+  if (cx->post && e->key_idx >= 0 && e->key_idx < cx->sel->nkeys && e->kind != EX_CALL &&
+      e->kind != EX_INT && e->kind != EX_DOUBLE && e->kind != EX_STRING && e->kind != EX_BOOL) {
+    fprintf(out, "%s->k%d", cx->key, e->key_idx);
+    return;
+  }
+  switch (e->kind) {
+  case EX_INT: emit_int_literal(out, e->ival, e->type); return;
+  case EX_INTERVAL: emit_int_literal(out, e->ival, (Type){TY_BIGINT, 0}); return;
+  case EX_DOUBLE: emit_literal_double(out, e->dval); return;
+  case EX_BOOL: fputs(e->ival ? "true" : "false", out); return;
+  case EX_STRING:
+    fputc('"', out);
+    c_escape_str(out, e->sval, e->slen);
+    fputc('"', out);
+    return;
+  case EX_COLUMN:
+    if (cx->post) {
+      fputs("0 /* column outside GROUP BY */", out);
+      return;
+    }
+    fprintf(out, cx->col_fmt[e->from_idx], e->col_idx);
+    return;
+  case EX_WINDOW_START: fputs(cx->post ? "wstart" : "0", out); return;
+  case EX_WINDOW_END: fputs(cx->post ? "wend" : "0", out); return;
+  case EX_UNARY:
+    if (e->op == OP_NOT) {
+      fputs("(!", out);
+      emit_expr(out, e->lhs, cx);
+      fputc(')', out);
+    } else if (e->type.kind == TY_DOUBLE) {
+      fputs("(-", out);
+      emit_expr(out, e->lhs, cx);
+      fputc(')', out);
+    } else {
+      bool narrow = is_int32(e->type);
+      fprintf(out, "((%s)(0 - (%s)", narrow ? "int32_t" : "int64_t", narrow ? "uint32_t" : "uint64_t");
+      emit_expr(out, e->lhs, cx);
+      fputs("))", out);
+    }
+    return;
+  case EX_BINARY:
+    switch (e->op) {
+    case OP_AND:
+    case OP_OR:
+      fputc('(', out);
+      emit_expr(out, e->lhs, cx);
+      fputs(e->op == OP_AND ? " && " : " || ", out);
+      emit_expr(out, e->rhs, cx);
+      fputc(')', out);
+      return;
+    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+      emit_compare(out, e->lhs, e->op, e->rhs, cx);
+      return;
+    default: emit_arith(out, e, cx); return;
+    }
+  case EX_IN:
+    fputc('(', out);
+    for (const Expr *a = e->args; a; a = a->next) {
+      if (a != e->args) fputs(" || ", out);
+      emit_compare(out, e->lhs, OP_EQ, a, cx);
+    }
+    if (!e->args) fputs("false", out);
+    fputc(')', out);
+    return;
+  case EX_BETWEEN:
+    fputc('(', out);
+    emit_compare(out, e->lhs, OP_GE, e->rhs, cx);
+    fputs(" && ", out);
+    emit_compare(out, e->lhs, OP_LE, e->third, cx);
+    fputc(')', out);
+    return;
+  case EX_CASE:
+    fputc('(', out);
+    for (const Expr *w = e->args; w; w = w->next) {
+      emit_expr(out, w->lhs, cx);
+      fputs(" ? ", out);
+      emit_as(out, w->rhs, e->type, cx);
+      fputs(" : ", out);
+    }
+    if (e->else_)
+      emit_as(out, e->else_, e->type, cx);
+    else
+      emit_default(out, e->type);
+    fputc(')', out);
+    return;
+  case EX_CAST: emit_cast(out, e, cx); return;
+  case EX_CALL:
+    if (e->agg != AGG_NONE) {
+      emit_agg_value(out, e, cx);
+      return;
+    }
+    switch (e->func) {
+    case FN_LENGTH:
+      fputs("((int32_t)strlen(", out);
+      emit_expr(out, e->args, cx);
+      fputs("))", out);
+      return;
+    case FN_ABS:
+      if (e->type.kind == TY_DOUBLE) fputs("fabs(", out);
+      else fputs(is_int32(e->type) ? "q_abs_i32(" : "q_abs_i64(", out);
+      emit_expr(out, e->args, cx);
+      fputc(')', out);
+      return;
+    case FN_LEAST:
+    case FN_GREATEST: {
+      bool dbl = e->type.kind == TY_DOUBLE;
+      const char *fn = e->func == FN_LEAST ? (dbl ? "q_min_f64" : "q_min_i64")
+                                           : (dbl ? "q_max_f64" : "q_max_i64");
+      Type t = dbl ? (Type){TY_DOUBLE, 0} : (Type){TY_BIGINT, 0};
+      int n = 0;
+      for (const Expr *a = e->args; a; a = a->next) n++;
+      if (!dbl) fprintf(out, "((%s)", ctype(e->type));
+      for (int i = 0; i < n - 1; i++) fprintf(out, "%s(", fn);
+      int i = 0;
+      for (const Expr *a = e->args; a; a = a->next, i++) {
+        emit_as(out, a, t, cx);
+        if (i > 0) fputc(')', out);
+        if (a->next) fputs(", ", out);
+      }
+      if (!dbl) fputc(')', out);
+      return;
+    }
+    case FN_NONE: break;
+    }
+    fputs("0", out);
+    return;
+  case EX_STAR:
+  case EX_WHEN: fputs("0", out); return;
+  }
+}
+
+/* dst = value of e (of type t): strings are copied NUL-padded. */
+static void emit_assign(FILE *out, const char *indent, const char *dst, const Expr *e, Type t,
+                        const Ctx *cx) {
+  if (t.kind == TY_VARCHAR) {
+    fprintf(out, "%sq_strcpy(%s, sizeof %s, ", indent, dst, dst);
+    emit_expr(out, e, cx);
+    fprintf(out, ");\n");
+  } else {
+    fprintf(out, "%s%s = ", indent, dst);
+    emit_as(out, e, t, cx);
+    fprintf(out, ";\n");
+  }
+}
+
+/* ---- the generator state ------------------------------------------------- */
+
+typedef struct Gen {
+  const Physical *ph;
+  const Plan *pl;
+  Diag *d;
+  Buf types;      /* struct definitions and tables */
+  Buf funcs;      /* vertex functions */
+  Buf setup;      /* main()'s body */
+  bool ok;
+} Gen;
+
+static const Stage *stage_of(const Physical *ph, const Chain *ch, int op) {
+  for (int i = 0; i < ph->nstages; i++)
+    if (ph->stages[i].chain == ch && ph->stages[i].first <= op && op <= ph->stages[i].last)
+      return &ph->stages[i];
+  return NULL;
+}
+
+static const Stage *next_stage(const Physical *ph, const Stage *st) {
+  int i = (int)(st - ph->stages);
+  if (i + 1 < ph->nstages && ph->stages[i + 1].chain == st->chain) return &ph->stages[i + 1];
+  return NULL;
+}
+
+static int join_op(const Chain *ch) {
+  for (int i = 0; i < ch->nops; i++)
+    if (ch->ops[i].kind == OP_STATIC_JOIN) return i;
+  return -1;
+}
+
+/* ---- per-chain structs --------------------------------------------------- */
+
+static void emit_chain_types(Gen *g, const Chain *ch) {
+  FILE *o = g->types.f;
+  const Select *s = ch->sel;
+  int c = ch->index;
+  fprintf(o, "/* query %d (line %d) */\n", c + 1, ch->stmt->loc.line);
+  if (ch->windowed) {
+    fprintf(o, "typedef struct K%d { /* group key */\n", c);
+    if (s->nkeys == 0) fprintf(o, "  char none; /* a Reduce has no key */\n");
+    for (int i = 0; i < s->nkeys; i++) {
+      char nm[32];
+      snprintf(nm, sizeof nm, "k%d", i);
+      Type t = s->keys[i]->type;
+      field_decl(o, t, nm, s->keys[i]->text);
+    }
+    fprintf(o, "} K%d;\n", c);
+    fprintf(o, "typedef struct A%d { /* accumulators */\n", c);
+    fprintf(o, "  int64_t maxts; /* event time: the latest contributing row's */\n");
+    for (int j = 0; j < s->naggs; j++) {
+      const Expr *a = s->aggs[j];
+      Type at = a->args && a->args->kind != EX_STAR ? a->args->type : (Type){TY_BIGINT, 0};
+      char nm[32];
+      switch (a->agg) {
+      case AGG_COUNT_STAR:
+      case AGG_COUNT: fprintf(o, "  int64_t a%d; /* ", j); break;
+      case AGG_SUM: fprintf(o, "  %s a%d; /* ", at.kind == TY_DOUBLE ? "double" : "int64_t", j); break;
+      case AGG_MIN:
+      case AGG_MAX: fprintf(o, "  %s a%d; /* ", ctype(at), j); break;
+      case AGG_AVG:
+        fprintf(o, "  %s a%ds; /* sum of ", at.kind == TY_DOUBLE ? "double" : "int64_t", j);
+        c_comment(o, a->text);
+        fprintf(o, " */\n  int64_t a%dn; /* ", j);
+        break;
+      case AGG_NONE: break;
+      }
+      (void)nm;
+      c_comment(o, a->text);
+      fprintf(o, " */\n");
+    }
+    fprintf(o, "} A%d;\n", c);
+    fprintf(o, "typedef struct P%d { /* a per-rank partial aggregate */\n", c);
+    fprintf(o, "  int64_t wstart; /* window start, ms */\n  K%d key;\n  A%d acc;\n} P%d;\n", c, c, c);
+  }
+  /* the result row sent to the collector */
+  fprintf(o, "typedef struct O%d { /* a result row */\n", c);
+  fprintf(o, "  int64_t wend; /* window end, ms */\n  int64_t ts; /* event time, ms */\n");
+  if (ch->windowed)
+    for (int i = 0; i < s->nkeys; i++) {
+      char nm[32];
+      snprintf(nm, sizeof nm, "k%d", i);
+      field_decl(o, s->keys[i]->type, nm, s->keys[i]->text);
+    }
+  for (int i = 0; i < s->nout; i++) {
+    char nm[32];
+    snprintf(nm, sizeof nm, "o%d", i);
+    field_decl(o, s->out[i].type, nm, s->out[i].name);
+  }
+  fprintf(o, "} O%d;\n", c);
+  if (!g->ph->fused) {
+    fprintf(o, "typedef struct R%d { /* a row between non-fused operators */\n", c);
+    fprintf(o, "  int64_t ts; /* event time, ms */\n");
+    for (int f = 0; f < s->nfrom; f++) {
+      const Relation *r = s->from[f].rel;
+      for (int i = 0; i < r->ncols; i++) {
+        if (!ch->used[f][i]) continue;
+        char nm[32];
+        snprintf(nm, sizeof nm, "f%dc%d", f, i);
+        field_decl(o, r->cols[i].type, nm, r->cols[i].name);
+      }
+    }
+    fprintf(o, "} R%d;\n", c);
+  }
+
+  /* result order and format for the collector */
+  fprintf(o, "static int cmp_O%d(const void *pa, const void *pb) {\n", c);
+  fprintf(o, "  const O%d *a = pa, *b = pb;\n  int r;\n", c);
+  fprintf(o, "  if ((r = q_cmp_i64(a->wend, b->wend)) != 0) return r;\n");
+  for (int pass = 0; pass < 2; pass++) {
+    int n = pass == 0 ? (ch->windowed ? s->nkeys : 0) : s->nout;
+    for (int i = 0; i < n; i++) {
+      Type t = pass == 0 ? s->keys[i]->type : s->out[i].type;
+      char f = pass == 0 ? 'k' : 'o';
+      if (t.kind == TY_VARCHAR)
+        fprintf(o, "  if ((r = strcmp(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
+      else if (t.kind == TY_DOUBLE)
+        fprintf(o, "  if ((r = q_cmp_f64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
+      else
+        fprintf(o, "  if ((r = q_cmp_i64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
+    }
+  }
+  fprintf(o, "  return q_cmp_i64(a->ts, b->ts);\n}\n");
+  fprintf(o, "static void fmt_O%d(FILE *f, const void *row) {\n  const O%d *r = row;\n", c, c);
+  for (int i = 0; i < s->nout; i++) {
+    if (i) fprintf(o, "  fputc(',', f);\n");
+    switch (s->out[i].type.kind) {
+    case TY_VARCHAR: fprintf(o, "  air_write_str(f, r->o%d);\n", i); break;
+    case TY_DOUBLE: fprintf(o, "  air_write_double(f, r->o%d);\n", i); break;
+    case TY_BOOL: fprintf(o, "  air_write_bool(f, r->o%d);\n", i); break;
+    default: fprintf(o, "  air_write_i64(f, (int64_t)r->o%d);\n", i); break;
+    }
+  }
+  fprintf(o, "  fputc('\\n', f);\n}\n\n");
+}
+
+/* The CSV header: column names, quoted where CSV needs it. */
+static char *csv_header(const Select *s) {
+  Buf b;
+  buf_open(&b);
+  for (int i = 0; i < s->nout; i++) {
+    const char *n = s->out[i].name;
+    if (i) fputc(',', b.f);
+    bool q = strpbrk(n, ",\"\r\n") != NULL || n[0] == ' ' || (n[0] && n[strlen(n) - 1] == ' ');
+    if (!q) {
+      fputs(n, b.f);
+      continue;
+    }
+    fputc('"', b.f);
+    for (; *n; n++) {
+      if (*n == '"') fputc('"', b.f);
+      fputc(*n, b.f);
+    }
+    fputc('"', b.f);
+  }
+  return buf_take(&b);
+}
+
+/* ---- sources and tables ---------------------------------------------------- */
+
+static bool source_col_used(const Plan *pl, const Relation *r, int col) {
+  if (r->source == SRC_CSV) return true; /* every field is parsed and checked */
+  for (int c = 0; c < pl->nchains; c++)
+    if (pl->chains[c].source == r && pl->chains[c].used[0][col]) return true;
+  return false;
+}
+
+static void emit_source_struct(Gen *g, const Relation *r) {
+  FILE *o = g->types.f;
+  fprintf(o, "typedef struct S%d { /* a row of ", r->index);
+  c_comment(o, r->name);
+  fprintf(o, ": the columns the queries read */\n");
+  int n = 0;
+  for (int i = 0; i < r->ncols; i++) {
+    if (!source_col_used(g->pl, r, i)) continue;
+    char nm[32];
+    snprintf(nm, sizeof nm, "c%d", i);
+    field_decl(o, r->cols[i].type, nm, r->cols[i].name);
+    n++;
+  }
+  if (!n) fprintf(o, "  char none; /* no column is read */\n");
+  fprintf(o, "} S%d;\n\n", r->index);
+}
+
+static const char *parse_fn(Type t) {
+  switch (t.kind) {
+  case TY_INT: return "air_parse_i32";
+  case TY_DOUBLE: return "air_parse_double";
+  case TY_BOOL: return "air_parse_bool";
+  default: return "air_parse_i64";
+  }
+}
+
+/* Parse every field of a csv record into `var` (a struct with c<i> fields);
+ * a bad field skips the record with `skip`. */
+static void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *indent,
+                           const char *csv, const char *skip) {
+  for (int i = 0; i < r->ncols; i++) {
+    Type t = r->cols[i].type;
+    char tn[64];
+    type_name(t, tn, sizeof tn);
+    if (t.kind == TY_VARCHAR)
+      fprintf(o, "%sif (!air_parse_str(f[%d], %s.c%d, %d)) {\n", indent, i, var, i, t.len);
+    else
+      fprintf(o, "%sif (!%s(f[%d], &%s.c%d)) {\n", indent, parse_fn(t), i, var, i);
+    fprintf(o, "%s  air_csv_bad_row(%s, line, ", indent, csv);
+    Buf m;
+    buf_open(&m);
+    fprintf(m.f, "column %s: %s %s", r->cols[i].name,
+            t.kind == TY_VARCHAR ? "longer than" : "not a valid", tn);
+    char *msg = buf_take(&m);
+    c_str(o, msg);
+    free(msg);
+    fprintf(o, ");\n%s  %s;\n%s}\n", indent, skip, indent);
+  }
+}
+
+static void emit_table(Gen *g, const Relation *r) {
+  FILE *o = g->types.f;
+  Type kt = r->cols[r->key_col].type;
+  fprintf(o, "typedef struct T%d { /* a row of table ", r->index);
+  c_comment(o, r->name);
+  fprintf(o, " */\n");
+  for (int i = 0; i < r->ncols; i++) {
+    char nm[32];
+    snprintf(nm, sizeof nm, "c%d", i);
+    field_decl(o, r->cols[i].type, nm, r->cols[i].name);
+  }
+  fprintf(o, "} T%d;\n", r->index);
+  fprintf(o, "typedef struct TK%d { /* its key */\n", r->index);
+  if (kt.kind == TY_VARCHAR)
+    fprintf(o, "  char k[%d];\n", kt.len + 1);
+  else
+    fprintf(o, "  %s k;\n", kt.kind == TY_INT ? "int64_t" : ctype(kt));
+  fprintf(o, "} TK%d;\n", r->index);
+  fprintf(o, "static AirHash *tab%d; /* key -> row, loaded on every rank */\n\n", r->index);
+
+  FILE *f = g->funcs.f;
+  fprintf(f, "/* Load table ");
+  c_comment(f, r->name);
+  fprintf(f, " whole into memory (the paper's StaticJoin map). */\n");
+  fprintf(f, "static void tab%d_insert(const T%d *row, const char *where, long line) {\n", r->index,
+          r->index);
+  fprintf(f, "  TK%d tk;\n  memset(&tk, 0, sizeof tk);\n", r->index);
+  if (kt.kind == TY_VARCHAR)
+    fprintf(f, "  memcpy(tk.k, row->c%d, sizeof tk.k);\n", r->key_col);
+  else
+    fprintf(f, "  tk.k = row->c%d;\n", r->key_col);
+  fprintf(f, "  bool is_new;\n  T%d *slot = air_hash_upsert(tab%d, &tk, air_hash_bytes(&tk, sizeof tk), &is_new);\n",
+          r->index, r->index);
+  fprintf(f, "  if (!is_new) air_fatal(g_rt, \"table %%s: duplicate key at %%s:%%ld\", ");
+  c_str(f, r->name);
+  fprintf(f, ", where, line);\n  *slot = *row;\n}\n\n");
+  fprintf(f, "static void load_tab%d(void) {\n", r->index);
+  fprintf(f, "  tab%d = air_hash_new(sizeof(TK%d), sizeof(T%d), 2048);\n", r->index, r->index, r->index);
+  if (r->source == SRC_YSB) {
+    int ad = -1, camp = -1;
+    for (int i = 0; i < r->ncols; i++) {
+      if (strcmp(r->cols[i].name, "ad_id") == 0) ad = i;
+      if (strcmp(r->cols[i].name, "campaign_id") == 0) camp = i;
+    }
+    fprintf(f, "  for (int k = 0; k < AIR_YSB_ADS; k++) {\n    T%d row;\n    char uuid[37];\n", r->index);
+    fprintf(f, "    memset(&row, 0, sizeof row);\n");
+    if (ad >= 0)
+      fprintf(f, "    air_ysb_ad_uuid(k, uuid);\n    q_strcpy(row.c%d, sizeof row.c%d, uuid);\n", ad, ad);
+    if (camp >= 0)
+      fprintf(f, "    air_ysb_campaign_uuid(k / (AIR_YSB_ADS / AIR_YSB_CAMPAIGNS), uuid);\n"
+                 "    q_strcpy(row.c%d, sizeof row.c%d, uuid);\n", camp, camp);
+    fprintf(f, "    tab%d_insert(&row, \"ysb campaign table\", k + 1);\n  }\n}\n\n", r->index);
+    return;
+  }
+  fprintf(f, "  AirCsv *csv = air_csv_open(g_rt, ");
+  c_str(f, r->path ? r->path : "");
+  fprintf(f, ", %s, false);\n", r->header ? "true" : "false");
+  fprintf(f, "  AirField f[%d];\n  long line = 0;\n  int nf;\n", r->ncols + 1);
+  fprintf(f, "  while ((nf = air_csv_next(csv, f, %d, &line)) != -1) {\n", r->ncols + 1);
+  fprintf(f, "    if (nf != %d) {\n      air_csv_bad_row(csv, line, nf == -2 ? \"bad quoting\" : \"expected %d fields\");\n      continue;\n    }\n",
+          r->ncols, r->ncols);
+  fprintf(f, "    T%d row;\n    memset(&row, 0, sizeof row);\n", r->index);
+  emit_csv_parse(f, r, "row", "    ", "csv", "continue");
+  fprintf(f, "    tab%d_insert(&row, air_csv_path(csv), line);\n  }\n  air_csv_close(csv);\n}\n\n", r->index);
+}
+
+/* ---- pipelines ------------------------------------------------------------- */
+
+/* Emit the row-by-row code of operators [from, to] of a chain in a
+ * do { } while (0) block ("break" drops the row), then the stage's tail:
+ * update the partial/keyed aggregate, or send the row on the next edge. */
+typedef struct SegEnv {
+  const char *cnt;     /* counter prefix: "st." in sources, "" in stages */
+  const char *wm;      /* the watermark a late row is behind */
+  const char *out;     /* the port of the next edge */
+  const char *win;     /* the window state (aggregating tails) */
+  Ctx cx;              /* where columns live */
+} SegEnv;
+
+static void emit_key_build(FILE *o, const Chain *ch, const Ctx *cx, const char *ind) {
+  const Select *s = ch->sel;
+  fprintf(o, "%sK%d key;\n%smemset(&key, 0, sizeof key);\n", ind, ch->index, ind);
+  for (int i = 0; i < s->nkeys; i++) {
+    char dst[32];
+    snprintf(dst, sizeof dst, "key.k%d", i);
+    emit_assign(o, ind, dst, s->keys[i], s->keys[i]->type, cx);
+  }
+}
+
+static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char *ind, const char *ts) {
+  const Select *s = ch->sel;
+  fprintf(o, "%sif (is_new || %s > acc->maxts) acc->maxts = %s;\n", ind, ts, ts);
+  for (int j = 0; j < s->naggs; j++) {
+    const Expr *a = s->aggs[j];
+    const Expr *x = a->args;
+    switch (a->agg) {
+    case AGG_COUNT_STAR:
+    case AGG_COUNT: fprintf(o, "%sacc->a%d++;\n", ind, j); break;
+    case AGG_SUM:
+    case AGG_AVG: {
+      const char *suffix = a->agg == AGG_AVG ? "s" : "";
+      if (x->type.kind == TY_DOUBLE) {
+        fprintf(o, "%sacc->a%d%s += ", ind, j, suffix);
+        emit_expr(o, x, cx);
+        fprintf(o, ";\n");
+      } else {
+        fprintf(o, "%sacc->a%d%s = (int64_t)((uint64_t)acc->a%d%s + (uint64_t)(int64_t)", ind, j, suffix, j,
+                suffix);
+        emit_expr(o, x, cx);
+        fprintf(o, ");\n");
+      }
+      if (a->agg == AGG_AVG) fprintf(o, "%sacc->a%dn++;\n", ind, j);
+      break;
+    }
+    case AGG_MIN:
+    case AGG_MAX:
+      fprintf(o, "%s{\n%s  %s v = ", ind, ind, ctype(x->type));
+      emit_expr(o, x, cx);
+      fprintf(o, ";\n%s  if (is_new || v %s acc->a%d) acc->a%d = v;\n%s}\n", ind,
+              a->agg == AGG_MIN ? "<" : ">", j, j, ind);
+      break;
+    case AGG_NONE: break;
+    }
+  }
+}
+
+/* Merge partial accumulator `p` into `acc`. */
+static void emit_acc_merge(FILE *o, const Chain *ch, const char *ind) {
+  const Select *s = ch->sel;
+  fprintf(o, "%sif (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;\n", ind);
+  for (int j = 0; j < s->naggs; j++) {
+    const Expr *a = s->aggs[j];
+    bool dbl = a->args && a->args->kind != EX_STAR && a->args->type.kind == TY_DOUBLE;
+    switch (a->agg) {
+    case AGG_COUNT_STAR:
+    case AGG_COUNT: fprintf(o, "%sacc->a%d += p->a%d;\n", ind, j, j); break;
+    case AGG_SUM:
+      if (dbl) fprintf(o, "%sacc->a%d += p->a%d;\n", ind, j, j);
+      else fprintf(o, "%sacc->a%d = (int64_t)((uint64_t)acc->a%d + (uint64_t)p->a%d);\n", ind, j, j, j);
+      break;
+    case AGG_AVG:
+      if (dbl) fprintf(o, "%sacc->a%ds += p->a%ds;\n", ind, j, j);
+      else fprintf(o, "%sacc->a%ds = (int64_t)((uint64_t)acc->a%ds + (uint64_t)p->a%ds);\n", ind, j, j, j);
+      fprintf(o, "%sacc->a%dn += p->a%dn;\n", ind, j, j);
+      break;
+    case AGG_MIN:
+    case AGG_MAX:
+      fprintf(o, "%sif (is_new || p->a%d %s acc->a%d) acc->a%d = p->a%d;\n", ind, j,
+              a->agg == AGG_MIN ? "<" : ">", j, j, j);
+      break;
+    case AGG_NONE: break;
+    }
+  }
+}
+
+/* The hopping-window loop (tumbling: advance == size) around an update. */
+static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, const char *ind) {
+  const WindowSpec *w = ch->sel->window;
+  const Relation *src = ch->source;
+  char ts[64];
+  snprintf(ts, sizeof ts, env->cx.col_fmt[0], src->time_col);
+  emit_key_build(o, ch, &env->cx, ind);
+  fprintf(o, "%sconst uint64_t kh = air_hash_bytes(&key, sizeof key);\n", ind);
+  fprintf(o, "%sbool in_window = false;\n", ind);
+  fprintf(o, "%sfor (int64_t ws = air_hop_first_start(%s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= %s; ws += INT64_C(%" PRId64 ")) {\n",
+          ind, ts, w->size_ms, w->advance_ms, ts, w->advance_ms);
+  fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind,
+          w->size_ms, env->wm);
+  fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
+  fprintf(o, "%s  A%d *acc = air_windows_acc(%s, ws, &key, kh, &is_new);\n", ind, ch->index, env->win);
+  char ind2[160];
+  indent_more(ind2, sizeof ind2, ind);
+  emit_acc_update(o, ch, &env->cx, ind2, ts);
+  fprintf(o, "%s}\n%sif (!in_window) %slate++;\n", ind, ind, env->cnt);
+}
+
+/* Fill a result row O from a row context (Map). */
+static void emit_out_row(FILE *o, const Chain *ch, const SegEnv *env, const char *ind) {
+  const Select *s = ch->sel;
+  char ts[64];
+  snprintf(ts, sizeof ts, env->cx.col_fmt[0], ch->source->time_col);
+  fprintf(o, "%sO%d *out = air_out_row(%s, 0);\n%smemset(out, 0, sizeof *out);\n", ind, ch->index,
+          env->out, ind);
+  fprintf(o, "%sout->ts = %s;\n", ind, ts);
+  for (int i = 0; i < s->nout; i++) {
+    char dst[32];
+    snprintf(dst, sizeof dst, "out->o%d", i);
+    emit_assign(o, ind, dst, s->out[i].expr, s->out[i].type, &env->cx);
+  }
+}
+
+/* Fill a non-fused row R and send it on to its next operator. */
+static void emit_r_row(FILE *o, const Chain *ch, const SegEnv *env, const Stage *next, bool have_table,
+                       const char *ind) {
+  const Select *s = ch->sel;
+  int c = ch->index;
+  char ts[64];
+  snprintf(ts, sizeof ts, env->cx.col_fmt[0], ch->source->time_col);
+  fprintf(o, "%sR%d row;\n%smemset(&row, 0, sizeof row);\n%srow.ts = %s;\n", ind, c, ind, ind, ts);
+  for (int f = 0; f < s->nfrom; f++) {
+    if (f == 1 && !have_table) continue;
+    const Relation *r = s->from[f].rel;
+    for (int i = 0; i < r->ncols; i++) {
+      if (!ch->used[f][i]) continue;
+      char src[64];
+      snprintf(src, sizeof src, env->cx.col_fmt[f], i);
+      if (r->cols[i].type.kind == TY_VARCHAR)
+        fprintf(o, "%smemcpy(row.f%dc%d, %s, sizeof row.f%dc%d);\n", ind, f, i, src, f, i);
+      else
+        fprintf(o, "%srow.f%dc%d = %s;\n", ind, f, i, src);
+    }
+  }
+  switch (next->in) {
+  case XR_KEYHASH: {
+    fprintf(o, "%s{\n", ind);
+    char ind2[160];
+    indent_more(ind2, sizeof ind2, ind);
+    emit_key_build(o, ch, &env->cx, ind2);
+    fprintf(o, "%s  const int dest = (int)(air_hash_bytes(&key, sizeof key) %% (uint64_t)air_world(g_rt));\n", ind);
+    fprintf(o, "%s  memcpy(air_out_row(%s, dest), &row, sizeof row);\n%s}\n", ind, env->out, ind);
+    break;
+  }
+  case XR_SINGLE: fprintf(o, "%smemcpy(air_out_row(%s, 0), &row, sizeof row);\n", ind, env->out); break;
+  default:
+    fprintf(o, "%smemcpy(air_out_row(%s, (int)(air_hash_bytes(&row, sizeof row) %% (uint64_t)air_world(g_rt))), &row, sizeof row);\n",
+            ind, env->out);
+    break;
+  }
+}
+
+static void emit_segment(Gen *g, FILE *o, const Stage *st, SegEnv *env, bool have_table_in,
+                         const char *ind) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  int c = ch->index;
+  bool have_table = have_table_in;
+  fprintf(o, "%sdo { /* query %d: ", ind, c + 1);
+  for (int i = st->first; i <= st->last; i++) {
+    static const char *names[] = {"Source", "Map", "Filter", "Split", "StaticJoin", "Reduce",
+                                  "Aggregation", "Join", "Sink"};
+    fprintf(o, "%s%s", i > st->first ? " -> " : "", names[ch->ops[i].kind]);
+  }
+  fprintf(o, " */\n");
+  char ind2[160];
+  indent_more(ind2, sizeof ind2, ind);
+  for (int i = st->first; i <= st->last; i++) {
+    const Operator *op = &ch->ops[i];
+    switch (op->kind) {
+    case OP_FILTER:
+      fprintf(o, "%sif (!(", ind2);
+      for (const Expr *p = op->pred; p; p = p->next) {
+        if (p != op->pred) fprintf(o, " && ");
+        Expr one = *p;
+        one.next = NULL;
+        emit_expr(o, &one, &env->cx);
+      }
+      fprintf(o, ")) {\n%s  %sfiltered++;\n%s  break;\n%s}\n", ind2, env->cnt, ind2, ind2);
+      break;
+    case OP_STATIC_JOIN: {
+      const Relation *t = op->rel;
+      Type kt = t->cols[t->key_col].type;
+      fprintf(o, "%sTK%d tk;\n%smemset(&tk, 0, sizeof tk);\n", ind2, t->index, ind2);
+      if (kt.kind == TY_VARCHAR) {
+        fprintf(o, "%sconst char *lk = ", ind2);
+        emit_expr(o, s->join_lkey, &env->cx);
+        fprintf(o, ";\n%sif (!q_fits(lk, %d)) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, kt.len, ind2,
+                env->cnt, ind2, ind2);
+        fprintf(o, "%sq_strcpy(tk.k, sizeof tk.k, lk);\n", ind2);
+      } else {
+        fprintf(o, "%stk.k = ", ind2);
+        emit_expr(o, s->join_lkey, &env->cx);
+        fprintf(o, ";\n");
+      }
+      fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, &tk, air_hash_bytes(&tk, sizeof tk));\n", ind2,
+              t->index, t->index);
+      fprintf(o, "%sif (!t) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, ind2, env->cnt, ind2, ind2);
+      env->cx.col_fmt[1] = "t->c%d";
+      have_table = true;
+      break;
+    }
+    case OP_AGGREGATION:
+    case OP_REDUCE:
+      if (!st->final) emit_window_update(o, ch, env, ind2);
+      break;
+    default: break;
+    }
+  }
+  /* the tail: hand the row to the next stage */
+  const Stage *next = next_stage(g->ph, st);
+  bool ends_agg = ch->ops[st->last].kind == OP_AGGREGATION || ch->ops[st->last].kind == OP_REDUCE;
+  if (!ends_agg && next) {
+    if (ch->ops[next->first].kind == OP_SINK)
+      emit_out_row(o, ch, env, ind2);
+    else
+      emit_r_row(o, ch, env, next, have_table, ind2);
+  }
+  fprintf(o, "%s} while (0);\n", ind);
+}
+
+/* Close every window that the watermark passed and send its result rows. */
+static void emit_close_windows(FILE *o, const Chain *ch, const char *win, const char *out, bool partial,
+                               const char *ind) {
+  const Select *s = ch->sel;
+  int c = ch->index;
+  fprintf(o, "%s{\n%s  int64_t ws;\n%s  AirHash *tab;\n", ind, ind, ind);
+  fprintf(o, "%s  while ((tab = air_windows_pop_closed(%s, wm, INT64_C(%" PRId64 "), &ws)) != NULL) {\n", ind,
+          win, s->window->size_ms);
+  if (partial) fprintf(o, "%s    closed = true;\n", ind);
+  fprintf(o, "%s    size_t pos = 0;\n%s    const void *kp;\n%s    void *ap;\n", ind, ind, ind);
+  fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
+  fprintf(o, "%s      const K%d *key = kp;\n%s      const A%d *acc = ap;\n", ind, c, ind, c);
+  if (partial) {
+    if (s->nkeys)
+      fprintf(o, "%s      const int dest = (int)(air_hash_bytes(key, sizeof *key) %% (uint64_t)air_world(g_rt));\n",
+              ind);
+    else
+      fprintf(o, "%s      const int dest = 0; /* a Reduce ends on rank 0 */\n", ind);
+    fprintf(o, "%s      P%d *p = air_out_row(%s, dest);\n", ind, c, out);
+    fprintf(o, "%s      p->wstart = ws;\n%s      p->key = *key;\n%s      p->acc = *acc;\n", ind, ind, ind);
+  } else {
+    Ctx cx = {.sel = s, .post = true, .key = "key", .acc = "acc"};
+    fprintf(o, "%s      const int64_t wstart = ws, wend = ws + INT64_C(%" PRId64 ");\n", ind, s->window->size_ms);
+    fprintf(o, "%s      (void)wstart;\n", ind);
+    if (s->having) {
+      fprintf(o, "%s      if (!(", ind);
+      emit_expr(o, s->having, &cx);
+      fprintf(o, ")) continue;\n");
+    }
+    fprintf(o, "%s      O%d *out = air_out_row(%s, 0);\n", ind, c, out);
+    fprintf(o, "%s      memset(out, 0, sizeof *out);\n", ind);
+    fprintf(o, "%s      out->wend = wend;\n%s      out->ts = acc->maxts;\n", ind, ind);
+    for (int i = 0; i < s->nkeys; i++) {
+      if (s->keys[i]->type.kind == TY_VARCHAR)
+        fprintf(o, "%s      memcpy(out->k%d, key->k%d, sizeof out->k%d);\n", ind, i, i, i);
+      else
+        fprintf(o, "%s      out->k%d = key->k%d;\n", ind, i, i);
+    }
+    char ind6[160];
+    indent_more(ind6, sizeof ind6, ind);
+    indent_more(ind6, sizeof ind6, ind6);
+    indent_more(ind6, sizeof ind6, ind6);
+    for (int i = 0; i < s->nout; i++) {
+      char dst[32];
+      snprintf(dst, sizeof dst, "out->o%d", i);
+      emit_assign(o, ind6, dst, s->out[i].expr, s->out[i].type, &cx);
+    }
+  }
+  fprintf(o, "%s    }\n%s    air_windows_recycle(%s, tab);\n%s  }\n%s}\n", ind, ind, win, ind, ind);
+}
+
+/* ---- source vertices ------------------------------------------------------- */
+
+static void emit_source(Gen *g, const Relation *r) {
+  const Physical *ph = g->ph;
+  const Plan *pl = g->pl;
+  int ri = r->index;
+  char state[32], fn[32], row[32];
+  snprintf(state, sizeof state, "SrcState%d", ri);
+  snprintf(fn, sizeof fn, "source%d", ri);
+  snprintf(row, sizeof row, "S%d", ri);
+
+  /* per-instance state */
+  FILE *o = g->types.f;
+  fprintf(o, "typedef struct %s { /* one instance of source ", state);
+  c_comment(o, r->name);
+  fprintf(o, " */\n  int64_t wm; /* watermark sent, ms */\n  int64_t maxts; /* latest event time seen */\n");
+  fprintf(o, "  int64_t filtered, unmatched, late; /* counters not yet added to the stats */\n");
+  for (int c = 0; c < pl->nchains; c++) {
+    const Chain *ch = &pl->chains[c];
+    if (ch->source != r) continue;
+    fprintf(o, "  AirOut *out%d; /* query %d's next edge */\n  int64_t sent%d; /* when its watermark was last sent */\n",
+            c, c + 1, c);
+    const Stage *st0 = stage_of(ph, ch, 0);
+    if (st0->partial) fprintf(o, "  AirWindows *win%d; /* query %d's partial aggregates */\n", c, c + 1);
+  }
+  fprintf(o, "} %s;\n\n", state);
+
+  /* advance: close partial windows, send watermarks */
+  FILE *f = g->funcs.f;
+  fprintf(f, "static void %s_advance(%s *st, int64_t wm, int64_t now) {\n", fn, state);
+  fprintf(f, "  if (wm <= st->wm) return;\n  st->wm = wm;\n");
+  for (int c = 0; c < pl->nchains; c++) {
+    const Chain *ch = &pl->chains[c];
+    if (ch->source != r) continue;
+    const Stage *st0 = stage_of(ph, ch, 0);
+    char win[32], out[32];
+    snprintf(win, sizeof win, "st->win%d", c);
+    snprintf(out, sizeof out, "st->out%d", c);
+    fprintf(f, "  {\n    bool closed = false;\n");
+    if (st0->partial) {
+      emit_close_windows(f, ch, win, out, true, "    ");
+    }
+    fprintf(f, "    if (wm == AIR_WM_END) {\n      air_out_flush(%s);\n    } else if (closed || now - st->sent%d >= WM_EVERY_MS) {\n"
+               "      air_out_watermark(%s, wm);\n      st->sent%d = now;\n    }\n  }\n",
+            out, c, out, c);
+  }
+  fprintf(f, "}\n\n");
+
+  /* fill holes */
+  Buf open, fill, branches, chunk_end, finish, parse;
+  buf_open(&open);
+  buf_open(&fill);
+  buf_open(&branches);
+  buf_open(&chunk_end);
+  buf_open(&finish);
+  buf_open(&parse);
+  for (int c = 0; c < pl->nchains; c++) {
+    const Chain *ch = &pl->chains[c];
+    if (ch->source != r) continue;
+    const Stage *st0 = stage_of(ph, ch, 0);
+    const Stage *nx = next_stage(ph, st0);
+    fprintf(open.f, "  st.out%d = air_out_open(v, inst, g_edge[%d]);\n", c, nx->edge);
+    if (st0->partial)
+      fprintf(open.f, "  st.win%d = air_windows_new(sizeof(K%d), sizeof(A%d));\n", c, c, c);
+    SegEnv env = {.cnt = "st.", .wm = "st.wm", .cx = {.sel = ch->sel, .col_fmt = {"s.c%d", "t->c%d"}}};
+    char out[96], win[96];
+    snprintf(out, sizeof out, "st.out%d", c);
+    snprintf(win, sizeof win, "st.win%d", c);
+    env.out = out;
+    env.win = win;
+    emit_segment(g, branches.f, st0, &env, false, "      ");
+  }
+  const char *ind = "      ";
+  char tsvar[32];
+  snprintf(tsvar, sizeof tsvar, "s.c%d", r->time_col);
+  if (r->source == SRC_CSV) {
+    emit_csv_parse(parse.f, r, "s", ind, "csv", "continue");
+    if (!r->ingestion_time)
+      fprintf(parse.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
+  } else {
+    fprintf(fill.f, "%smemset(&s, 0, sizeof s);\n", ind);
+    for (int i = 0; i < r->ncols; i++) {
+      if (!source_col_used(pl, r, i)) continue;
+      const Column *col = &r->cols[i];
+      char dst[32];
+      snprintf(dst, sizeof dst, "s.c%d", i);
+      if (r->source == SRC_YSB) {
+        if (col->ysb_field == 6)
+          fprintf(fill.f, "%s%s = now;\n", ind, dst);
+        else
+          fprintf(fill.f, "%sair_ysb_fill(%d, air_gen_col(h, %d), %s, sizeof %s);\n", ind, col->ysb_field,
+                  col->ysb_field, dst, dst);
+        continue;
+      }
+      const char *ct = ctype(col->type);
+      switch (col->gen.kind) {
+      case GEN_NONE:
+      case GEN_NOW: fprintf(fill.f, "%s%s = now;\n", ind, dst); break;
+      case GEN_SEQUENCE:
+        fprintf(fill.f, "%s%s = (%s)(int64_t)((uint64_t)INT64_C(%" PRId64 ") + i * (uint64_t)INT64_C(%" PRId64 "));\n",
+                ind, dst, ct, col->gen.a, col->gen.b);
+        break;
+      case GEN_UNIFORM:
+        fprintf(fill.f, "%s%s = (%s)air_gen_uniform(air_gen_col(h, %d), INT64_C(%" PRId64 "), INT64_C(%" PRId64 "));\n",
+                ind, dst, ct, i, col->gen.a, col->gen.b);
+        break;
+      case GEN_CHOICE:
+        fprintf(fill.f, "%s{\n%s  static const char *const choices[] = {", ind, ind);
+        for (int k = 0; k < col->gen.nchoices; k++) {
+          fprintf(fill.f, "%s\"", k ? ", " : "");
+          c_escape_str(fill.f, col->gen.choices[k], col->gen.choice_lens[k]);
+          fprintf(fill.f, "\"");
+        }
+        fprintf(fill.f, "};\n%s  q_strcpy(%s, sizeof %s, choices[air_gen_col(h, %d) %% %d]);\n%s}\n", ind, dst, dst,
+                i, col->gen.nchoices, ind);
+        break;
+      case GEN_UUID:
+        fprintf(fill.f, "%s{\n%s  char u[37];\n%s  air_gen_uuid(air_gen_col(h, %d), u);\n%s  q_strcpy(%s, sizeof %s, u);\n%s}\n",
+                ind, ind, ind, i, ind, dst, dst, ind);
+        break;
+      }
+    }
+    if (!r->ingestion_time)
+      fprintf(fill.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
+  }
+  /* chunk end: counters, then the watermark */
+  FILE *ce = chunk_end.f;
+  fprintf(ce, "    if (st.filtered) air_stat_add(g_rt, AIR_STAT_FILTERED, st.filtered);\n");
+  fprintf(ce, "    if (st.unmatched) air_stat_add(g_rt, AIR_STAT_UNMATCHED, st.unmatched);\n");
+  fprintf(ce, "    if (st.late) air_stat_add(g_rt, AIR_STAT_LATE, st.late);\n");
+  fprintf(ce, "    st.filtered = st.unmatched = st.late = 0;\n");
+  if (r->ingestion_time) {
+    fprintf(ce, "    %s_advance(&st, now, now);\n", fn);
+  } else {
+    if (r->source == SRC_CSV) fprintf(ce, "    const int64_t now = air_now_ms();\n");
+    fprintf(ce, "    if (st.maxts != AIR_WM_NONE)\n      %s_advance(&st, st.maxts - INT64_C(%" PRId64 "), now);\n",
+            fn, r->wm_bound_ms);
+  }
+  /* finish: close every window and send the last rows, then free */
+  fprintf(finish.f, "  %s_advance(&st, AIR_WM_END, air_now_ms());\n", fn);
+  for (int c = 0; c < pl->nchains; c++)
+    if (pl->chains[c].source == r && stage_of(ph, &pl->chains[c], 0)->partial)
+      fprintf(finish.f, "  air_windows_free(st.win%d);\n", c);
+
+  char id[16], rate[32], limit[32], seed[32], ncols[16], csvv[32];
+  int first_stage = 0;
+  for (int c = 0; c < pl->nchains; c++)
+    if (pl->chains[c].source == r) {
+      first_stage = stage_of(ph, &pl->chains[c], 0)->id;
+      break;
+    }
+  snprintf(id, sizeof id, "%d", first_stage);
+  snprintf(rate, sizeof rate, "INT64_C(%" PRId64 ")", r->rate);
+  snprintf(limit, sizeof limit, "INT64_C(%" PRId64 ")", r->limit);
+  snprintf(seed, sizeof seed, "%" PRId64, r->seed);
+  snprintf(ncols, sizeof ncols, "%d", r->ncols);
+  snprintf(csvv, sizeof csvv, "g_csv%d", ri);
+  Buf desc, srcname;
+  buf_open(&desc);
+  buf_open(&srcname);
+  c_comment(srcname.f, r->name);
+  fprintf(desc.f, "%s", r->source == SRC_CSV ? "csv file" : r->source == SRC_YSB ? "ysb generator" : "datagen generator");
+  char *desc_s = buf_take(&desc), *srcname_s = buf_take(&srcname);
+  char *open_s = buf_take(&open), *fill_s = buf_take(&fill), *br_s = buf_take(&branches),
+       *ce_s = buf_take(&chunk_end), *fin_s = buf_take(&finish), *parse_s = buf_take(&parse);
+  char err[256];
+  bool ok;
+  if (r->source == SRC_CSV) {
+    TplHole holes[] = {{"ID", id},       {"SOURCE", srcname_s}, {"DESC", desc_s},    {"FN", fn},
+                       {"STATE", state}, {"ROW", row},          {"CSV", csvv},       {"NCOLS", ncols},
+                       {"open", open_s}, {"parse", parse_s},    {"branches", br_s},  {"chunk_end", ce_s},
+                       {"finish", fin_s}};
+    ok = tpl_fill(f, "source_csv.c.tpl", holes, (int)(sizeof holes / sizeof holes[0]), err, sizeof err);
+  } else {
+    TplHole holes[] = {{"ID", id},         {"SOURCE", srcname_s}, {"DESC", desc_s},   {"FN", fn},
+                       {"STATE", state},   {"ROW", row},          {"RATE", rate},     {"LIMIT", limit},
+                       {"SEED", seed},     {"SEED_GIVEN", r->has_seed ? "true" : "false"},
+                       {"open", open_s},   {"fill", fill_s},      {"branches", br_s}, {"chunk_end", ce_s},
+                       {"finish", fin_s}};
+    ok = tpl_fill(f, "source_gen.c.tpl", holes, (int)(sizeof holes / sizeof holes[0]), err, sizeof err);
+  }
+  if (!ok) {
+    diag_fatal_noloc(g->d, "internal error: %s", err);
+    g->ok = false;
+  }
+  fprintf(f, "\n");
+  free(desc_s);
+  free(srcname_s);
+  free(open_s);
+  free(fill_s);
+  free(br_s);
+  free(ce_s);
+  free(fin_s);
+  free(parse_s);
+}
+
+/* ---- consumer stages ------------------------------------------------------- */
+
+static void emit_stage(Gen *g, const Stage *st) {
+  const Chain *ch = st->chain;
+  int c = ch->index;
+  const Operator *first = &ch->ops[st->first];
+  FILE *f = g->funcs.f;
+  FILE *su = g->setup.f;
+  if (first->kind == OP_SINK) {
+    char *hdr = csv_header(ch->sel);
+    fprintf(su, "  {\n    static const AirCollectorDef def = {\n");
+    fprintf(su, "        .row_size = sizeof(O%d),\n        .wend_offset = offsetof(O%d, wend),\n", c, c);
+    fprintf(su, "        .ts_offset = offsetof(O%d, ts),\n        .windowed = %s,\n", c, ch->windowed ? "true" : "false");
+    fprintf(su, "        .latency = %s,\n", ch->source->ingestion_time ? "true" : "false");
+    fprintf(su, "        .compare = cmp_O%d,\n        .format = fmt_O%d,\n        .header = ", c, c);
+    c_str(su, hdr);
+    fprintf(su, ",\n        .path = ");
+    if (first->rel) c_str(su, first->rel->path ? first->rel->path : "");
+    else fprintf(su, "NULL");
+    fprintf(su, ",\n    };\n    air_collector_new(g_rt, \"results of query %d\", g_edge[%d], &def);\n  }\n", c + 1,
+            st->edge);
+    free(hdr);
+    return;
+  }
+
+  const Stage *next = next_stage(g->ph, st);
+  bool agg = first->kind == OP_AGGREGATION || first->kind == OP_REDUCE;
+  char ctxn[48], fn[48], rowt[32], id[16], edge[16];
+  snprintf(ctxn, sizeof ctxn, "stage%d", st->id);
+  snprintf(fn, sizeof fn, "stage%d", st->id);
+  snprintf(rowt, sizeof rowt, st->final ? "P%d" : "R%d", c);
+  snprintf(id, sizeof id, "%d", st->id);
+  snprintf(edge, sizeof edge, "%d", st->edge);
+
+  Buf fields, body, wmk, desc;
+  buf_open(&fields);
+  buf_open(&body);
+  buf_open(&wmk);
+  buf_open(&desc);
+  fprintf(fields.f, "  AirOut *out; /* the next edge */\n  int64_t wm; /* input watermark, ms */\n");
+  if (agg) fprintf(fields.f, "  AirWindows *win; /* open windows: key -> accumulators */\n");
+  fprintf(desc.f, "query %d, ", c + 1);
+  for (int i = st->first; i <= st->last; i++) {
+    static const char *names[] = {"Source", "Map", "Filter", "Split", "StaticJoin", "Reduce",
+                                  "Aggregation", "Join", "Sink"};
+    fprintf(desc.f, "%s%s", i > st->first ? " -> " : "", names[ch->ops[i].kind]);
+  }
+  if (st->final) fprintf(desc.f, " (final: merges per-rank partials)");
+
+  char out[96], win[96];
+  snprintf(out, sizeof out, "%s.out", ctxn);
+  snprintf(win, sizeof win, "%s.win", ctxn);
+  if (st->final) {
+    fprintf(body.f, "    const P%d *p0 = r;\n    bool is_new;\n", c);
+    fprintf(body.f, "    A%d *acc = air_windows_acc(%s, p0->wstart, &p0->key, air_hash_bytes(&p0->key, sizeof p0->key), &is_new);\n",
+            c, win);
+    fprintf(body.f, "    const A%d *p = &p0->acc;\n", c);
+    emit_acc_merge(body.f, ch, "    ");
+  } else {
+    SegEnv env = {.cnt = "", .out = out, .win = win, .cx = {.sel = ch->sel, .col_fmt = {"r->f0c%d", "r->f1c%d"}}};
+    char wmv[96];
+    snprintf(wmv, sizeof wmv, "%s.wm", ctxn);
+    env.wm = wmv;
+    int j = join_op(ch);
+    emit_segment(g, body.f, st, &env, j >= 0 && j < st->first, "    ");
+  }
+  if (agg) {
+    emit_close_windows(wmk.f, ch, win, out, false, "  ");
+  }
+  fprintf(wmk.f, "  %s.wm = wm;\n  if (wm != AIR_WM_END) air_out_watermark(%s, wm);\n", ctxn, out);
+
+  char *fields_s = buf_take(&fields), *body_s = buf_take(&body), *wmk_s = buf_take(&wmk),
+       *desc_s = buf_take(&desc);
+  TplHole holes[] = {{"ID", id},       {"DESC", desc_s},         {"EDGE", edge},
+                     {"CTX", ctxn},    {"FN", fn},               {"ROW", rowt},
+                     {"state_fields", fields_s}, {"body", body_s}, {"on_watermark", wmk_s}};
+  char err[256];
+  if (!tpl_fill(f, "stage.c.tpl", holes, (int)(sizeof holes / sizeof holes[0]), err, sizeof err)) {
+    diag_fatal_noloc(g->d, "internal error: %s", err);
+    g->ok = false;
+  }
+  fprintf(f, "\n");
+  free(fields_s);
+  free(body_s);
+  free(wmk_s);
+  free(desc_s);
+
+  fprintf(su, "  {\n    AirVertex *v = air_vertex_consumer(g_rt, \"pipeline %d\", &g_edge[%d], 1, %s_batch, %s_watermark, NULL, false);\n",
+          st->id, st->edge, fn, fn);
+  fprintf(su, "    %s.wm = AIR_WM_NONE;\n    %s.out = air_out_open(v, 0, g_edge[%d]);\n", ctxn, ctxn, next->edge);
+  if (agg) fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(A%d));\n", ctxn, c, c);
+  fprintf(su, "  }\n");
+}
+
+/* ---- the program ----------------------------------------------------------- */
+
+static const char *edge_row(const Physical *ph, const Stage *st) {
+  static char buf[32];
+  const Chain *ch = st->chain;
+  if (ch->ops[st->first].kind == OP_SINK) snprintf(buf, sizeof buf, "O%d", ch->index);
+  else if (st->final) snprintf(buf, sizeof buf, "P%d", ch->index);
+  else snprintf(buf, sizeof buf, "R%d", ch->index);
+  (void)ph;
+  return buf;
+}
+
+bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
+  const Plan *pl = ph->plan;
+  const Catalog *cat = pl->cat;
+  Gen g = {.ph = ph, .pl = pl, .d = d, .ok = true};
+  buf_open(&g.types);
+  buf_open(&g.funcs);
+  buf_open(&g.setup);
+
+  fprintf(g.types.f, "static AirEdge *g_edge[%d]; /* edges by id (MPI tag) */\n", ph->nedges ? ph->nedges : 1);
+  for (int i = 0; i < cat->nrels; i++) {
+    const Relation *r = cat->rels[i];
+    if (r->kind == REL_SOURCE && r->source == SRC_CSV) {
+      bool used = false;
+      for (int c = 0; c < pl->nchains; c++)
+        if (pl->chains[c].source == r) used = true;
+      if (used) fprintf(g.types.f, "static AirCsv *g_csv%d; /* opened before the run starts */\n", r->index);
+    }
+  }
+  fprintf(g.types.f, "\n");
+  for (int i = 0; i < cat->nrels; i++) {
+    const Relation *r = cat->rels[i];
+    if (r->kind == REL_TABLE) {
+      bool used = false;
+      for (int c = 0; c < pl->nchains; c++)
+        if (pl->chains[c].sel->nfrom == 2 && pl->chains[c].sel->from[1].rel == r) used = true;
+      if (used) emit_table(&g, r);
+    }
+  }
+  for (int i = 0; i < cat->nrels; i++) {
+    const Relation *r = cat->rels[i];
+    bool used = false;
+    for (int c = 0; c < pl->nchains; c++)
+      if (pl->chains[c].source == r) used = true;
+    if (r->kind == REL_SOURCE && used) emit_source_struct(&g, r);
+  }
+  for (int c = 0; c < pl->nchains; c++) emit_chain_types(&g, &pl->chains[c]);
+
+  /* setup: tables, files, edges */
+  FILE *su = g.setup.f;
+  for (int i = 0; i < cat->nrels; i++) {
+    const Relation *r = cat->rels[i];
+    if (r->kind == REL_TABLE) {
+      bool used = false;
+      for (int c = 0; c < pl->nchains; c++)
+        if (pl->chains[c].sel->nfrom == 2 && pl->chains[c].sel->from[1].rel == r) used = true;
+      if (used) fprintf(su, "  load_tab%d();\n", r->index);
+    }
+  }
+  for (int i = 0; i < cat->nrels; i++) {
+    const Relation *r = cat->rels[i];
+    bool used = false;
+    for (int c = 0; c < pl->nchains; c++)
+      if (pl->chains[c].source == r) used = true;
+    if (r->kind == REL_SOURCE && r->source == SRC_CSV && used) {
+      fprintf(su, "  g_csv%d = air_csv_open(g_rt, ", r->index);
+      c_str(su, r->path ? r->path : "");
+      fprintf(su, ", %s, true);\n", r->header ? "true" : "false");
+    }
+  }
+  for (int i = 0; i < ph->nstages; i++) {
+    const Stage *st = &ph->stages[i];
+    if (st->edge < 0) continue;
+    const Stage *prev = &ph->stages[i - 1];
+    const char *route = st->in == XR_GATHER ? "AIR_ROUTE_GATHER" : "AIR_ROUTE_HASH";
+    const char *producers = "1";
+    if (prev->first == 0)
+      producers = prev->chain->source->source == SRC_CSV ? "1" : "air_threads(g_rt)";
+    fprintf(su, "  g_edge[%d] = air_edge_new(g_rt, %d, sizeof(%s), %s, %s);\n", st->edge, st->edge,
+            edge_row(ph, st), route, producers);
+  }
+  /* consumers */
+  for (int i = 0; i < ph->nstages; i++)
+    if (ph->stages[i].first > 0 || ph->stages[i].final) emit_stage(&g, &ph->stages[i]);
+  /* sources */
+  for (int i = 0; i < cat->nrels; i++) {
+    const Relation *r = cat->rels[i];
+    bool used = false;
+    for (int c = 0; c < pl->nchains; c++)
+      if (pl->chains[c].source == r) used = true;
+    if (r->kind != REL_SOURCE || !used) continue;
+    emit_source(&g, r);
+    fprintf(su, "  air_vertex_source(g_rt, \"source ");
+    c_escape_str(su, r->name, strlen(r->name));
+    fprintf(su, "\", source%d, NULL, %s);\n", r->index, r->source == SRC_CSV ? "1" : "air_threads(g_rt)");
+  }
+
+  char *types = buf_take(&g.types), *funcs = buf_take(&g.funcs), *setup = buf_take(&g.setup);
+  Buf sum, qfile, qname;
+  buf_open(&sum);
+  buf_open(&qfile);
+  buf_open(&qname);
+  fprintf(sum.f, "%d quer%s, %d pipelines, %s", pl->nchains, pl->nchains == 1 ? "y" : "ies", ph->nstages,
+          ph->fused ? "fused" : "not fused");
+  c_comment(qfile.f, pl->query_path);
+  c_escape_str(qname.f, pl->query_name, strlen(pl->query_name));
+  char *sum_s = buf_take(&sum), *qfile_s = buf_take(&qfile), *qname_s = buf_take(&qname);
+  TplHole holes[] = {{"VERSION", AIRC_VERSION}, {"QUERY_FILE", qfile_s}, {"PLAN_SUMMARY", sum_s},
+                     {"QUERY_NAME", qname_s},   {"types", types},        {"functions", funcs},
+                     {"setup", setup}};
+  char err[256];
+  if (g.ok && !tpl_fill(out, "program.c.tpl", holes, (int)(sizeof holes / sizeof holes[0]), err, sizeof err)) {
+    diag_fatal_noloc(d, "internal error: %s", err);
+    g.ok = false;
+  }
+  free(types);
+  free(funcs);
+  free(setup);
+  free(sum_s);
+  free(qfile_s);
+  free(qname_s);
+  return g.ok;
+}

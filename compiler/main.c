@@ -1,0 +1,278 @@
+/* main.c - the airc driver: read, check, plan, explain or generate, compile.
+ *
+ * airc never hands query text to a shell: the C compiler is started with
+ * fork/execvp and an argument vector.
+ */
+#include "airc.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *usage_text =
+    "usage: airc [options] query.airq\n"
+    "Compile a windowed streaming query into an MPI program named after the file.\n"
+    "\n"
+    "  -o FILE          name of the executable (with -S: of the C file)\n"
+    "  -S, --emit-c     write the generated C (query.c) and stop\n"
+    "  --explain        print the physical plan and stop\n"
+    "  --no-fuse        do not fuse operators into pipelines (every edge is a message)\n"
+    "  --check          check the query (syntax, names, types, plan) and stop\n"
+    "  --cc CC          the C compiler (default mpicc)\n"
+    "  --cflags FLAGS   extra flags for the C compiler, separated by spaces\n"
+    "  --version        print the version\n"
+    "  --help           print this help\n"
+    "\n"
+    "Run the result with: mpirun -np N ./query [--rate R] [--duration S] [--threads T]\n"
+    "                     [--stats] [--stats-json FILE] [--quiet]\n";
+
+typedef struct Options {
+  const char *input;   /* the .airq file */
+  const char *output;  /* -o */
+  bool emit_c;         /* -S */
+  bool explain;        /* --explain */
+  bool check;          /* --check */
+  bool no_fuse;        /* --no-fuse */
+  const char *cc;      /* --cc */
+  const char *cflags;  /* --cflags */
+} Options;
+
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap);
+  for (;;) {
+    if (!buf) break;
+    size_t got = fread(buf + n, 1, cap - n - 1, f);
+    n += got;
+    if (got == 0) break;
+    if (n + 1 == cap) {
+      char *nb = realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  bool err = ferror(f);
+  fclose(f);
+  if (!buf || err) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/* "dir/ysb.airq" -> "ysb" */
+static char *query_name(const char *path) {
+  const char *b = strrchr(path, '/');
+  b = b ? b + 1 : path;
+  char *s = strdup(b);
+  char *dot = strrchr(s, '.');
+  if (dot && dot != s) *dot = '\0';
+  if (!*s) {
+    free(s);
+    s = strdup("query");
+  }
+  return s;
+}
+
+static bool exists(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0;
+}
+
+/* Where libair.a and air.h are: $AIRC_RUNTIME_DIR, else next to airc (the
+ * build tree: build/airc, build/libair.a, build/include/air.h), else the
+ * installed layout (bin/airc, lib/libair.a, include/air.h). */
+static bool find_runtime(char *lib, char *inc, size_t n) {
+  const char *env = getenv("AIRC_RUNTIME_DIR");
+  char dir[PATH_MAX];
+  if (env && *env) {
+    snprintf(lib, n, "%s/libair.a", env);
+    snprintf(inc, n, "%s/include", env);
+    return exists(lib);
+  }
+  ssize_t len = readlink("/proc/self/exe", dir, sizeof dir - 1);
+  if (len <= 0) return false;
+  dir[len] = '\0';
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = '\0';
+  snprintf(lib, n, "%s/libair.a", dir);
+  snprintf(inc, n, "%s/include", dir);
+  if (exists(lib)) return true;
+  snprintf(lib, n, "%s/../lib/libair.a", dir);
+  snprintf(inc, n, "%s/../include", dir);
+  return exists(lib);
+}
+
+/* Run argv[0] with argv; returns its exit status or -1. */
+static int run(char **argv) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    execvp(argv[0], argv);
+    fprintf(stderr, "airc: error: cannot run '%s': %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int compile_c(const Options *o, const char *cfile, const char *exe) {
+  char lib[PATH_MAX + 32], inc[PATH_MAX + 32];
+  if (!find_runtime(lib, inc, sizeof lib)) {
+    fprintf(stderr, "airc: error: cannot find libair.a (set AIRC_RUNTIME_DIR to the directory holding "
+                    "libair.a and include/air.h)\n");
+    return 1;
+  }
+  char incflag[PATH_MAX + 40];
+  snprintf(incflag, sizeof incflag, "-I%s", inc);
+  char *argv[128];
+  int n = 0;
+  char *flags = o->cflags ? strdup(o->cflags) : NULL;
+  argv[n++] = (char *)(o->cc ? o->cc : "mpicc");
+  argv[n++] = "-std=c11";
+  argv[n++] = "-D_GNU_SOURCE";
+  argv[n++] = "-O2";
+  argv[n++] = "-Wall";
+  argv[n++] = "-Wextra";
+  argv[n++] = incflag;
+  if (flags)
+    for (char *tok = strtok(flags, " \t"); tok && n < 110; tok = strtok(NULL, " \t")) argv[n++] = tok;
+  argv[n++] = (char *)cfile;
+  argv[n++] = lib;
+  argv[n++] = "-lm";
+  argv[n++] = "-pthread";
+  argv[n++] = "-o";
+  argv[n++] = (char *)exe;
+  argv[n] = NULL;
+  int st = run(argv);
+  free(flags);
+  if (st != 0) {
+    fprintf(stderr, "airc: error: the C compiler '%s' failed (status %d)\n", argv[0], st);
+    return 1;
+  }
+  return 0;
+}
+
+static int parse_args(int argc, char **argv, Options *o) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "-o") == 0 && i + 1 < argc) o->output = argv[++i];
+    else if (strcmp(a, "-S") == 0 || strcmp(a, "--emit-c") == 0) o->emit_c = true;
+    else if (strcmp(a, "--explain") == 0) o->explain = true;
+    else if (strcmp(a, "--check") == 0) o->check = true;
+    else if (strcmp(a, "--no-fuse") == 0) o->no_fuse = true;
+    else if (strcmp(a, "--cc") == 0 && i + 1 < argc) o->cc = argv[++i];
+    else if (strcmp(a, "--cflags") == 0 && i + 1 < argc) o->cflags = argv[++i];
+    else if (strcmp(a, "--version") == 0) {
+      printf("airc %s\n", AIRC_VERSION);
+      exit(0);
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage_text, stdout);
+      exit(0);
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "airc: error: unknown or incomplete option '%s'\n%s", a, usage_text);
+      return 1;
+    } else if (o->input) {
+      fprintf(stderr, "airc: error: more than one input file ('%s' and '%s')\n", o->input, a);
+      return 1;
+    } else
+      o->input = a;
+  }
+  if (!o->input) {
+    fprintf(stderr, "airc: error: no input file\n%s", usage_text);
+    return 1;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  Options o = {0};
+  if (parse_args(argc, argv, &o)) return 1;
+
+  size_t len = 0;
+  char *text = read_file(o.input, &len);
+  if (!text) {
+    fprintf(stderr, "airc: error: cannot read '%s': %s\n", o.input, strerror(errno));
+    return 1;
+  }
+  Diag d = {.path = o.input, .text = text, .text_len = len, .out = stderr};
+  Arena *a = arena_new();
+  Program *p = parse_program(a, &d);
+  Catalog *cat = sema_check(a, &d, p);
+  Plan *pl = NULL;
+  if (d.nerrors == 0) pl = plan_build(a, &d, p, cat);
+  int status = 0;
+  if (d.nerrors) {
+    status = 1;
+    goto done;
+  }
+  char *name = query_name(o.input);
+  pl->query_path = o.input;
+  pl->query_name = arena_strdup(a, name);
+  Physical *ph = fuse_plan(a, pl, !o.no_fuse);
+  if (o.check) {
+    free(name);
+    goto done;
+  }
+  if (o.explain) {
+    explain_print(stdout, ph);
+    free(name);
+    goto done;
+  }
+
+  char cpath[PATH_MAX], tmpdir[] = "/tmp/airc.XXXXXX";
+  bool keep_c = o.emit_c;
+  if (keep_c) {
+    if (o.output)
+      snprintf(cpath, sizeof cpath, "%s", o.output);
+    else
+      snprintf(cpath, sizeof cpath, "%s.c", name);
+  } else {
+    if (!mkdtemp(tmpdir)) {
+      fprintf(stderr, "airc: error: cannot make a temporary directory: %s\n", strerror(errno));
+      free(name);
+      status = 1;
+      goto done;
+    }
+    snprintf(cpath, sizeof cpath, "%s/%s.c", tmpdir, "query");
+  }
+  FILE *out = strcmp(cpath, "-") == 0 ? stdout : fopen(cpath, "w");
+  if (!out) {
+    fprintf(stderr, "airc: error: cannot write '%s': %s\n", cpath, strerror(errno));
+    free(name);
+    status = 1;
+    goto done;
+  }
+  bool ok = codegen_emit(out, &d, ph);
+  if (out != stdout && fclose(out) != 0) ok = false;
+  if (!ok) status = 1;
+  if (ok && !keep_c) {
+    const char *exe = o.output ? o.output : name;
+    status = compile_c(&o, cpath, exe);
+  }
+  if (!keep_c) {
+    unlink(cpath);
+    rmdir(tmpdir);
+  }
+  free(name);
+done:
+  arena_free(a);
+  free(text);
+  return status;
+}

@@ -1,0 +1,205 @@
+/* plan.c - the logical plan: each query becomes a chain of the paper's
+ * operators, Source -> [Filter] -> [StaticJoin] -> [Filter] ->
+ * Map | Reduce | Aggregation -> Sink.
+ *
+ * Conjuncts of WHERE that read only the stream go before the StaticJoin (the
+ * paper's YSB dataflow: Filter, then StaticJoin), the rest after it. Also
+ * checked here: what code generation cannot do yet, each a located error.
+ */
+#include "airc.h"
+
+#include <string.h>
+
+/* ---- which columns a chain reads ---------------------------------------- */
+
+static void mark_used(Chain *ch, const Expr *e) {
+  for (; e; e = e->next) {
+    if (e->kind == EX_COLUMN && e->from_idx >= 0 && e->from_idx < 2 &&
+        ch->used[e->from_idx])
+      ch->used[e->from_idx][e->col_idx] = true;
+    /* a key expression of an aggregate query is evaluated before the exchange */
+    if (e->lhs) mark_used(ch, e->lhs);
+    if (e->rhs) mark_used(ch, e->rhs);
+    if (e->third) mark_used(ch, e->third);
+    if (e->args) mark_used(ch, e->args);
+    if (e->else_) mark_used(ch, e->else_);
+  }
+}
+
+/* mark_used follows next links; this marks one expression alone. */
+static void mark_used1(Chain *ch, Expr *e) {
+  if (!e) return;
+  Expr *saved = e->next;
+  e->next = NULL;
+  mark_used(ch, e);
+  e->next = saved;
+}
+
+/* ---- conjuncts ---------------------------------------------------------- */
+
+static bool reads_only(const Expr *e, int from) {
+  for (; e; e = e->next) {
+    if (e->kind == EX_COLUMN && e->from_idx != from) return false;
+    if (e->lhs && !reads_only(e->lhs, from)) return false;
+    if (e->rhs && !reads_only(e->rhs, from)) return false;
+    if (e->third && !reads_only(e->third, from)) return false;
+    if (e->args && !reads_only(e->args, from)) return false;
+    if (e->else_ && !reads_only(e->else_, from)) return false;
+  }
+  return true;
+}
+
+static bool reads_only1(Expr *e, int from) {
+  Expr *saved = e->next;
+  e->next = NULL;
+  bool r = reads_only(e, from);
+  e->next = saved;
+  return r;
+}
+
+/* A fresh conjunct list: copies of the nodes' heads so that `next` links of
+ * the original tree stay untouched. */
+typedef struct ConjList {
+  Expr *head, *tail;
+} ConjList;
+
+static void conj_add(Arena *a, ConjList *l, Expr *e) {
+  Expr *c = arena_alloc(a, sizeof *c);
+  *c = *e;
+  c->next = NULL;
+  if (l->tail)
+    l->tail->next = c;
+  else
+    l->head = c;
+  l->tail = c;
+}
+
+static void split_conjuncts(Arena *a, Expr *e, bool two_items, ConjList *pre,
+                            ConjList *post) {
+  if (e->kind == EX_BINARY && e->op == OP_AND) {
+    split_conjuncts(a, e->lhs, two_items, pre, post);
+    split_conjuncts(a, e->rhs, two_items, pre, post);
+    return;
+  }
+  if (!two_items || reads_only1(e, 0))
+    conj_add(a, pre, e);
+  else
+    conj_add(a, post, e);
+}
+
+/* ---- what code generation handles --------------------------------------- */
+
+static void unsupported_expr(Diag *d, const Expr *e) {
+  for (; e; e = e->next) {
+    if (e->kind == EX_CAST && (e->cast_to.kind == TY_VARCHAR ||
+                               (e->lhs && e->lhs->type.kind == TY_VARCHAR)))
+      diag_error(d, e->loc, "CAST to or from VARCHAR is not supported yet");
+    if (e->lhs) unsupported_expr(d, e->lhs);
+    if (e->rhs) unsupported_expr(d, e->rhs);
+    if (e->third) unsupported_expr(d, e->third);
+    if (e->args) unsupported_expr(d, e->args);
+    if (e->else_) unsupported_expr(d, e->else_);
+  }
+}
+
+static void check_supported(Diag *d, Stmt *st) {
+  Select *s = st->select;
+  if (st->kind == ST_CREATE_STREAM_AS)
+    diag_error(d, st->name_loc, "derived streams (CREATE STREAM ... AS SELECT) are not supported yet");
+  for (int i = 0; i < s->nfrom; i++)
+    if (s->from[i].rel && s->from[i].rel->kind == REL_DERIVED)
+      diag_error(d, s->from[i].loc, "reading a derived stream is not supported yet");
+  if (s->nfrom == 2 && !s->table_join)
+    diag_error(d, s->from[1].loc, "stream-stream JOIN is not supported yet");
+  if (s->window && s->window->kind == WIN_SESSION)
+    diag_error(d, s->window->loc, "SESSION windows are not supported yet");
+  for (int i = 0; i < s->nout; i++)
+    unsupported_expr(d, s->out[i].expr);
+  if (s->where) unsupported_expr(d, s->where);
+  if (s->having) unsupported_expr(d, s->having);
+  for (int i = 0; i < s->nkeys; i++) {
+    Expr *k = s->keys[i];
+    Expr *saved = k->next;
+    k->next = NULL;
+    unsupported_expr(d, k);
+    k->next = saved;
+  }
+}
+
+/* ---- chains ------------------------------------------------------------- */
+
+static void add_op(Arena *a, Chain *ch, int *cap, Operator op) {
+  if (ch->nops == *cap) {
+    int ncap = *cap ? *cap * 2 : 8;
+    Operator *n = arena_alloc(a, sizeof *n * ncap);
+    if (ch->nops) memcpy(n, ch->ops, sizeof *n * ch->nops);
+    ch->ops = n;
+    *cap = ncap;
+  }
+  ch->ops[ch->nops++] = op;
+}
+
+// chain = Source Filter? StaticJoin? Filter? (Map | Reduce | Aggregation) Sink
+static void build_chain(Arena *a, Chain *ch) {
+  Select *s = ch->sel;
+  int cap = 0;
+  add_op(a, ch, &cap, (Operator){.kind = OP_SOURCE, .rel = ch->source});
+
+  ConjList pre = {0}, post = {0};
+  if (s->where) split_conjuncts(a, s->where, s->nfrom == 2, &pre, &post);
+  if (pre.head) add_op(a, ch, &cap, (Operator){.kind = OP_FILTER, .pred = pre.head});
+  if (s->nfrom == 2 && s->table_join)
+    add_op(a, ch, &cap, (Operator){.kind = OP_STATIC_JOIN, .rel = s->from[1].rel});
+  if (post.head) add_op(a, ch, &cap, (Operator){.kind = OP_FILTER, .pred = post.head});
+
+  switch (s->qkind) {
+  case QK_AGGREGATION: add_op(a, ch, &cap, (Operator){.kind = OP_AGGREGATION}); break;
+  case QK_REDUCE: add_op(a, ch, &cap, (Operator){.kind = OP_REDUCE}); break;
+  case QK_JOIN: add_op(a, ch, &cap, (Operator){.kind = OP_JOIN}); break;
+  case QK_MAP: add_op(a, ch, &cap, (Operator){.kind = OP_MAP}); break;
+  }
+  ch->windowed = s->qkind == QK_AGGREGATION || s->qkind == QK_REDUCE;
+  Relation *sink = ch->stmt->kind == ST_INSERT ? ch->stmt->rel : NULL;
+  add_op(a, ch, &cap, (Operator){.kind = OP_SINK, .rel = sink});
+
+  for (int f = 0; f < s->nfrom; f++) {
+    Relation *r = s->from[f].rel;
+    ch->used[f] = arena_alloc(a, sizeof(bool) * (r->ncols ? r->ncols : 1));
+  }
+  Relation *src = s->from[0].rel;
+  if (src->time_col >= 0) ch->used[0][src->time_col] = true;
+  if (s->nfrom == 2 && s->table_join)
+    ch->used[1][s->from[1].rel->key_col] = true;
+  mark_used1(ch, s->where);
+  mark_used1(ch, s->join_on);
+  mark_used1(ch, s->having);
+  for (int i = 0; i < s->nout; i++) mark_used1(ch, s->out[i].expr);
+  for (int i = 0; i < s->nkeys; i++) mark_used1(ch, s->keys[i]);
+  for (int i = 0; i < s->naggs; i++) mark_used1(ch, s->aggs[i]);
+}
+
+Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat) {
+  Plan *pl = arena_alloc(a, sizeof *pl);
+  pl->cat = cat;
+  int n = 0;
+  for (Stmt *st = p->stmts; st; st = st->next)
+    if (st->select) n++;
+  pl->chains = arena_alloc(a, sizeof(Chain) * (n ? n : 1));
+  for (Stmt *st = p->stmts; st; st = st->next) {
+    if (!st->select) continue;
+    check_supported(d, st);
+    Select *s = st->select;
+    if (!s->from[0].rel) continue;
+    Chain *ch = &pl->chains[pl->nchains];
+    ch->stmt = st;
+    ch->sel = s;
+    ch->source = s->from[0].rel;
+    ch->index = pl->nchains++;
+    build_chain(a, ch);
+  }
+  if (pl->nchains == 0 && d->nerrors == 0) {
+    SrcLoc end = {1, 1, 1};
+    diag_error(d, end, "the program has no query: add a SELECT or INSERT INTO statement");
+  }
+  return pl;
+}

@@ -1,0 +1,335 @@
+/* air.h - libair, the thin runtime that airc's generated programs link against.
+ *
+ * SPMD: every MPI rank runs the same program. The generated code defines typed
+ * row structs and the per-query loops; everything here is query-independent:
+ * vertices on threads, bounded queues, non-blocking MPI channels with
+ * watermarks, the rank-0 result collector, stats, hash tables, window state,
+ * generators and CSV. See DESIGN.md in the repository for the mechanisms.
+ *
+ * Ownership: the runtime owns every object it returns; they live until
+ * air_run() returns, except where a function says otherwise.
+ */
+#ifndef AIR_H
+#define AIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define AIR_WM_NONE INT64_MIN       /* no watermark yet */
+#define AIR_WM_END INT64_MAX        /* end of stream */
+#define AIR_BATCH_BYTES (64 * 1024) /* payload bytes per batch (at least one row) */
+#define AIR_MAX_EDGES 64            /* edge ids are 0..AIR_MAX_EDGES-1 (MPI tags) */
+
+typedef struct AirRuntime AirRuntime; /* one per rank */
+typedef struct AirEdge AirEdge;       /* a typed channel between two vertices */
+typedef struct AirVertex AirVertex;   /* a thread running a source or consumer */
+typedef struct AirOut AirOut;         /* one producer instance's port on one edge */
+
+/* ======================================================================
+ * Runtime, flags, clock (runtime.c)
+ * ====================================================================== */
+
+/* Parse run-time flags (--rate R, --duration S, --threads T, --stats,
+ * --stats-json FILE, --quiet, --help) and initialise MPI (THREAD_FUNNELED:
+ * only the calling thread uses MPI). An unknown flag prints a message and
+ * exits 2 on every rank. query_name names the program in messages. */
+AirRuntime *air_init(int *argc, char ***argv, const char *query_name);
+int air_rank(const AirRuntime *rt);
+int air_world(const AirRuntime *rt);
+int64_t air_rate_override(const AirRuntime *rt); /* --rate, or -1 when absent */
+int air_threads(const AirRuntime *rt);           /* --threads, default 1 */
+double air_duration_s(const AirRuntime *rt);     /* --duration, 0 = none */
+int64_t air_default_seed(const AirRuntime *rt);  /* clock seed, equal on all ranks */
+int64_t air_now_ms(void);                        /* wall clock, ms since the epoch */
+bool air_should_stop(const AirRuntime *rt);      /* duration over or signal seen */
+AirRuntime *air_vertex_runtime(const AirVertex *v);
+/* A fatal error before the stream starts (missing file, bad table): prints
+ * "name: error: msg" once per distinct message and ends every rank with a
+ * non-zero status. Never returns. */
+void air_fatal(AirRuntime *rt, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+
+/* ======================================================================
+ * Edges, vertices, ports (vertex.c, comm.c, queue.c)
+ * ====================================================================== */
+
+typedef enum {
+  AIR_ROUTE_HASH,   /* the producer picks the destination rank per row */
+  AIR_ROUTE_LOCAL,  /* always the producer's own rank */
+  AIR_ROUTE_GATHER, /* always rank 0 (only rank 0 has the consumer) */
+} AirRoute;
+
+/* Define edge `id` (unique, < AIR_MAX_EDGES; the MPI tag) carrying rows of
+ * row_size bytes. producers_per_rank: producer instances per rank. Called on
+ * every rank in the same order, before air_run. */
+AirEdge *air_edge_new(AirRuntime *rt, int id, size_t row_size, AirRoute route,
+                      int producers_per_rank);
+
+/* A source vertex: fn runs `instances` times in parallel, each on its own
+ * thread. When fn returns, AIR_WM_END is sent on every port it opened. */
+typedef void (*AirSourceFn)(AirVertex *v, int instance, void *ctx);
+AirVertex *air_vertex_source(AirRuntime *rt, const char *name, AirSourceFn fn,
+                             void *ctx, int instances);
+
+/* A consumer vertex reading `inputs`. Callbacks run on the vertex's thread.
+ * on_batch: rows (nrows structs of the input edge's row_size) are valid
+ *   during the call only.
+ * on_watermark: the minimum watermark over every sender of every input
+ *   strictly increased to wm; the last call has wm == AIR_WM_END, after
+ *   which the vertex ends (sending AIR_WM_END on all its ports).
+ * rank0_only: the vertex exists on rank 0 only; its inputs are GATHER edges. */
+typedef void (*AirBatchFn)(AirVertex *v, int input, const void *rows,
+                           size_t nrows, void *ctx);
+typedef void (*AirWatermarkFn)(AirVertex *v, int64_t wm, void *ctx);
+AirVertex *air_vertex_consumer(AirRuntime *rt, const char *name,
+                               AirEdge **inputs, int ninputs,
+                               AirBatchFn on_batch, AirWatermarkFn on_watermark,
+                               void *ctx, bool rank0_only);
+
+/* Open vertex v's port on edge e for one producer instance (sources: inside
+ * fn with its instance; consumers: instance 0, in a callback or before
+ * air_run). A consumer's ports are flushed whenever its input queue runs
+ * dry, so rows never wait for a full batch. */
+AirOut *air_out_open(AirVertex *v, int instance, AirEdge *e);
+
+/* The hot path of air_out_row: a cursor per destination rank. */
+typedef struct AirOutCursor {
+  char *next; /* where the next row goes */
+  char *end;  /* end of the current batch payload */
+} AirOutCursor;
+typedef struct AirOutHead {
+  AirOutCursor *cur; /* per destination rank (index 0 only for LOCAL/GATHER) */
+  size_t row_size;   /* bytes per row */
+  int route;         /* AirRoute of the edge */
+} AirOutHead;
+void *air_out_row_slow(AirOut *o, int dest);
+
+/* Space for one row to rank `dest` (ignored for LOCAL and GATHER edges);
+ * the caller fills row_size bytes before the next call on this port. A full
+ * batch is handed to the channel first, which may block (backpressure). */
+static inline void *air_out_row(AirOut *o, int dest) {
+  AirOutHead *h = (AirOutHead *)o;
+  AirOutCursor *c = &h->cur[h->route == AIR_ROUTE_HASH ? dest : 0];
+  if (c->next + h->row_size <= c->end) {
+    void *p = c->next;
+    c->next += h->row_size;
+    return p;
+  }
+  return air_out_row_slow(o, dest);
+}
+/* Flush pending rows, then send watermark wm to every consumer rank. */
+void air_out_watermark(AirOut *o, int64_t wm);
+/* Hand partially filled batches to the channel (bounds latency). */
+void air_out_flush(AirOut *o);
+
+/* Start every vertex thread, run the MPI loop on the calling thread until
+ * every vertex on every rank ended, print the summary (rank 0), finalize MPI
+ * and free everything. Returns the process exit status. */
+int air_run(AirRuntime *rt);
+
+/* ======================================================================
+ * Stats (stats.c): per-rank counters, merged on rank 0 at the end
+ * ====================================================================== */
+
+typedef enum {
+  AIR_STAT_EVENTS_IN,  /* rows entering from sources */
+  AIR_STAT_FILTERED,   /* rows removed by WHERE */
+  AIR_STAT_UNMATCHED,  /* inner-join rows without a partner (dropped by design) */
+  AIR_STAT_LATE,       /* rows behind their operator's watermark */
+  AIR_STAT_DROPPED,    /* rows lost for any other reason (must stay 0) */
+  AIR_STAT_BAD_ROWS,   /* malformed input rows skipped */
+  AIR_STAT_WINDOWS,    /* window result rows (one per key and window) */
+  AIR_STAT_DIV_ZERO,   /* integer divisions by zero (result 0) */
+  AIR_STAT_COUNT,
+} AirStat;
+void air_stat_add(AirRuntime *rt, AirStat s, int64_t n); /* thread-safe */
+void air_latency_record(AirRuntime *rt, double ms);      /* rank 0 collector */
+
+/* ======================================================================
+ * Collector (collector.c): rank 0 writes results in LANGUAGE.md's order
+ * ====================================================================== */
+
+typedef struct AirCollectorDef {
+  size_t row_size;    /* bytes per row on the gather edge */
+  size_t wend_offset; /* offset of the int64_t window end (windowed only) */
+  size_t ts_offset;   /* offset of the int64_t event time */
+  bool windowed;      /* hold rows until the watermark passes their window end */
+  bool latency;       /* record now - event time per written row */
+  int (*compare)(const void *a, const void *b); /* total order within a window */
+  void (*format)(FILE *out, const void *row);   /* one CSV line with '\n' */
+  const char *header; /* CSV header line, without '\n' */
+  const char *path;   /* NULL: stdout; else path.tmp renamed to path at the end */
+} AirCollectorDef;
+/* A rank-0 consumer of gather edge e writing results. Windowed: when the
+ * watermark reaches wm, rows with window end <= wm are complete; they are
+ * sorted with compare and written, and counted as AIR_STAT_WINDOWS.
+ * Otherwise rows are written as they arrive. def is copied. */
+AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
+                             const AirCollectorDef *def);
+
+/* ======================================================================
+ * Hashing and hash tables (hash.c)
+ * ====================================================================== */
+
+uint64_t air_hash_bytes(const void *p, size_t n);
+
+/* splitmix64's finalizer: a bijective 64-bit mixer. */
+static inline uint64_t air_mix64(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+static inline uint64_t air_hash_u64(uint64_t x) { return air_mix64(x); }
+static inline uint64_t air_hash_combine(uint64_t h, uint64_t x) {
+  return air_mix64(h ^ (x + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2)));
+}
+
+/* Open addressing over fixed-size keys (compared with memcmp) and values.
+ * Grows by doubling; running out of memory ends the run with a message. */
+typedef struct AirHash AirHash;
+AirHash *air_hash_new(size_t key_size, size_t val_size, size_t initial_cap);
+void air_hash_free(AirHash *h); /* accepts NULL */
+void *air_hash_find(const AirHash *h, const void *key, uint64_t hash);
+void *air_hash_upsert(AirHash *h, const void *key, uint64_t hash, bool *is_new);
+size_t air_hash_count(const AirHash *h);
+/* size_t pos = 0; while (air_hash_next(h, &pos, &k, &v)) ... */
+bool air_hash_next(const AirHash *h, size_t *pos, const void **key, void **val);
+void air_hash_clear(AirHash *h); /* empties, keeps capacity */
+
+/* ======================================================================
+ * Windows (window.c)
+ * ====================================================================== */
+
+static inline int64_t air_floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+static inline int64_t air_tumble_start(int64_t ts, int64_t size_ms) {
+  return air_floor_div(ts, size_ms) * size_ms;
+}
+/* Lowest start s of a hopping window [s, s+size) containing ts; the others
+ * are s + k*adv while s + k*adv <= ts. */
+static inline int64_t air_hop_first_start(int64_t ts, int64_t size_ms,
+                                          int64_t adv_ms) {
+  return (air_floor_div(ts - size_ms, adv_ms) + 1) * adv_ms;
+}
+
+/* Open windows of one operator: window start -> table (key -> accumulator). */
+typedef struct AirWindows AirWindows;
+AirWindows *air_windows_new(size_t key_size, size_t acc_size);
+void air_windows_free(AirWindows *w); /* accepts NULL */
+/* The accumulator of (window start, key), zeroed when new. */
+void *air_windows_acc(AirWindows *w, int64_t win_start, const void *key,
+                      uint64_t hash, bool *is_new);
+/* Remove and return the earliest open window with start + size_ms <= wm,
+ * with its start in *win_start; NULL when none. Iterate the table, then
+ * give it back with air_windows_recycle. */
+AirHash *air_windows_pop_closed(AirWindows *w, int64_t wm, int64_t size_ms,
+                                int64_t *win_start);
+void air_windows_recycle(AirWindows *w, AirHash *h);
+size_t air_windows_open_count(const AirWindows *w);
+
+/* ======================================================================
+ * Generators (gen.c). Row i of a stream is a function of (seed, i) alone:
+ *   mix64            as air_mix64 above
+ *   row hash   H     = mix64(mix64(seed) + i)
+ *   column     r     = mix64(H + c)      c = 0-based column in the declaration
+ *                                        (ysb: the field number below)
+ *   uniform(lo, hi)  = lo + r % (hi - lo + 1)   (unsigned arithmetic)
+ *   choice(k items)  = item[r % k]
+ *   sequence(a, d)   = a + i * d
+ *   uuid()           = the 16 bytes big-endian r then big-endian mix64(r),
+ *                      byte 6 = (byte 6 & 0x0f) | 0x40,
+ *                      byte 8 = (byte 8 & 0x3f) | 0x80,
+ *                      as lowercase hex 8-4-4-4-12 (36 chars)
+ * YSB fields: user_id 0, page_id 1 (uuid of r), ad_id 2 (uuid of ad r % 1000),
+ *   ad_type 3 ({banner, modal, sponsored-search, mail, mobile}[r % 5]),
+ *   event_type 4 ({view, click, purchase}[r % 3]), ip 5 (dotted quad of the
+ *   low 32 bits of r, most significant byte first), ts 6.
+ * YSB campaigns: ad k (0..999) belongs to campaign k / 10; the uuid of ad k is
+ *   uuid(mix64(0xADADADAD00000000 + k)), of campaign j
+ *   uuid(mix64(0xCAC0CAC000000000 + j)).
+ * ====================================================================== */
+
+enum {
+  AIR_YSB_USER_ID, AIR_YSB_PAGE_ID, AIR_YSB_AD_ID, AIR_YSB_AD_TYPE,
+  AIR_YSB_EVENT_TYPE, AIR_YSB_IP, AIR_YSB_TS,
+};
+#define AIR_YSB_ADS 1000
+#define AIR_YSB_CAMPAIGNS 100
+
+static inline uint64_t air_gen_row(int64_t seed, uint64_t i) {
+  return air_mix64(air_mix64((uint64_t)seed) + i);
+}
+static inline uint64_t air_gen_col(uint64_t row_hash, int col) {
+  return air_mix64(row_hash + (uint64_t)col);
+}
+static inline int64_t air_gen_uniform(uint64_t r, int64_t lo, int64_t hi) {
+  return (int64_t)((uint64_t)lo + r % ((uint64_t)hi - (uint64_t)lo + 1));
+}
+void air_gen_uuid(uint64_t r, char out[37]); /* 36 chars and a NUL */
+void air_ysb_ad_uuid(int ad, char out[37]);
+void air_ysb_campaign_uuid(int campaign, char out[37]);
+/* A YSB string field (not TS) for column value r, NUL-padded to cap bytes
+ * (cap > the field's longest value). */
+void air_ysb_fill(int field, uint64_t r, char *out, size_t cap);
+
+/* Pacing and partitioning of one generator instance. Global row indices are
+ * dealt round-robin: instance t of rank p among T instances on W ranks makes
+ * i = p*T + t, then i + W*T, ... (below limit when limit > 0). rate is in
+ * events/s over all ranks (0 = unthrottled), overridden by --rate. Without a
+ * seed, air_default_seed is used. */
+typedef struct AirGen AirGen;
+AirGen *air_gen_open(AirVertex *v, int instance, int64_t rate, int64_t limit,
+                     int64_t seed, bool seed_given);
+/* Up to max rows to make now: their global indices are *first,
+ * *first + *stride, ...; *now_ms is their ingestion time (one clock read per
+ * call). Sleeps as pacing needs; may return 0 with *now_ms set while pacing
+ * (advance the watermark). Returns 0 with air_gen_done() true at the end. */
+size_t air_gen_next(AirGen *g, size_t max, uint64_t *first, uint64_t *stride,
+                    int64_t *now_ms);
+bool air_gen_done(const AirGen *g);
+int64_t air_gen_seed(const AirGen *g);
+void air_gen_close(AirGen *g); /* accepts NULL */
+
+/* ======================================================================
+ * CSV input and output (csv.c, format.c)
+ * ====================================================================== */
+
+typedef struct AirCsv AirCsv;
+typedef struct AirField {
+  const char *p; /* field bytes, quotes removed */
+  size_t n;      /* length */
+} AirField;
+/* share: this rank reads records whose index (after the header) % world ==
+ * rank; otherwise all records (tables). A missing or unreadable file ends
+ * the run on every rank with "cannot open 'path': reason". */
+AirCsv *air_csv_open(AirRuntime *rt, const char *path, bool header, bool share);
+/* The next record of this rank's share: up to max fields; returns the field
+ * count (the caller checks it), -1 at end of file, -2 for bad quoting.
+ * *line is the 1-based line where the record starts. Fields are valid until
+ * the next call. */
+int air_csv_next(AirCsv *c, AirField *fields, int max, long *line);
+/* Count a bad row (AIR_STAT_BAD_ROWS); "path:line: why" for the first 10. */
+void air_csv_bad_row(AirCsv *c, long line, const char *why);
+const char *air_csv_path(const AirCsv *c);
+void air_csv_close(AirCsv *c); /* accepts NULL */
+
+/* Whole-field parsers (no surrounding spaces); false when malformed. */
+bool air_parse_i64(AirField f, int64_t *out);
+bool air_parse_i32(AirField f, int32_t *out);
+bool air_parse_double(AirField f, double *out);
+bool air_parse_bool(AirField f, bool *out); /* true/false/1/0, any case */
+/* Copy into dst (maxlen + 1 bytes, NUL-padded); false if longer than
+ * maxlen or holding a NUL byte. */
+bool air_parse_str(AirField f, char *dst, size_t maxlen);
+
+void air_write_i64(FILE *f, int64_t v);
+void air_write_double(FILE *f, double v); /* shortest repr that reads back */
+void air_write_str(FILE *f, const char *s); /* CSV quoting only where needed */
+void air_write_bool(FILE *f, bool v);       /* true / false */
+
+#endif /* AIR_H */
