@@ -268,7 +268,8 @@ static inline uint64_t air_gen_col(uint64_t row_hash, int col) {
   return air_mix64(row_hash + (uint64_t)col);
 }
 static inline int64_t air_gen_uniform(uint64_t r, int64_t lo, int64_t hi) {
-  return (int64_t)((uint64_t)lo + r % ((uint64_t)hi - (uint64_t)lo + 1));
+  uint64_t span = (uint64_t)hi - (uint64_t)lo + 1; /* 0: the whole int64 range */
+  return (int64_t)((uint64_t)lo + (span ? r % span : r));
 }
 void air_gen_uuid(uint64_t r, char out[37]); /* 36 chars and a NUL */
 void air_ysb_ad_uuid(int ad, char out[37]);

@@ -1,0 +1,339 @@
+/* csv.c - RFC 4180 record reader for csv sources and tables.
+ *
+ * The file is read with read(2) into one large buffer. A record is first
+ * scanned to its end (a small state machine that knows quoting), recording
+ * field boundaries; only when the whole record is in the buffer are quoted
+ * fields unescaped in place. So running out of buffer mid-record just means
+ * "compact, refill, scan the record again" - the buffer is never modified
+ * before the record is complete.
+ *
+ * Decisions beyond RFC 4180:
+ *  - records end at "\n" or "\r\n"; a final record without a newline counts;
+ *  - a completely empty line (nothing but its line end) is skipped: it is no
+ *    record, has no index and is never reported (a trailing blank line is
+ *    common and harmless);
+ *  - a quote inside an unquoted field, or text after a closing quote, is bad
+ *    quoting: the record is consumed to its line end and reported as -2;
+ *  - an opening quote never closed before end of file is bad quoting of the
+ *    line it starts on; reading resumes on the next line.
+ * Every rank scans the whole file so all agree on record indices; each keeps
+ * the records whose index % world equals its rank.
+ */
+#include "data_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CSV_BUF_INIT (1 << 20) /* bytes; doubled for records that do not fit */
+#define CSV_BAD_SHOWN 10       /* bad rows printed in full per file */
+
+typedef struct Span {
+  size_t a, b; /* field bytes buf[a..b) before unescaping */
+  bool esc;    /* quoted and holding "" escapes */
+} Span;
+
+struct AirCsv {
+  AirRuntime *rt; /* stats; NULL in tests */
+  char *path;     /* as given, for messages */
+  int fd;         /* the file */
+  bool eof;       /* read(2) returned 0 */
+  char *buf;      /* file bytes buf[pos..len) not yet consumed */
+  size_t cap;     /* allocated bytes of buf */
+  size_t len;     /* valid bytes of buf */
+  size_t pos;     /* start of the next record */
+  long line;      /* 1-based line number at pos */
+  uint64_t index; /* records seen after the header */
+  int rank;       /* this reader keeps index % world == rank */
+  int world;
+  bool header;    /* the first record is still to be skipped */
+  Span *spans;    /* field boundaries of the current record */
+  int nspans;     /* allocated entries of spans */
+  long bad;       /* rows passed to air_csv_bad_row */
+};
+
+static void csv_oom(void) {
+  fprintf(stderr, "airc runtime: out of memory (csv buffer)\n");
+  exit(1);
+}
+
+AirCsv *air_csv_open_at(AirRuntime *rt, const char *path, bool header,
+                        int rank, int world) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    close(fd);
+    errno = e;
+    return NULL;
+  }
+  AirCsv *c = calloc(1, sizeof *c);
+  if (!c) csv_oom();
+  c->rt = rt;
+  c->path = strdup(path);
+  c->fd = fd;
+  c->cap = CSV_BUF_INIT;
+  c->buf = malloc(c->cap);
+  c->nspans = 16;
+  c->spans = malloc((size_t)c->nspans * sizeof *c->spans);
+  if (!c->path || !c->buf || !c->spans) csv_oom();
+  c->line = 1;
+  c->rank = rank;
+  c->world = world < 1 ? 1 : world;
+  c->header = header;
+  return c;
+}
+
+/* Owned by the calling vertex; close with air_csv_close. */
+AirCsv *air_csv_open(AirRuntime *rt, const char *path, bool header,
+                     bool share) {
+  int rank = share ? air_rank(rt) : 0;
+  int world = share ? air_world(rt) : 1;
+  AirCsv *c = air_csv_open_at(rt, path, header, rank, world);
+  if (!c) air_fatal(rt, "cannot open '%s': %s", path, strerror(errno));
+  return c;
+}
+
+void air_csv_close(AirCsv *c) {
+  if (!c) return;
+  close(c->fd);
+  free(c->buf);
+  free(c->spans);
+  free(c->path);
+  free(c);
+}
+
+const char *air_csv_path(const AirCsv *c) { return c->path; }
+
+long air_csv_bad_count(const AirCsv *c) { return c->bad; }
+
+void air_csv_bad_row(AirCsv *c, long line, const char *why) {
+  c->bad++;
+  if (c->rt) air_stat_add(c->rt, AIR_STAT_BAD_ROWS, 1);
+  if (c->bad <= CSV_BAD_SHOWN) fprintf(stderr, "%s:%ld: %s\n", c->path, line, why);
+}
+
+/* More bytes after buf[len): compact, grow if a record fills the buffer. */
+static void refill(AirCsv *c) {
+  if (c->pos > 0) {
+    memmove(c->buf, c->buf + c->pos, c->len - c->pos);
+    c->len -= c->pos;
+    c->pos = 0;
+  }
+  if (c->len == c->cap) {
+    if (c->cap > SIZE_MAX / 2) csv_oom();
+    char *b = realloc(c->buf, c->cap * 2);
+    if (!b) csv_oom();
+    c->buf = b;
+    c->cap *= 2;
+  }
+  for (;;) {
+    ssize_t n = read(c->fd, c->buf + c->len, c->cap - c->len);
+    if (n > 0) {
+      c->len += (size_t)n;
+      return;
+    }
+    if (n == 0) {
+      c->eof = true;
+      return;
+    }
+    if (errno == EINTR) continue;
+    if (c->rt) air_fatal(c->rt, "cannot read '%s': %s", c->path, strerror(errno));
+    c->eof = true; /* tests only: treat as end of file */
+    return;
+  }
+}
+
+enum { ST_START, ST_PLAIN, ST_QUOTED, ST_CLOSED, ST_CLOSED_CR, ST_BAD };
+enum { SCAN_MORE = -3, SCAN_BAD = -2, SCAN_EOF = -1 };
+
+/* Scan the record at pos: its field count (boundaries of the first `max` in
+ * spans), SCAN_BAD, SCAN_EOF, or SCAN_MORE when the buffer ends first. *end
+ * is where the next record starts, *lines the line ends consumed. */
+static int scan(AirCsv *c, int max, size_t *end, long *lines) {
+  const char *b = c->buf;
+  size_t i = c->pos, len = c->len;
+  size_t fa = i, qend = i; /* field start; closing quote of a quoted field */
+  bool esc = false;
+  int st = ST_START, nf = 0;
+  long nl = 0;
+
+#define ADD(A, B, E)                                                         \
+  do {                                                                       \
+    if (nf < max) c->spans[nf] = (Span){(A), (B), (E)};                      \
+    nf++;                                                                    \
+  } while (0)
+/* An unquoted field ending the record loses a '\r' of its "\r\n". */
+#define ADD_LAST_PLAIN(B)                                                    \
+  do {                                                                       \
+    size_t e_ = (B);                                                         \
+    if (e_ > fa && b[e_ - 1] == '\r') e_--;                                  \
+    ADD(fa, e_, false);                                                      \
+  } while (0)
+
+  for (; i < len; i++) {
+    char ch = b[i];
+    switch (st) {
+    case ST_START:
+      if (ch == '"') {
+        st = ST_QUOTED;
+        fa = i + 1;
+        esc = false;
+      } else if (ch == ',') {
+        ADD(i, i, false);
+        fa = i + 1;
+      } else if (ch == '\n') {
+        ADD(i, i, false);
+        goto record_end;
+      } else {
+        st = ST_PLAIN;
+        fa = i;
+      }
+      break;
+    case ST_PLAIN:
+      if (ch == ',') {
+        ADD(fa, i, false);
+        st = ST_START;
+        fa = i + 1;
+      } else if (ch == '\n') {
+        ADD_LAST_PLAIN(i);
+        goto record_end;
+      } else if (ch == '"') {
+        st = ST_BAD;
+      }
+      break;
+    case ST_QUOTED:
+      if (ch == '"') {
+        st = ST_CLOSED;
+        qend = i;
+      } else if (ch == '\n') {
+        nl++;
+      }
+      break;
+    case ST_CLOSED:
+      if (ch == '"') { /* "" inside quotes */
+        st = ST_QUOTED;
+        esc = true;
+      } else if (ch == ',') {
+        ADD(fa, qend, esc);
+        st = ST_START;
+        fa = i + 1;
+      } else if (ch == '\n') {
+        ADD(fa, qend, esc);
+        goto record_end;
+      } else if (ch == '\r') {
+        st = ST_CLOSED_CR;
+      } else {
+        st = ST_BAD;
+      }
+      break;
+    case ST_CLOSED_CR:
+      if (ch == '\n') {
+        ADD(fa, qend, esc);
+        goto record_end;
+      }
+      st = ST_BAD;
+      break;
+    case ST_BAD:
+      if (ch == '\n') {
+        *end = i + 1;
+        *lines = nl + 1;
+        return SCAN_BAD;
+      }
+      break;
+    }
+  }
+
+  if (!c->eof) return SCAN_MORE;
+  if (i == c->pos) return SCAN_EOF;
+  *end = len;
+  *lines = nl;
+  switch (st) {
+  case ST_START: ADD(len, len, false); break;
+  case ST_PLAIN: ADD_LAST_PLAIN(len); break;
+  case ST_CLOSED:
+  case ST_CLOSED_CR: ADD(fa, qend, esc); break;
+  case ST_BAD: return SCAN_BAD;
+  case ST_QUOTED: {
+    /* Unterminated: only the line it starts on is bad. */
+    const char *nlp = memchr(b + c->pos, '\n', len - c->pos);
+    *end = nlp ? (size_t)(nlp - b) + 1 : len;
+    *lines = nlp ? 1 : 0;
+    return SCAN_BAD;
+  }
+  }
+  return nf;
+
+record_end:
+  *end = i + 1;
+  *lines = nl + 1;
+  return nf;
+#undef ADD
+#undef ADD_LAST_PLAIN
+}
+
+/* A record holding nothing but its line end. */
+static bool blank_record(const AirCsv *c, size_t end) {
+  size_t n = end - c->pos;
+  const char *p = c->buf + c->pos;
+  if (n > 0 && p[n - 1] == '\n') n--;
+  if (n > 0 && p[n - 1] == '\r') n--;
+  return n == 0;
+}
+
+static size_t unescape(char *p, size_t n) {
+  size_t j = 0;
+  for (size_t k = 0; k < n; k++) {
+    p[j++] = p[k];
+    if (p[k] == '"') k++; /* the second quote of "" */
+  }
+  return j;
+}
+
+int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
+  if (max < 0) max = 0;
+  if (max > c->nspans) {
+    Span *s = realloc(c->spans, (size_t)max * sizeof *s);
+    if (!s) csv_oom();
+    c->spans = s;
+    c->nspans = max;
+  }
+  for (;;) {
+    size_t end = 0;
+    long nl = 0;
+    /* Records of other ranks only need their end: no boundaries. */
+    bool mine_if_counted = c->header ||
+                           c->index % (uint64_t)c->world == (uint64_t)c->rank;
+    int nf = scan(c, mine_if_counted ? max : 0, &end, &nl);
+    if (nf == SCAN_MORE) {
+      refill(c);
+      continue;
+    }
+    if (nf == SCAN_EOF) return -1;
+    long start_line = c->line;
+    bool blank = nf == 1 && blank_record(c, end);
+    c->pos = end;
+    c->line += nl;
+    if (blank) continue;
+    if (c->header) {
+      c->header = false;
+      continue;
+    }
+    bool mine = c->index % (uint64_t)c->world == (uint64_t)c->rank;
+    c->index++;
+    if (!mine) continue;
+    if (line) *line = start_line;
+    if (nf == SCAN_BAD) return -2;
+    int nfill = nf < max ? nf : max;
+    for (int k = 0; k < nfill; k++) {
+      Span *s = &c->spans[k];
+      fields[k].p = c->buf + s->a;
+      fields[k].n = s->esc ? unescape(c->buf + s->a, s->b - s->a) : s->b - s->a;
+    }
+    return nf;
+  }
+}

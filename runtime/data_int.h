@@ -1,0 +1,27 @@
+/* data_int.h - libair internals of gen.c and csv.c, exposed for unit tests.
+ *
+ * The public constructors take a vertex or a runtime and read rank, world
+ * and threads from it; these variants take them directly so generators and
+ * CSV readers can be tested without MPI. rt may be NULL: no stop requests,
+ * no stats.
+ */
+#ifndef AIR_DATA_INT_H
+#define AIR_DATA_INT_H
+
+#include "air.h"
+
+/* A generator instance `instance` of `threads` on rank `rank` of `world`.
+ * rate is the final rate over all ranks (0 = unthrottled), seed the final
+ * seed. Owned by the caller; free with air_gen_close. */
+AirGen *air_gen_open_at(AirRuntime *rt, int rank, int world, int instance,
+                        int threads, int64_t rate, int64_t limit,
+                        int64_t seed);
+
+/* A CSV reader dealing records index % world == rank to this reader (pass
+ * rank 0, world 1 for every record). NULL with errno set when the file
+ * cannot be opened. Owned by the caller; free with air_csv_close. */
+AirCsv *air_csv_open_at(AirRuntime *rt, const char *path, bool header,
+                        int rank, int world);
+long air_csv_bad_count(const AirCsv *c); /* rows passed to air_csv_bad_row */
+
+#endif /* AIR_DATA_INT_H */

@@ -1,0 +1,121 @@
+/* format.c - CSV field parsers and the writers used by format callbacks.
+ *
+ * Parsers accept the whole field or nothing: a row with "12x" in an INT
+ * column is a bad row, not 12. Writers produce what the parsers (and any
+ * RFC 4180 reader) read back to the same value, so results round-trip.
+ */
+#include "air.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+bool air_parse_i64(AirField f, int64_t *out) {
+  const char *p = f.p, *e = f.p + f.n;
+  bool neg = false;
+  if (p < e && (*p == '-' || *p == '+')) neg = *p++ == '-';
+  if (p == e) return false;
+  /* Accumulate the magnitude as unsigned: -9223372036854775808 fits there. */
+  uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+  uint64_t v = 0;
+  for (; p < e; p++) {
+    unsigned d = (unsigned)(*p - '0');
+    if (d > 9) return false;
+    if (v > (limit - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+  return true;
+}
+
+bool air_parse_i32(AirField f, int32_t *out) {
+  int64_t v;
+  if (!air_parse_i64(f, &v) || v < INT32_MIN || v > INT32_MAX) return false;
+  *out = (int32_t)v;
+  return true;
+}
+
+bool air_parse_double(AirField f, double *out) {
+  /* strtod needs a NUL and skips leading spaces, which the field may not
+   * have; numbers longer than the stack copy are rare enough to malloc. */
+  char small[128];
+  if (f.n == 0 || (unsigned char)f.p[0] <= ' ' || memchr(f.p, '\0', f.n))
+    return false;
+  char *s = f.n < sizeof small ? small : malloc(f.n + 1);
+  if (!s) return false;
+  memcpy(s, f.p, f.n);
+  s[f.n] = '\0';
+  char *end;
+  double v = strtod(s, &end);
+  bool ok = end == s + f.n;
+  if (s != small) free(s);
+  if (ok) *out = v;
+  return ok;
+}
+
+static bool field_is(AirField f, const char *word) {
+  size_t n = strlen(word);
+  return f.n == n && strncasecmp(f.p, word, n) == 0;
+}
+
+bool air_parse_bool(AirField f, bool *out) {
+  if (field_is(f, "true") || field_is(f, "1")) *out = true;
+  else if (field_is(f, "false") || field_is(f, "0")) *out = false;
+  else return false;
+  return true;
+}
+
+bool air_parse_str(AirField f, char *dst, size_t maxlen) {
+  if (f.n > maxlen || memchr(f.p, '\0', f.n)) return false;
+  memcpy(dst, f.p, f.n);
+  memset(dst + f.n, 0, maxlen + 1 - f.n);
+  return true;
+}
+
+void air_write_i64(FILE *f, int64_t v) {
+  char buf[24], *p = buf + sizeof buf;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do {
+    *--p = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0) *--p = '-';
+  fwrite(p, 1, (size_t)(buf + sizeof buf - p), f);
+}
+
+void air_write_double(FILE *f, double v) {
+  if (isnan(v)) {
+    fputs("nan", f);
+    return;
+  }
+  if (isinf(v)) {
+    fputs(v < 0 ? "-inf" : "inf", f);
+    return;
+  }
+  /* The fewest significant digits that read back exactly; 17 always do. */
+  char buf[40];
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (prec == 17 || strtod(buf, NULL) == v) break;
+  }
+  fputs(buf, f);
+}
+
+void air_write_str(FILE *f, const char *s) {
+  size_t n = strlen(s);
+  bool quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
+  if (!quote && strpbrk(s, ",\"\r\n")) quote = true;
+  if (!quote) {
+    fwrite(s, 1, n, f);
+    return;
+  }
+  fputc('"', f);
+  for (const char *p = s; *p; p++) {
+    if (*p == '"') fputc('"', f);
+    fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+void air_write_bool(FILE *f, bool v) { fputs(v ? "true" : "false", f); }

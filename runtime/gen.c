@@ -1,0 +1,217 @@
+/* gen.c - deterministic row generators: values, UUIDs, YSB, and pacing.
+ *
+ * Row i is a pure function of (seed, i) (formulas in air.h), so a generator
+ * instance only decides *which* indices it makes and *when*: indices are
+ * dealt round-robin over every instance of every rank, and each instance is
+ * paced on its own at rate / (world * threads) events/s. Nothing is shared
+ * between instances, so generators scale with threads and ranks and the
+ * stream is the same for any rate, world size or thread count.
+ */
+#include "air_int.h"
+#include "data_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- values ------------------------------------------------------------ */
+
+static const char HEX[] = "0123456789abcdef";
+
+void air_gen_uuid(uint64_t r, char out[37]) {
+  unsigned char b[16];
+  uint64_t lo = air_mix64(r);
+  for (int k = 0; k < 8; k++) {
+    b[k] = (unsigned char)(r >> (56 - 8 * k));
+    b[8 + k] = (unsigned char)(lo >> (56 - 8 * k));
+  }
+  b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
+  b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+  char *o = out;
+  for (int k = 0; k < 16; k++) {
+    if (k == 4 || k == 6 || k == 8 || k == 10) *o++ = '-';
+    *o++ = HEX[b[k] >> 4];
+    *o++ = HEX[b[k] & 15];
+  }
+  *o = '\0';
+}
+
+void air_ysb_ad_uuid(int ad, char out[37]) {
+  air_gen_uuid(air_mix64(0xADADADAD00000000ULL + (uint64_t)ad), out);
+}
+
+void air_ysb_campaign_uuid(int campaign, char out[37]) {
+  air_gen_uuid(air_mix64(0xCAC0CAC000000000ULL + (uint64_t)campaign), out);
+}
+
+static const char *const YSB_AD_TYPES[] = {"banner", "modal",
+                                           "sponsored-search", "mail",
+                                           "mobile"};
+static const char *const YSB_EVENT_TYPES[] = {"view", "click", "purchase"};
+
+/* Copies s into out, NUL-padded to cap (truncated if cap is too small, which
+ * the compiler prevents by sizing the columns). */
+static void fill_padded(char *out, size_t cap, const char *s, size_t n) {
+  if (cap == 0) return;
+  if (n > cap - 1) n = cap - 1;
+  memcpy(out, s, n);
+  memset(out + n, 0, cap - n);
+}
+
+void air_ysb_fill(int field, uint64_t r, char *out, size_t cap) {
+  char buf[37];
+  const char *s = buf;
+  switch (field) {
+  case AIR_YSB_USER_ID:
+  case AIR_YSB_PAGE_ID:
+    air_gen_uuid(r, buf);
+    break;
+  case AIR_YSB_AD_ID:
+    air_ysb_ad_uuid((int)(r % AIR_YSB_ADS), buf);
+    break;
+  case AIR_YSB_AD_TYPE:
+    s = YSB_AD_TYPES[r % 5];
+    break;
+  case AIR_YSB_EVENT_TYPE:
+    s = YSB_EVENT_TYPES[r % 3];
+    break;
+  case AIR_YSB_IP: {
+    uint32_t a = (uint32_t)r;
+    snprintf(buf, sizeof buf, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
+             (a >> 8) & 255, a & 255);
+    break;
+  }
+  default:
+    buf[0] = '\0';
+    break;
+  }
+  fill_padded(out, cap, s, strlen(s));
+}
+
+/* ---- pacing ------------------------------------------------------------ */
+
+#define GEN_SLICE_NS 1000000LL      /* rows of ~1 ms are made together */
+#define GEN_NAP_NS 2000000LL        /* longer waits return 0 to the caller */
+#define GEN_MAX_SLEEP_NS 10000000LL /* ... after sleeping at most this */
+#define GEN_BURST_S 0.1             /* backlog kept when falling behind */
+
+struct AirGen {
+  AirRuntime *rt;     /* stop requests; NULL in tests */
+  uint64_t next;      /* global index of the next row */
+  uint64_t stride;    /* world * threads */
+  uint64_t remaining; /* rows this instance still makes (UINT64_MAX: no limit) */
+  double rate;        /* events/s of this instance, 0 = unthrottled */
+  int64_t t0_ns;      /* pacing origin, monotonic ns; 0 until the first call */
+  double emitted;     /* rows made since t0_ns */
+  int64_t seed;       /* the stream's seed */
+  bool done;          /* end reached */
+};
+
+static int64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_ns(int64_t ns) {
+  if (ns <= 0) return;
+  struct timespec ts = {.tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL};
+  /* An interrupted sleep just returns early: the caller re-reads the clock
+   * and the stop flag. */
+  nanosleep(&ts, NULL);
+}
+
+AirGen *air_gen_open_at(AirRuntime *rt, int rank, int world, int instance,
+                        int threads, int64_t rate, int64_t limit,
+                        int64_t seed) {
+  AirGen *g = calloc(1, sizeof *g);
+  if (!g) {
+    fprintf(stderr, "airc runtime: out of memory (generator)\n");
+    exit(1);
+  }
+  if (world < 1) world = 1;
+  if (threads < 1) threads = 1;
+  uint64_t base = (uint64_t)rank * (uint64_t)threads + (uint64_t)instance;
+  g->rt = rt;
+  g->next = base;
+  g->stride = (uint64_t)world * (uint64_t)threads;
+  if (limit > 0)
+    g->remaining = base >= (uint64_t)limit
+                       ? 0
+                       : ((uint64_t)limit - 1 - base) / g->stride + 1;
+  else
+    g->remaining = UINT64_MAX;
+  g->rate = rate > 0 ? (double)rate / (double)g->stride : 0.0;
+  g->seed = seed;
+  return g;
+}
+
+/* Owned by the runtime's vertex thread that opened it; close it with
+ * air_gen_close when the source function ends. */
+AirGen *air_gen_open(AirVertex *v, int instance, int64_t rate, int64_t limit,
+                     int64_t seed, bool seed_given) {
+  AirRuntime *rt = air_vertex_runtime(v);
+  int64_t over = air_rate_override(rt);
+  if (over >= 0) rate = over;
+  if (!seed_given) seed = air_default_seed(rt);
+  /* The vertex's instance count, not --threads: the dealing must match the
+   * instances that actually run or rows would be lost or repeated. */
+  return air_gen_open_at(rt, air_rank(rt), air_world(rt), instance,
+                         v->instances, rate, limit, seed);
+}
+
+size_t air_gen_next(AirGen *g, size_t max, uint64_t *first, uint64_t *stride,
+                    int64_t *now_ms) {
+  *stride = g->stride;
+  *first = g->next;
+  if (!g->done && (g->remaining == 0 || (g->rt && air_should_stop(g->rt))))
+    g->done = true;
+  if (g->done || max == 0) {
+    *now_ms = air_now_ms();
+    return 0;
+  }
+  uint64_t n = g->remaining < max ? g->remaining : max;
+  if (g->rate > 0) {
+    int64_t now = mono_ns();
+    if (g->t0_ns == 0) g->t0_ns = now;
+    /* Rows allowed so far: one at t0, then rate per second. */
+    double avail = (double)(now - g->t0_ns) * 1e-9 * g->rate + 1.0 - g->emitted;
+    double burst = g->rate * GEN_BURST_S + (double)n;
+    if (avail > burst) {
+      /* Behind (backpressure): forget the backlog beyond burst rather than
+       * flooding the pipeline to catch up. */
+      g->t0_ns = now - (int64_t)((g->emitted + burst - 1.0) / g->rate * 1e9);
+      avail = burst;
+    }
+    double want = g->rate * (double)GEN_SLICE_NS * 1e-9;
+    if (want < 1.0) want = 1.0;
+    if (want > (double)n) want = (double)n;
+    if (avail < want) {
+      int64_t wait = (int64_t)((want - avail) / g->rate * 1e9) + 1;
+      if (wait > GEN_NAP_NS) {
+        sleep_ns(wait < GEN_MAX_SLEEP_NS ? wait : GEN_MAX_SLEEP_NS);
+        *now_ms = air_now_ms();
+        return 0;
+      }
+      sleep_ns(wait);
+      now = mono_ns();
+      avail = (double)(now - g->t0_ns) * 1e-9 * g->rate + 1.0 - g->emitted;
+      if (avail < 1.0) { /* woke early (signal) */
+        *now_ms = air_now_ms();
+        return 0;
+      }
+    }
+    if ((double)n > avail) n = (uint64_t)avail;
+    g->emitted += (double)n;
+  }
+  g->next += n * g->stride;
+  g->remaining -= n;
+  *now_ms = air_now_ms();
+  return (size_t)n;
+}
+
+bool air_gen_done(const AirGen *g) { return g->done; }
+
+int64_t air_gen_seed(const AirGen *g) { return g->seed; }
+
+void air_gen_close(AirGen *g) { free(g); }

@@ -1,0 +1,357 @@
+/* Unit tests for runtime/csv.c (through the MPI-free air_csv_open_at). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "data_int.h"
+
+static char *write_temp(const char *data, size_t n) {
+  char *path = strdup("/tmp/air_test_csv_XXXXXX");
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, data, n), (ssize_t)n);
+  close(fd);
+  return path;
+}
+
+typedef struct Rec {
+  int nf;              /* air_csv_next's result */
+  long line;           /* its line */
+  char f[8][64];       /* fields as C strings */
+} Rec;
+
+/* Reads every record of path (rank/world share) into recs; returns count. */
+static int read_all(const char *data, bool header, int rank, int world, Rec *recs,
+                    int maxrecs) {
+  char *path = write_temp(data, strlen(data));
+  AirCsv *c = air_csv_open_at(NULL, path, header, rank, world);
+  assert_non_null(c);
+  AirField f[8];
+  int n = 0, nf;
+  long line;
+  while ((nf = air_csv_next(c, f, 8, &line)) != -1) {
+    assert_true(n < maxrecs);
+    recs[n].nf = nf;
+    recs[n].line = line;
+    for (int k = 0; k < nf && k < 8; k++) {
+      assert_true(f[k].n < 64);
+      memcpy(recs[n].f[k], f[k].p, f[k].n);
+      recs[n].f[k][f[k].n] = '\0';
+    }
+    n++;
+  }
+  assert_int_equal(air_csv_next(c, f, 8, &line), -1); /* EOF is sticky */
+  air_csv_close(c);
+  unlink(path);
+  free(path);
+  return n;
+}
+
+static void test_csv_plain_and_header(void **state) {
+  (void)state;
+  Rec r[4];
+  int n = read_all("a,b,c\n1,2,3\n4,,6\n", true, 0, 1, r, 4);
+  assert_int_equal(n, 2);
+  assert_int_equal(r[0].nf, 3);
+  assert_int_equal(r[0].line, 2);
+  assert_string_equal(r[0].f[0], "1");
+  assert_string_equal(r[0].f[2], "3");
+  assert_int_equal(r[1].line, 3);
+  assert_string_equal(r[1].f[1], "");
+  /* without header the first line is a record */
+  n = read_all("a,b,c\n1,2,3\n", false, 0, 1, r, 4);
+  assert_int_equal(n, 2);
+  assert_string_equal(r[0].f[0], "a");
+  assert_int_equal(r[0].line, 1);
+}
+
+static void test_csv_quoting(void **state) {
+  (void)state;
+  Rec r[4];
+  int n = read_all("\"x,y\",\"he said \"\"hi\"\"\",plain,\"\"\n"
+                   "\"\"\"\",\"a\"\"\"\"b\"\n",
+                   false, 0, 1, r, 4);
+  assert_int_equal(n, 2);
+  assert_int_equal(r[0].nf, 4);
+  assert_string_equal(r[0].f[0], "x,y");
+  assert_string_equal(r[0].f[1], "he said \"hi\"");
+  assert_string_equal(r[0].f[2], "plain");
+  assert_string_equal(r[0].f[3], "");
+  assert_int_equal(r[1].nf, 2);
+  assert_string_equal(r[1].f[0], "\"");
+  assert_string_equal(r[1].f[1], "a\"\"b");
+}
+
+static void test_csv_crlf(void **state) {
+  (void)state;
+  Rec r[4];
+  int n = read_all("h1,h2\r\n1,two\r\n\"q\",\"r\"\r\n3,x\ry\r\n", true, 0, 1, r, 4);
+  assert_int_equal(n, 3);
+  assert_string_equal(r[0].f[1], "two");
+  assert_string_equal(r[1].f[0], "q");
+  assert_string_equal(r[1].f[1], "r");
+  assert_string_equal(r[2].f[1], "x\ry"); /* a lone CR is data */
+  assert_int_equal(r[2].line, 4);
+}
+
+static void test_csv_embedded_newline(void **state) {
+  (void)state;
+  Rec r[4];
+  int n = read_all("\"line1\nline2\",z\nnext,1\n\"a\r\nb\",c\r\n", false, 0, 1, r, 4);
+  assert_int_equal(n, 3);
+  assert_string_equal(r[0].f[0], "line1\nline2");
+  assert_string_equal(r[0].f[1], "z");
+  assert_int_equal(r[0].line, 1);
+  assert_int_equal(r[1].line, 3);
+  assert_string_equal(r[1].f[0], "next");
+  assert_string_equal(r[2].f[0], "a\r\nb"); /* quoted bytes kept as they are */
+  assert_int_equal(r[2].line, 4);
+}
+
+static void test_csv_bad_quoting(void **state) {
+  (void)state;
+  Rec r[8];
+  int n = read_all("\"ab\"c,d\n"      /* text after closing quote */
+                   "ok,1\n"
+                   "ab\"c,d\n"        /* quote inside unquoted field */
+                   "\"x\" ,y\n"       /* space after closing quote */
+                   "ok,2\n"
+                   "x,\"abc\n"        /* never closed */
+                   "ok,3\n",
+                   false, 0, 1, r, 8);
+  assert_int_equal(n, 7);
+  assert_int_equal(r[0].nf, -2);
+  assert_int_equal(r[0].line, 1);
+  assert_int_equal(r[1].nf, 2);
+  assert_string_equal(r[1].f[1], "1");
+  assert_int_equal(r[1].line, 2);
+  assert_int_equal(r[2].nf, -2);
+  assert_int_equal(r[2].line, 3);
+  assert_int_equal(r[3].nf, -2);
+  assert_int_equal(r[3].line, 4);
+  assert_string_equal(r[4].f[1], "2");
+  assert_int_equal(r[5].nf, -2);
+  assert_int_equal(r[5].line, 6);
+  /* the unclosed quote costs only its own line */
+  assert_int_equal(r[6].nf, 2);
+  assert_string_equal(r[6].f[1], "3");
+  assert_int_equal(r[6].line, 7);
+}
+
+static void test_csv_unterminated_resumes_next_line(void **state) {
+  (void)state;
+  Rec r[4];
+  int n = read_all("x,\"abc\nok,3\n", false, 0, 1, r, 4);
+  assert_int_equal(n, 2);
+  assert_int_equal(r[0].nf, -2);
+  assert_int_equal(r[0].line, 1);
+  assert_int_equal(r[1].nf, 2);
+  assert_string_equal(r[1].f[1], "3");
+  assert_int_equal(r[1].line, 2);
+}
+
+static void test_csv_final_record_without_newline(void **state) {
+  (void)state;
+  Rec r[4];
+  int n = read_all("a,b\n1,2", false, 0, 1, r, 4);
+  assert_int_equal(n, 2);
+  assert_string_equal(r[1].f[1], "2");
+  n = read_all("a,b\n\"1\",\"2\"", false, 0, 1, r, 4);
+  assert_int_equal(n, 2);
+  assert_string_equal(r[1].f[1], "2");
+  n = read_all("a,", false, 0, 1, r, 4);
+  assert_int_equal(n, 1);
+  assert_int_equal(r[0].nf, 2);
+  n = read_all("a,b\r", false, 0, 1, r, 4);
+  assert_int_equal(n, 1);
+  assert_string_equal(r[0].f[1], "b");
+  n = read_all("", false, 0, 1, r, 4);
+  assert_int_equal(n, 0);
+}
+
+static void test_csv_blank_lines_skipped(void **state) {
+  (void)state;
+  Rec r[8];
+  int n = read_all("\nh\n1\n\n2\n\r\n3\n\n", true, 0, 1, r, 8);
+  assert_int_equal(n, 3);
+  assert_string_equal(r[0].f[0], "1");
+  assert_int_equal(r[0].line, 3);
+  assert_int_equal(r[1].line, 5);
+  assert_int_equal(r[2].line, 7);
+  /* a quoted empty field and bare commas are records, not blank lines */
+  n = read_all("\"\"\n,,\n", false, 0, 1, r, 8);
+  assert_int_equal(n, 2);
+  assert_int_equal(r[0].nf, 1);
+  assert_string_equal(r[0].f[0], "");
+  assert_int_equal(r[1].nf, 3);
+}
+
+static void test_csv_field_count_beyond_max(void **state) {
+  (void)state;
+  char *path = write_temp("1,2,3,4,5\n", 10);
+  AirCsv *c = air_csv_open_at(NULL, path, false, 0, 1);
+  AirField f[2];
+  long line;
+  assert_int_equal(air_csv_next(c, f, 2, &line), 5); /* true count */
+  assert_int_equal(f[1].n, 1);
+  assert_memory_equal(f[1].p, "2", 1);
+  assert_int_equal(air_csv_next(c, f, 2, &line), -1);
+  air_csv_close(c);
+  air_csv_close(NULL);
+  unlink(path);
+  free(path);
+}
+
+/* Records (some multi-line, some bad) dealt over 1..4 ranks: each record is
+ * read by exactly one rank, rank r getting indices r, r+W, ... */
+static void test_csv_share_split(void **state) {
+  (void)state;
+  enum { N = 1000 };
+  size_t cap = N * 40 + 64, len = 0;
+  char *data = malloc(cap);
+  len += (size_t)sprintf(data + len, "id,text\n");
+  for (int i = 0; i < N; i++) {
+    if (i % 10 == 3) len += (size_t)sprintf(data + len, "%d,\"multi\nline %d\"\n", i, i);
+    else if (i % 17 == 5) len += (size_t)sprintf(data + len, "%d,bad\"quote\n", i);
+    else len += (size_t)sprintf(data + len, "%d,t%d\n", i, i);
+    if (i % 50 == 0) len += (size_t)sprintf(data + len, "\n"); /* blank: no index */
+  }
+  char *path = write_temp(data, len);
+  for (int world = 1; world <= 4; world++) {
+    int *owner = calloc(N, sizeof *owner);
+    for (int rank = 0; rank < world; rank++) {
+      AirCsv *c = air_csv_open_at(NULL, path, true, rank, world);
+      AirField f[4];
+      long line;
+      int nf, k = 0;
+      while ((nf = air_csv_next(c, f, 4, &line)) != -1) {
+        int want = rank + k * world;
+        k++;
+        if (want % 17 == 5 && want % 10 != 3) {
+          assert_int_equal(nf, -2);
+          owner[want]++;
+          continue;
+        }
+        assert_int_equal(nf, 2);
+        char buf[16];
+        memcpy(buf, f[0].p, f[0].n);
+        buf[f[0].n] = '\0';
+        assert_int_equal(atoi(buf), want);
+        owner[want]++;
+      }
+      air_csv_close(c);
+    }
+    for (int i = 0; i < N; i++) assert_int_equal(owner[i], 1);
+    free(owner);
+  }
+  unlink(path);
+  free(path);
+  free(data);
+}
+
+/* More than the 1 MiB buffer: records straddle refills, and one field is
+ * bigger than the whole initial buffer. */
+static void test_csv_large_file_and_record(void **state) {
+  (void)state;
+  enum { N = 60000, BIG = 3 << 20 };
+  size_t cap = (size_t)N * 64 + BIG + 64, len = 0;
+  char *data = malloc(cap);
+  for (int i = 0; i < N; i++)
+    len += (size_t)sprintf(data + len, "%d,\"q,\"\"%d\"\"\n\",%s\n", i, i,
+                           i % 2 ? "odd" : "even");
+  data[len++] = '"';
+  memset(data + len, 'z', BIG);
+  len += BIG;
+  len += (size_t)sprintf(data + len, "\",end\n");
+  char *path = write_temp(data, len);
+  AirCsv *c = air_csv_open_at(NULL, path, false, 0, 1);
+  AirField f[4];
+  long line;
+  for (int i = 0; i < N; i++) {
+    assert_int_equal(air_csv_next(c, f, 4, &line), 3);
+    assert_int_equal(line, 1 + 2L * i);
+    char want[64];
+    int wn = sprintf(want, "q,\"%d\"\n", i);
+    assert_int_equal(f[1].n, (size_t)wn);
+    assert_memory_equal(f[1].p, want, (size_t)wn);
+    assert_int_equal(f[2].n, i % 2 ? 3 : 4);
+  }
+  assert_int_equal(air_csv_next(c, f, 4, &line), 2);
+  assert_int_equal(f[0].n, (size_t)BIG);
+  assert_int_equal(f[0].p[BIG - 1], 'z');
+  assert_int_equal(f[1].n, 3);
+  assert_int_equal(air_csv_next(c, f, 4, &line), -1);
+  air_csv_close(c);
+  unlink(path);
+  free(path);
+  free(data);
+}
+
+static void test_csv_missing_file(void **state) {
+  (void)state;
+  errno = 0;
+  assert_null(air_csv_open_at(NULL, "/nonexistent/dir/x.csv", false, 0, 1));
+  assert_int_equal(errno, ENOENT);
+  assert_null(air_csv_open_at(NULL, "/tmp", false, 0, 1));
+  assert_int_equal(errno, EISDIR);
+}
+
+/* The first 10 bad rows are printed as path:line: why, all are counted. */
+static void test_csv_bad_row_reports_first_ten(void **state) {
+  (void)state;
+  char *path = write_temp("x\n", 2);
+  AirCsv *c = air_csv_open_at(NULL, path, false, 0, 1);
+  char errpath[] = "/tmp/air_test_err_XXXXXX";
+  int efd = mkstemp(errpath);
+  fflush(stderr);
+  int saved = dup(2);
+  dup2(efd, 2);
+  for (long i = 1; i <= 15; i++) air_csv_bad_row(c, i * 10, "wrong field count");
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  assert_int_equal(air_csv_bad_count(c), 15);
+  FILE *e = fopen(errpath, "r");
+  char line[512], want[512];
+  int n = 0;
+  while (fgets(line, sizeof line, e)) {
+    n++;
+    snprintf(want, sizeof want, "%s:%d: wrong field count\n", path, n * 10);
+    assert_string_equal(line, want);
+  }
+  assert_int_equal(n, 10);
+  assert_string_equal(air_csv_path(c), path);
+  fclose(e);
+  close(efd);
+  unlink(errpath);
+  air_csv_close(c);
+  unlink(path);
+  free(path);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_csv_plain_and_header),
+      cmocka_unit_test(test_csv_quoting),
+      cmocka_unit_test(test_csv_crlf),
+      cmocka_unit_test(test_csv_embedded_newline),
+      cmocka_unit_test(test_csv_bad_quoting),
+      cmocka_unit_test(test_csv_unterminated_resumes_next_line),
+      cmocka_unit_test(test_csv_final_record_without_newline),
+      cmocka_unit_test(test_csv_blank_lines_skipped),
+      cmocka_unit_test(test_csv_field_count_beyond_max),
+      cmocka_unit_test(test_csv_share_split),
+      cmocka_unit_test(test_csv_large_file_and_record),
+      cmocka_unit_test(test_csv_missing_file),
+      cmocka_unit_test(test_csv_bad_row_reports_first_ten),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,222 @@
+/* Unit tests for runtime/format.c. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+
+#include "air.h"
+
+static AirField fld(const char *s) { return (AirField){s, strlen(s)}; }
+
+static void test_format_parse_i64(void **state) {
+  (void)state;
+  int64_t v = 0;
+  assert_true(air_parse_i64(fld("0"), &v) && v == 0);
+  assert_true(air_parse_i64(fld("-0"), &v) && v == 0);
+  assert_true(air_parse_i64(fld("+5"), &v) && v == 5);
+  assert_true(air_parse_i64(fld("-42"), &v) && v == -42);
+  assert_true(air_parse_i64(fld("007"), &v) && v == 7);
+  assert_true(air_parse_i64(fld("9223372036854775807"), &v) && v == INT64_MAX);
+  assert_true(air_parse_i64(fld("-9223372036854775808"), &v) && v == INT64_MIN);
+  v = 123;
+  assert_false(air_parse_i64(fld("9223372036854775808"), &v));
+  assert_false(air_parse_i64(fld("-9223372036854775809"), &v));
+  assert_false(air_parse_i64(fld("99999999999999999999999"), &v));
+  assert_false(air_parse_i64(fld(""), &v));
+  assert_false(air_parse_i64(fld("-"), &v));
+  assert_false(air_parse_i64(fld("+"), &v));
+  assert_false(air_parse_i64(fld(" 1"), &v));
+  assert_false(air_parse_i64(fld("1 "), &v));
+  assert_false(air_parse_i64(fld("1a"), &v));
+  assert_false(air_parse_i64(fld("1.0"), &v));
+  assert_false(air_parse_i64(fld("--1"), &v));
+  assert_int_equal(v, 123); /* untouched on failure */
+  /* the field is bounded by n, not by a NUL */
+  assert_true(air_parse_i64((AirField){"12345", 3}, &v) && v == 123);
+}
+
+static void test_format_parse_i32_overflow(void **state) {
+  (void)state;
+  int32_t v = 9;
+  assert_true(air_parse_i32(fld("2147483647"), &v) && v == INT32_MAX);
+  assert_true(air_parse_i32(fld("-2147483648"), &v) && v == INT32_MIN);
+  assert_false(air_parse_i32(fld("2147483648"), &v));
+  assert_false(air_parse_i32(fld("-2147483649"), &v));
+  assert_false(air_parse_i32(fld("4294967296"), &v));
+  assert_false(air_parse_i32(fld("x"), &v));
+  assert_int_equal(v, INT32_MIN);
+}
+
+static void test_format_parse_double(void **state) {
+  (void)state;
+  double d = 0;
+  assert_true(air_parse_double(fld("3.5"), &d) && d == 3.5);
+  assert_true(air_parse_double(fld("-0.25"), &d) && d == -0.25);
+  assert_true(air_parse_double(fld("1e3"), &d) && d == 1000.0);
+  assert_true(air_parse_double(fld("+7"), &d) && d == 7.0);
+  assert_true(air_parse_double(fld(".5"), &d) && d == 0.5);
+  assert_true(air_parse_double(fld("inf"), &d) && isinf(d));
+  d = 1.25;
+  assert_false(air_parse_double(fld(""), &d));
+  assert_false(air_parse_double(fld(" 1"), &d));
+  assert_false(air_parse_double(fld("1 "), &d));
+  assert_false(air_parse_double(fld("1e"), &d));
+  assert_false(air_parse_double(fld("abc"), &d));
+  assert_false(air_parse_double(fld("1.5x"), &d));
+  assert_false(air_parse_double((AirField){"1\0002", 3}, &d));
+  assert_true(d == 1.25);
+  /* field bounded by n: "2.5" out of "2.57" */
+  assert_true(air_parse_double((AirField){"2.57", 3}, &d) && d == 2.5);
+  /* longer than the stack copy */
+  char longnum[300];
+  memset(longnum, '0', sizeof longnum);
+  longnum[0] = '1';
+  longnum[1] = '.';
+  longnum[299] = '\0';
+  assert_true(air_parse_double(fld(longnum), &d) && d == 1.0);
+}
+
+static void test_format_parse_bool(void **state) {
+  (void)state;
+  bool b = false;
+  assert_true(air_parse_bool(fld("true"), &b) && b);
+  assert_true(air_parse_bool(fld("FALSE"), &b) && !b);
+  assert_true(air_parse_bool(fld("True"), &b) && b);
+  assert_true(air_parse_bool(fld("0"), &b) && !b);
+  assert_true(air_parse_bool(fld("1"), &b) && b);
+  assert_false(air_parse_bool(fld("yes"), &b));
+  assert_false(air_parse_bool(fld(""), &b));
+  assert_false(air_parse_bool(fld("truex"), &b));
+  assert_false(air_parse_bool(fld("2"), &b));
+}
+
+static void test_format_parse_str(void **state) {
+  (void)state;
+  char dst[4];
+  memset(dst, 'x', sizeof dst);
+  assert_true(air_parse_str(fld("ab"), dst, 3));
+  assert_memory_equal(dst, "ab\0\0", 4);
+  assert_true(air_parse_str(fld("abc"), dst, 3));
+  assert_memory_equal(dst, "abc\0", 4);
+  assert_true(air_parse_str(fld(""), dst, 3));
+  assert_memory_equal(dst, "\0\0\0\0", 4);
+  assert_false(air_parse_str(fld("abcd"), dst, 3));
+  assert_false(air_parse_str((AirField){"a\0b", 3}, dst, 3));
+}
+
+/* Runs fn's output through a memory stream and returns it (static buffer). */
+static char outbuf[1024];
+static FILE *open_out(void) {
+  FILE *f = fmemopen(outbuf, sizeof outbuf, "w");
+  assert_non_null(f);
+  return f;
+}
+static const char *close_out(FILE *f) {
+  fputc('\0', f);
+  fclose(f);
+  return outbuf;
+}
+
+static const char *fmt_double(double v) {
+  FILE *f = open_out();
+  air_write_double(f, v);
+  return close_out(f);
+}
+
+static void test_format_write_double_known(void **state) {
+  (void)state;
+  /* Expected strings: Python's repr (shortest round trip), in C's %g form */
+  assert_string_equal(fmt_double(0.1), "0.1");
+  assert_string_equal(fmt_double(3.0), "3");
+  assert_string_equal(fmt_double(-2.5), "-2.5");
+  assert_string_equal(fmt_double(0.1 + 0.2), "0.30000000000000004");
+  assert_string_equal(fmt_double(1.0 / 3.0), "0.3333333333333333");
+  assert_string_equal(fmt_double(1e300), "1e+300");
+  assert_string_equal(fmt_double(2.5e-308), "2.5e-308");
+  assert_string_equal(fmt_double(123456789.123), "123456789.123");
+  assert_string_equal(fmt_double(0.0), "0");
+  assert_string_equal(fmt_double(INFINITY), "inf");
+  assert_string_equal(fmt_double(-INFINITY), "-inf");
+  assert_string_equal(fmt_double(NAN), "nan");
+}
+
+static void test_format_write_double_round_trip(void **state) {
+  (void)state;
+  uint64_t s = 99;
+  int n = 0;
+  while (n < 200000) {
+    s = air_mix64(s);
+    double v;
+    if (n % 2) {
+      memcpy(&v, &s, sizeof v); /* arbitrary bit patterns */
+      if (!isfinite(v)) continue;
+    } else {
+      v = (double)(s >> 11) / (double)(1ULL << 53) * 1000.0; /* everyday values */
+    }
+    const char *out = fmt_double(v);
+    double back = strtod(out, NULL);
+    if (memcmp(&back, &v, sizeof v) != 0) fail_msg("%a printed as %s", v, out);
+    n++;
+  }
+}
+
+static const char *fmt_str(const char *s) {
+  FILE *f = open_out();
+  air_write_str(f, s);
+  return close_out(f);
+}
+
+static void test_format_write_str_quoting(void **state) {
+  (void)state;
+  assert_string_equal(fmt_str("abc"), "abc");
+  assert_string_equal(fmt_str(""), "");
+  assert_string_equal(fmt_str("in side"), "in side");
+  assert_string_equal(fmt_str("a,b"), "\"a,b\"");
+  assert_string_equal(fmt_str("say \"hi\""), "\"say \"\"hi\"\"\"");
+  assert_string_equal(fmt_str(" lead"), "\" lead\"");
+  assert_string_equal(fmt_str("trail "), "\"trail \"");
+  assert_string_equal(fmt_str("a\nb"), "\"a\nb\"");
+  assert_string_equal(fmt_str("a\rb"), "\"a\rb\"");
+  assert_string_equal(fmt_str("\""), "\"\"\"\"");
+}
+
+static void test_format_write_i64_and_bool(void **state) {
+  (void)state;
+  FILE *f = open_out();
+  air_write_i64(f, 0);
+  fputc(' ', f);
+  air_write_i64(f, -5);
+  fputc(' ', f);
+  air_write_i64(f, INT64_MAX);
+  fputc(' ', f);
+  air_write_i64(f, INT64_MIN);
+  fputc(' ', f);
+  air_write_i64(f, 1700000000123LL);
+  fputc(' ', f);
+  air_write_bool(f, true);
+  fputc(' ', f);
+  air_write_bool(f, false);
+  assert_string_equal(close_out(f),
+                      "0 -5 9223372036854775807 -9223372036854775808 1700000000123 true false");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_format_parse_i64),
+      cmocka_unit_test(test_format_parse_i32_overflow),
+      cmocka_unit_test(test_format_parse_double),
+      cmocka_unit_test(test_format_parse_bool),
+      cmocka_unit_test(test_format_parse_str),
+      cmocka_unit_test(test_format_write_double_known),
+      cmocka_unit_test(test_format_write_double_round_trip),
+      cmocka_unit_test(test_format_write_str_quoting),
+      cmocka_unit_test(test_format_write_i64_and_bool),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,239 @@
+/* Unit tests for runtime/hash.c: air_hash_bytes and AirHash. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "air.h"
+
+typedef struct Acc {
+  int64_t sum;
+  double d;
+} Acc;
+
+static void test_hash_insert_find(void **state) {
+  (void)state;
+  AirHash *h = air_hash_new(sizeof(int64_t), sizeof(Acc), 0);
+  for (int64_t k = -50; k < 50; k++) {
+    bool is_new = false;
+    Acc *a = air_hash_upsert(h, &k, air_hash_u64((uint64_t)k), &is_new);
+    assert_true(is_new);
+    assert_int_equal(a->sum, 0);
+    assert_true(a->d == 0.0);
+    a->sum = k * 10;
+  }
+  assert_int_equal(air_hash_count(h), 100);
+  for (int64_t k = -50; k < 50; k++) {
+    Acc *a = air_hash_find(h, &k, air_hash_u64((uint64_t)k));
+    assert_non_null(a);
+    assert_int_equal(a->sum, k * 10);
+  }
+  int64_t missing = 1000;
+  assert_null(air_hash_find(h, &missing, air_hash_u64(1000)));
+  air_hash_free(h);
+  air_hash_free(NULL);
+}
+
+static void test_hash_upsert_existing(void **state) {
+  (void)state;
+  AirHash *h = air_hash_new(sizeof(int32_t), sizeof(int64_t), 4);
+  int32_t k = 7;
+  bool is_new;
+  int64_t *v1 = air_hash_upsert(h, &k, air_hash_u64(7), &is_new);
+  assert_true(is_new);
+  *v1 = 99;
+  int64_t *v2 = air_hash_upsert(h, &k, air_hash_u64(7), &is_new);
+  assert_false(is_new);
+  assert_ptr_equal(v1, v2);
+  assert_int_equal(*v2, 99);
+  assert_int_equal(air_hash_count(h), 1);
+  /* is_new may be NULL */
+  assert_non_null(air_hash_upsert(h, &k, air_hash_u64(7), NULL));
+  air_hash_free(h);
+}
+
+/* Same hash for every key: correctness must rest on the key compare. */
+static void test_hash_colliding_hashes(void **state) {
+  (void)state;
+  AirHash *h = air_hash_new(sizeof(int64_t), sizeof(int64_t), 0);
+  for (int64_t k = 0; k < 200; k++)
+    *(int64_t *)air_hash_upsert(h, &k, 0, NULL) = k + 1;
+  assert_int_equal(air_hash_count(h), 200);
+  for (int64_t k = 0; k < 200; k++) {
+    int64_t *v = air_hash_find(h, &k, 0);
+    assert_non_null(v);
+    assert_int_equal(*v, k + 1);
+  }
+  int64_t k = 500;
+  assert_null(air_hash_find(h, &k, 0));
+  air_hash_free(h);
+}
+
+static void test_hash_growth_1e6(void **state) {
+  (void)state;
+  const int64_t n = 1000000;
+  AirHash *h = air_hash_new(sizeof(int64_t), sizeof(int64_t), 16);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t key = k * 7919;
+    bool is_new;
+    int64_t *v = air_hash_upsert(h, &key, air_hash_u64((uint64_t)key), &is_new);
+    assert_true(is_new);
+    *v = k;
+  }
+  assert_int_equal(air_hash_count(h), n);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t key = k * 7919;
+    int64_t *v = air_hash_find(h, &key, air_hash_u64((uint64_t)key));
+    if (!v || *v != k) fail_msg("key %lld lost", (long long)key);
+  }
+  for (int64_t k = 0; k < 1000; k++) {
+    int64_t key = k * 7919 + 1;
+    assert_null(air_hash_find(h, &key, air_hash_u64((uint64_t)key)));
+  }
+  air_hash_free(h);
+}
+
+static void test_hash_iteration_visits_each_once(void **state) {
+  (void)state;
+  const int n = 50000;
+  AirHash *h = air_hash_new(sizeof(int32_t), sizeof(int32_t), 0);
+  for (int32_t k = 0; k < n; k++)
+    *(int32_t *)air_hash_upsert(h, &k, air_hash_bytes(&k, sizeof k), NULL) = -k;
+  unsigned char *seen = calloc((size_t)n, 1);
+  size_t pos = 0, visits = 0;
+  const void *kp;
+  void *vp;
+  while (air_hash_next(h, &pos, &kp, &vp)) {
+    int32_t k, v;
+    memcpy(&k, kp, sizeof k);
+    memcpy(&v, vp, sizeof v);
+    assert_true(k >= 0 && k < n);
+    assert_int_equal(v, -k);
+    assert_int_equal(seen[k], 0);
+    seen[k] = 1;
+    visits++;
+  }
+  assert_int_equal(visits, n);
+  assert_false(air_hash_next(h, &pos, &kp, &vp)); /* stays at the end */
+  free(seen);
+  air_hash_free(h);
+}
+
+static void test_hash_clear(void **state) {
+  (void)state;
+  AirHash *h = air_hash_new(sizeof(int64_t), sizeof(int64_t), 0);
+  for (int64_t k = 0; k < 1000; k++)
+    *(int64_t *)air_hash_upsert(h, &k, air_hash_u64((uint64_t)k), NULL) = 5;
+  air_hash_clear(h);
+  assert_int_equal(air_hash_count(h), 0);
+  size_t pos = 0;
+  assert_false(air_hash_next(h, &pos, NULL, NULL));
+  for (int64_t k = 0; k < 1000; k++)
+    assert_null(air_hash_find(h, &k, air_hash_u64((uint64_t)k)));
+  bool is_new;
+  int64_t k = 3;
+  int64_t *v = air_hash_upsert(h, &k, air_hash_u64(3), &is_new);
+  assert_true(is_new);
+  assert_int_equal(*v, 0); /* zeroed again after clear */
+  air_hash_free(h);
+}
+
+/* Fixed-size string keys (VARCHAR(36) style, NUL padded). */
+static void test_hash_string_keys(void **state) {
+  (void)state;
+  AirHash *h = air_hash_new(37, sizeof(int64_t), 0);
+  char key[37];
+  for (int i = 0; i < 5000; i++) {
+    memset(key, 0, sizeof key);
+    snprintf(key, sizeof key, "campaign-%d", i);
+    (*(int64_t *)air_hash_upsert(h, key, air_hash_bytes(key, sizeof key), NULL))++;
+    (*(int64_t *)air_hash_upsert(h, key, air_hash_bytes(key, sizeof key), NULL))++;
+  }
+  assert_int_equal(air_hash_count(h), 5000);
+  memset(key, 0, sizeof key);
+  strcpy(key, "campaign-4321");
+  int64_t *v = air_hash_find(h, key, air_hash_bytes(key, sizeof key));
+  assert_non_null(v);
+  assert_int_equal(*v, 2);
+  air_hash_free(h);
+}
+
+static void test_hash_bytes_lengths_and_determinism(void **state) {
+  (void)state;
+  unsigned char buf[64] = {0};
+  /* All-zero inputs of different lengths must differ (length is hashed). */
+  for (size_t a = 0; a < 40; a++)
+    for (size_t b = a + 1; b < 40; b++)
+      assert_true(air_hash_bytes(buf, a) != air_hash_bytes(buf, b));
+  /* Only the first n bytes count. */
+  unsigned char x[20], y[20];
+  memset(x, 'a', sizeof x);
+  memset(y, 'a', sizeof y);
+  y[15] = 'b';
+  assert_true(air_hash_bytes(x, 15) == air_hash_bytes(y, 15));
+  assert_true(air_hash_bytes(x, 16) != air_hash_bytes(y, 16));
+  /* Unaligned input gives the same hash. */
+  unsigned char big[80];
+  for (int i = 0; i < 80; i++) big[i] = (unsigned char)(i * 31 + 7);
+  unsigned char copy[81];
+  memcpy(copy + 1, big, 80);
+  assert_true(air_hash_bytes(big, 80) == air_hash_bytes(copy + 1, 80));
+}
+
+/* Flipping one input bit flips about half the output bits. */
+static void test_hash_bytes_avalanche(void **state) {
+  (void)state;
+  uint64_t s = 12345;
+  long total = 0, trials = 0;
+  int worst_bit_min = 64, worst_bit_max = 0;
+  for (int t = 0; t < 200; t++) {
+    unsigned char k[24];
+    for (int i = 0; i < 24; i++) k[i] = (unsigned char)((s = air_mix64(s)) >> 7);
+    uint64_t h0 = air_hash_bytes(k, sizeof k);
+    for (int bit = 0; bit < 24 * 8; bit++) {
+      k[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+      int d = __builtin_popcountll(h0 ^ air_hash_bytes(k, sizeof k));
+      k[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+      total += d;
+      trials++;
+      if (d < worst_bit_min) worst_bit_min = d;
+      if (d > worst_bit_max) worst_bit_max = d;
+    }
+  }
+  double mean = (double)total / (double)trials;
+  assert_true(mean > 31.0 && mean < 33.0);
+  assert_true(worst_bit_min > 8 && worst_bit_max < 56);
+}
+
+/* Sequential integer keys spread evenly over buckets (low bits, as the
+ * table uses them). */
+static void test_hash_bytes_distribution(void **state) {
+  (void)state;
+  enum { NB = 1024, N = 200000 };
+  static int bucket[NB];
+  for (uint32_t i = 0; i < N; i++) bucket[air_hash_bytes(&i, sizeof i) % NB]++;
+  double expect = (double)N / NB, chi = 0;
+  for (int b = 0; b < NB; b++) chi += (bucket[b] - expect) * (bucket[b] - expect) / expect;
+  /* chi-square with 1023 degrees of freedom: mean 1023, sd ~45. */
+  assert_true(chi < 1023 + 6 * 45);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_hash_insert_find),
+      cmocka_unit_test(test_hash_upsert_existing),
+      cmocka_unit_test(test_hash_colliding_hashes),
+      cmocka_unit_test(test_hash_growth_1e6),
+      cmocka_unit_test(test_hash_iteration_visits_each_once),
+      cmocka_unit_test(test_hash_clear),
+      cmocka_unit_test(test_hash_string_keys),
+      cmocka_unit_test(test_hash_bytes_lengths_and_determinism),
+      cmocka_unit_test(test_hash_bytes_avalanche),
+      cmocka_unit_test(test_hash_bytes_distribution),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
