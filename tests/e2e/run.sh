@@ -1,0 +1,185 @@
+#!/bin/sh
+# End-to-end result tests: compile each tests/e2e/cases/<name>/query.airq
+# fused and unfused, run it on 1..3 ranks, and compare its standard output
+# with an independent Python reference. See tests/README.md.
+#
+#   sh tests/e2e/run.sh [case ...]      from the repository root
+#
+# Environment: AIRC (default build/airc), MPIRUN (mpirun), PYTHON (python3),
+# E2E_TIMEOUT (seconds per run, 60), KEEP=1 keeps the work directory.
+
+set -u
+
+root=$(pwd)
+AIRC=${AIRC:-$root/build/airc}
+case $AIRC in /*) ;; */*) AIRC=$root/$AIRC ;; esac
+MPIRUN=${MPIRUN:-mpirun}
+PYTHON=${PYTHON:-python3}
+E2E_TIMEOUT=${E2E_TIMEOUT:-60}
+cases_dir=$root/tests/e2e/cases
+# The references import tests/e2e/lib; keep __pycache__ out of the tree.
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE
+lib=$root/tests/e2e/lib
+
+passed=0
+failed=0
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/airc-e2e.XXXXXX") || exit 1
+if [ "${KEEP:-0}" = 1 ]; then
+  echo "e2e: keeping $work"
+else
+  trap 'rm -rf "$work"' EXIT
+fi
+trap 'exit 130' INT TERM HUP
+
+ok() {
+  echo "ok $*"
+  passed=$((passed + 1))
+}
+
+fail() {
+  echo "FAIL $*"
+  failed=$((failed + 1))
+}
+
+# Indented excerpt of a file, so a failure explains itself in `make` output.
+show() {
+  [ -s "$1" ] && head -n "${2:-30}" "$1" | sed 's/^/    /'
+  return 0
+}
+
+# The comparable form of an output: as is, or with the rows below the header
+# sorted when the case says their order is unspecified.
+normalize() {
+  if [ "$unordered" = 1 ]; then
+    { head -n 1 "$1"; tail -n +2 "$1" | LC_ALL=C sort; } > "$2"
+  else
+    cp "$1" "$2"
+  fi
+}
+
+# run_one NAME NP VARIANT BIN: one run of a compiled query and its checks.
+run_one() {
+  label="$1 np=$2 $3"
+  out=$w/out.$2.$3
+  err=$w/err.$2.$3
+  why=""
+  # shellcheck disable=SC2086 # args are whitespace-separated flags
+  (cd "$dir" && timeout -k 5 "$E2E_TIMEOUT" "$MPIRUN" -np "$2" "$4" $args) \
+    > "$out" 2> "$err" < /dev/null
+  rc=$?
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    why="timed out after ${E2E_TIMEOUT}s"
+  elif [ $rc -ne 0 ]; then
+    why="exit status $rc"
+  fi
+
+  if [ -z "$why" ] && [ -n "$check" ]; then
+    if ! (cd "$dir" && PYTHONPATH=$lib "$PYTHON" check.py "$out") > "$w/check.log" 2>&1; then
+      why="check.py rejected the output"
+    fi
+  elif [ -z "$why" ]; then
+    normalize "$out" "$out.norm"
+    if ! cmp -s "$w/expected.norm" "$out.norm"; then
+      why="output differs from expected.py"
+      diff -u --label expected --label "np=$2 $3" "$w/expected.norm" "$out.norm" \
+        > "$w/diff" 2>&1
+    elif [ -z "$first" ]; then
+      first=$out.norm
+    elif ! cmp -s "$first" "$out.norm"; then
+      why="output differs from $(basename "$first" .norm)"
+    fi
+  fi
+
+  if [ -z "$why" ] && [ -f "$dir/stderr_grep" ]; then
+    while IFS= read -r pat || [ -n "$pat" ]; do
+      [ -z "$pat" ] && continue
+      if ! grep -E -q -e "$pat" "$err"; then
+        why="stderr lacks /$pat/"
+        break
+      fi
+    done < "$dir/stderr_grep"
+  fi
+
+  if [ -z "$why" ]; then
+    ok "$label"
+    return
+  fi
+  fail "$label: $why"
+  case $why in
+    output*from\ expected.py) show "$w/diff" 40 ;;
+    check.py*) show "$w/check.log" 20 ;;
+    *) show "$out" 10 ;;
+  esac
+  echo "    --- stderr:"
+  show "$err" 15
+}
+
+run_case() {
+  name=$1
+  dir=$cases_dir/$name
+  w=$work/$name
+  mkdir -p "$w"
+  first=""
+  check=""
+  unordered=0
+  [ -f "$dir/unordered" ] && unordered=1
+  ranks="1 2 3"
+  [ -f "$dir/ranks" ] && ranks=$(cat "$dir/ranks")
+  args=""
+  [ -f "$dir/args" ] && args=$(cat "$dir/args")
+
+  if [ ! -f "$dir/query.airq" ]; then
+    fail "$name: no query.airq"
+    return
+  fi
+  if [ -f "$dir/check.py" ]; then
+    check=1
+  elif [ -f "$dir/expected.py" ]; then
+    if ! (cd "$dir" && PYTHONPATH=$lib "$PYTHON" expected.py) \
+        > "$w/expected.csv" 2> "$w/expected.err"; then
+      fail "$name: expected.py failed"
+      show "$w/expected.err" 20
+      return
+    fi
+    normalize "$w/expected.csv" "$w/expected.norm"
+  else
+    fail "$name: neither expected.py nor check.py"
+    return
+  fi
+
+  for variant in fuse nofuse; do
+    bin=$w/q_$variant
+    flag=""
+    [ $variant = nofuse ] && flag=--no-fuse
+    # shellcheck disable=SC2086 # flag is empty or one word
+    if ! (cd "$dir" && "$AIRC" $flag query.airq -o "$bin") > "$w/airc.$variant" 2>&1 \
+        || [ ! -x "$bin" ]; then
+      fail "$name $variant: airc did not compile the query"
+      show "$w/airc.$variant" 20
+      continue
+    fi
+    for np in $ranks; do
+      run_one "$name" "$np" "$variant" "$bin"
+    done
+  done
+}
+
+if [ ! -x "$AIRC" ] && ! command -v "$AIRC" > /dev/null 2>&1; then
+  echo "e2e: no compiler at $AIRC (run make first)"
+  echo "e2e: 0 passed, 1 failed"
+  exit 1
+fi
+
+if [ $# -gt 0 ]; then
+  names="$*"
+else
+  names=$(cd "$cases_dir" && for d in */; do [ -f "$d/query.airq" ] && echo "${d%/}"; done)
+fi
+for n in $names; do
+  run_case "$n"
+done
+
+echo "e2e: $passed passed, $failed failed"
+[ $failed -eq 0 ] && [ $passed -gt 0 ]
