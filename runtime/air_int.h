@@ -1,0 +1,213 @@
+/* air_int.h - libair's internal structures, shared by runtime.c, vertex.c,
+ * comm.c, queue.c, watermark.c, stats.c and collector.c. Not installed:
+ * generated programs see air.h only. */
+#ifndef AIR_INT_H
+#define AIR_INT_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "air.h"
+
+/* ======================================================================
+ * Tuning
+ * ====================================================================== */
+
+#define AIR_INQ_BATCHES 64  /* input queue of a consumer vertex, batches */
+#define AIR_OUTQ_BATCHES 32 /* outbound queue per destination rank, batches */
+#define AIR_MAX_INFLIGHT 8  /* outstanding MPI_Issend per destination rank */
+#define AIR_RECV_BURST 16   /* receives per edge per comm-loop round (fairness) */
+#define AIR_IDLE_MIN_US 20  /* comm loop back-off when idle, us */
+#define AIR_IDLE_MAX_US 1000
+#define AIR_TAG_FATAL AIR_MAX_EDGES /* reserved MPI tag (unused edges stop below) */
+
+/* ======================================================================
+ * Bounded blocking queue (queue.c)
+ * ====================================================================== */
+
+/* A FIFO of non-NULL pointers. Producers block while it holds `limit` items
+ * or more; the comm thread, which must never block, uses air_queue_push_force
+ * after checking air_queue_has_room, so the queue may exceed its limit by the
+ * few items pushed between the check and the push. */
+typedef struct AirQueue {
+  pthread_mutex_t mu;
+  pthread_cond_t not_empty; /* signalled on push */
+  pthread_cond_t not_full;  /* signalled on pop */
+  void **ring;              /* ring buffer of ring_cap slots */
+  size_t ring_cap;          /* slots (grows only on forced pushes) */
+  size_t head;              /* index of the oldest item */
+  size_t count;             /* items held */
+  size_t limit;             /* blocking pushes wait while count >= limit */
+} AirQueue;
+
+AirQueue *air_queue_new(size_t limit); /* NULL when out of memory */
+void air_queue_free(AirQueue *q);      /* accepts NULL; items are not freed */
+void air_queue_push(AirQueue *q, void *item); /* blocks while full */
+bool air_queue_try_push(AirQueue *q, void *item); /* false when full */
+void air_queue_push_force(AirQueue *q, void *item); /* never blocks */
+void *air_queue_pop(AirQueue *q);      /* blocks while empty */
+void *air_queue_try_pop(AirQueue *q);  /* NULL when empty */
+size_t air_queue_count(AirQueue *q);
+bool air_queue_has_room(AirQueue *q);  /* count < limit */
+
+/* ======================================================================
+ * Watermark tracking (watermark.c): the min rule over senders
+ * ====================================================================== */
+
+/* One slot per (input edge, sender) of a consumer vertex. A slot only moves
+ * forward: a smaller watermark from a sender is ignored. The vertex's
+ * watermark is the minimum over all slots; with no slots at all it is
+ * AIR_WM_END from the start. */
+typedef struct AirWm {
+  int64_t *slot; /* last watermark per sender */
+  int nslot;     /* number of slots */
+  int64_t min;   /* current minimum over slots */
+} AirWm;
+
+int air_wm_init(AirWm *w, int nslot); /* 0, or -1 when out of memory */
+void air_wm_free(AirWm *w);
+/* Record wm for slot; true when the minimum strictly increased (then read
+ * w->min). An out-of-range slot is ignored and returns false. */
+bool air_wm_update(AirWm *w, int slot, int64_t wm);
+
+/* ======================================================================
+ * Batches: the unit on queues and on the wire
+ * ====================================================================== */
+
+/* Wire format: this header, then nrows * row_size bytes of rows; the MPI tag
+ * is the edge id. A batch with 0 rows is a pure watermark. */
+typedef struct AirBatch {
+  int32_t edge;   /* edge id */
+  int32_t sender; /* rank * producers_per_rank + instance */
+  int32_t nrows;  /* rows that follow */
+  int32_t flags;  /* reserved, 0 */
+  int64_t wm;     /* sender's watermark after these rows */
+} AirBatch;
+
+static inline char *air_batch_rows(AirBatch *b) {
+  return (char *)b + sizeof(AirBatch);
+}
+
+/* ======================================================================
+ * Edges, vertices, ports (vertex.c)
+ * ====================================================================== */
+
+struct AirEdge {
+  AirRuntime *rt;
+  int id;               /* MPI tag */
+  size_t row_size;      /* bytes per row */
+  AirRoute route;
+  int ppr;              /* producer instances per rank */
+  size_t cap_rows;      /* rows per full batch */
+  AirVertex *consumer;  /* consumer on this rank, NULL when none here */
+  int input;            /* index of this edge among the consumer's inputs */
+  int slot_base;        /* first watermark slot of this edge at the consumer */
+};
+
+struct AirVertex {
+  AirRuntime *rt;
+  char *name;
+  bool source;            /* source vertex (else consumer) */
+  bool active;            /* runs on this rank (rank0_only vertices elsewhere: no) */
+  AirSourceFn src_fn;     /* sources */
+  int instances;          /* sources: threads; consumers: 1 */
+  AirEdge **inputs;       /* consumers */
+  int ninputs;
+  AirBatchFn on_batch;
+  AirWatermarkFn on_wm;
+  void *ctx;
+  void (*destroy)(void *ctx); /* internal users (collector): frees ctx at the end */
+  AirQueue *inq;          /* consumers: input batches */
+  AirWm wm;               /* consumers: watermark over all input senders */
+  pthread_mutex_t mu;     /* guards `outs` insertion */
+  AirOut *_Atomic outs;   /* ports, newest first; nodes never removed before the end */
+  pthread_t *threads;     /* `instances` threads */
+  struct AirThreadArg *args;
+  atomic_int live;        /* instances still running */
+};
+
+struct AirOut {
+  AirOutHead head;       /* first: air_out_row reads it through a cast */
+  AirVertex *v;
+  AirEdge *e;
+  int instance;          /* producer instance */
+  int sender;            /* rank * ppr + instance */
+  int ndest;             /* world for HASH, else 1 */
+  AirOutCursor *cur;     /* per destination */
+  AirBatch **batch;      /* per destination: the batch being filled, or NULL */
+  char *park;            /* row_size bytes the cursors point at when no batch */
+  int64_t wm_sent;       /* last watermark sent */
+  bool ended;            /* AIR_WM_END sent: no more rows */
+  AirOut *next;
+};
+
+/* ======================================================================
+ * The runtime (runtime.c), comm loop (comm.c), stats (stats.c)
+ * ====================================================================== */
+
+#define AIR_LAT_MAX_SAMPLES (1u << 20) /* reservoir above this many */
+
+typedef struct AirStats {
+  _Atomic int64_t count[AIR_STAT_COUNT];
+  pthread_mutex_t lat_mu;
+  double *lat;          /* latency samples, ms */
+  size_t nlat;          /* samples held */
+  size_t lat_cap;       /* allocated */
+  uint64_t lat_seen;    /* samples offered (reservoir sampling beyond the max) */
+  uint64_t lat_rng;     /* reservoir's random state */
+} AirStats;
+
+struct AirRuntime {
+  const char *name;       /* query name, for messages */
+  int rank, world;
+  MPI_Comm comm;          /* our dup of MPI_COMM_WORLD */
+  int64_t rate;           /* --rate, -1 when absent */
+  int threads;            /* --threads */
+  double duration_s;      /* --duration, 0 = none */
+  bool show_stats;        /* --stats */
+  bool quiet;             /* --quiet */
+  char *stats_json;       /* --stats-json path or NULL */
+  int64_t seed;           /* default generator seed, equal on all ranks */
+  double t0;              /* monotonic start of the run, s */
+  atomic_bool stop;       /* duration over or signal seen */
+  atomic_int status;      /* exit status so far (0 ok) */
+  AirStats stats;
+  AirEdge *edges[AIR_MAX_EDGES];
+  AirVertex **vertices;
+  int nvertices;
+  AirQueue **outq;        /* per destination rank (NULL for self) */
+  atomic_int live;        /* vertex threads still running on this rank */
+  pthread_t main_thread;  /* the one thread that may call MPI */
+  pthread_mutex_t fatal_mu;
+  atomic_bool fatal;      /* air_fatal was called on this rank */
+  char fatal_msg[1024];   /* its first message */
+};
+
+double air_mono_s(void);                 /* monotonic clock, s */
+void air_fail(AirRuntime *rt, const char *fmt, ...) /* message; exit status 1 at the end */
+    __attribute__((format(printf, 2, 3)));
+void *air_xmalloc(AirRuntime *rt, size_t n); /* never NULL: ends the run when out of memory */
+
+void air_stats_init(AirStats *s);
+void air_stats_free(AirStats *s);
+/* Collective: merge every rank's stats on rank 0, print the summary and
+ * write --stats-json there. elapsed_s: this rank's run time. */
+void air_stats_finish(AirRuntime *rt, double elapsed_s);
+
+/* Hand a filled batch to rank `dest` on edge e (may block: backpressure). */
+void air_batch_send(AirRuntime *rt, AirEdge *e, int dest, AirBatch *b);
+/* The main thread's loop: MPI sends and receives until every vertex on every
+ * rank ended. */
+void air_comm_run(AirRuntime *rt);
+/* The main thread's side of air_fatal: agree with the other ranks, print
+ * each distinct message once on rank 0, end every rank with status 1. */
+void air_fatal_main(AirRuntime *rt) __attribute__((noreturn));
+/* In the comm loop: a fatal error elsewhere? (then never returns) */
+void air_fatal_poll(AirRuntime *rt);
+/* vertex.c: start / join every vertex thread; free edges and vertices. */
+void air_vertices_start(AirRuntime *rt);
+void air_vertices_join(AirRuntime *rt);
+void air_vertices_free(AirRuntime *rt);
+
+#endif /* AIR_INT_H */

@@ -1,0 +1,151 @@
+/* collector.c - the rank-0 vertex writing results in order: windowed rows
+ * are held until the watermark says their window is complete, then sorted
+ * with the query's total order and written. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "air_int.h"
+
+typedef struct Collector {
+  AirRuntime *rt;
+  AirCollectorDef def;
+  FILE *out;       /* stdout or the .tmp file */
+  char *tmp_path;  /* path + ".tmp", NULL for stdout */
+  char *rows;      /* held rows (windowed) */
+  size_t n, cap;   /* rows held / allocated */
+  char *ready;     /* scratch for rows being written */
+  size_t ready_cap;
+} Collector;
+
+static int64_t row_i64(const char *row, size_t off) {
+  int64_t v;
+  memcpy(&v, row + off, sizeof v);
+  return v;
+}
+
+static void write_row(Collector *c, const char *row, int64_t now) {
+  c->def.format(c->out, row);
+  if (c->def.latency)
+    air_latency_record(c->rt, (double)(now - row_i64(row, c->def.ts_offset)));
+}
+
+static void on_batch(AirVertex *v, int input, const void *rows, size_t nrows, void *ctx) {
+  Collector *c = ctx;
+  size_t rs = c->def.row_size;
+  (void)v;
+  (void)input;
+  if (!c->def.windowed) {
+    int64_t now = air_now_ms();
+    for (size_t i = 0; i < nrows; i++)
+      write_row(c, (const char *)rows + i * rs, now);
+    fflush(c->out);
+    return;
+  }
+  if (c->n + nrows > c->cap) {
+    size_t cap = c->cap ? c->cap : 1024;
+    while (cap < c->n + nrows)
+      cap *= 2;
+    char *p = realloc(c->rows, cap * rs);
+    if (!p)
+      air_fatal(c->rt, "out of memory holding %zu result rows", c->n + nrows);
+    c->rows = p;
+    c->cap = cap;
+  }
+  memcpy(c->rows + c->n * rs, rows, nrows * rs);
+  c->n += nrows;
+}
+
+static void finish(Collector *c) {
+  const char *shown = c->def.path ? c->def.path : "standard output";
+  bool bad = ferror(c->out) != 0;
+  if (c->tmp_path) {
+    bad |= fclose(c->out) != 0;
+    c->out = NULL;
+    if (bad) {
+      air_fail(c->rt, "cannot write '%s'", c->tmp_path);
+      remove(c->tmp_path);
+    } else if (rename(c->tmp_path, c->def.path) != 0) {
+      air_fail(c->rt, "cannot rename '%s' to '%s': %s", c->tmp_path, c->def.path,
+               strerror(errno));
+    }
+  } else {
+    bad |= fflush(c->out) != 0;
+    if (bad)
+      air_fail(c->rt, "cannot write %s", shown);
+  }
+}
+
+static void on_watermark(AirVertex *v, int64_t wm, void *ctx) {
+  Collector *c = ctx;
+  size_t rs = c->def.row_size;
+  (void)v;
+  if (c->def.windowed && c->n > 0) {
+    /* Move complete rows (window end <= wm) to `ready`, keep the rest. */
+    if (c->ready_cap < c->n) {
+      free(c->ready);
+      c->ready = air_xmalloc(c->rt, c->n * rs);
+      c->ready_cap = c->n;
+    }
+    size_t nready = 0, keep = 0;
+    for (size_t i = 0; i < c->n; i++) {
+      char *row = c->rows + i * rs;
+      if (row_i64(row, c->def.wend_offset) <= wm)
+        memcpy(c->ready + nready++ * rs, row, rs);
+      else if (keep++ != i)
+        memcpy(c->rows + (keep - 1) * rs, row, rs);
+    }
+    c->n = keep;
+    if (nready) {
+      qsort(c->ready, nready, rs, c->def.compare);
+      int64_t now = air_now_ms();
+      for (size_t i = 0; i < nready; i++)
+        write_row(c, c->ready + i * rs, now);
+      air_stat_add(c->rt, AIR_STAT_WINDOWS, (int64_t)nready);
+      fflush(c->out);
+    }
+  }
+  if (wm == AIR_WM_END)
+    finish(c);
+}
+
+static void collector_free(void *ctx) {
+  Collector *c = ctx;
+  if (c->out && c->out != stdout)
+    fclose(c->out);
+  free(c->tmp_path);
+  free(c->rows);
+  free(c->ready);
+  free(c);
+}
+
+AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
+                             const AirCollectorDef *def) {
+  AirEdge *inputs[1] = {e};
+  if (rt->rank != 0)
+    return air_vertex_consumer(rt, name, inputs, 1, NULL, NULL, NULL, true);
+  if (!def->format || (def->windowed && !def->compare) || def->row_size != e->row_size)
+    air_fatal(rt, "collector '%s': bad definition", name ? name : "?");
+  Collector *c = air_xmalloc(rt, sizeof *c);
+  memset(c, 0, sizeof *c);
+  c->rt = rt;
+  c->def = *def;
+  c->out = stdout;
+  if (def->path) {
+    size_t n = strlen(def->path);
+    c->tmp_path = air_xmalloc(rt, n + 5);
+    memcpy(c->tmp_path, def->path, n);
+    memcpy(c->tmp_path + n, ".tmp", 5);
+    c->out = fopen(c->tmp_path, "w");
+    if (!c->out)
+      air_fatal(rt, "cannot write '%s': %s", c->tmp_path, strerror(errno));
+  }
+  if (def->header) {
+    fputs(def->header, c->out);
+    fputc('\n', c->out);
+    fflush(c->out);
+  }
+  AirVertex *v = air_vertex_consumer(rt, name, inputs, 1, on_batch, on_watermark, c, true);
+  v->destroy = collector_free;
+  return v;
+}

@@ -1,0 +1,238 @@
+/* comm.c - the main thread's MPI loop. Only this thread calls MPI
+ * (MPI_THREAD_FUNNELED). Vertex threads hand it batches through one bounded
+ * queue per destination rank; it posts at most AIR_MAX_INFLIGHT synchronous
+ * sends per rank, and receives on an edge only while that edge's consumer
+ * has room, so it never blocks and memory stays bounded: a slow consumer
+ * leaves messages with their senders, whose sends then do not complete,
+ * whose queues fill, whose producers block. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "air_int.h"
+
+void air_batch_send(AirRuntime *rt, AirEdge *e, int dest, AirBatch *b) {
+  if (dest == rt->rank) {
+    /* Same rank: straight to the consumer, no MPI. */
+    if (!e->consumer)
+      air_fatal(rt, "edge %d has no consumer on rank %d", e->id, dest);
+    air_queue_push(e->consumer->inq, b);
+  } else {
+    air_queue_push(rt->outq[dest], b);
+  }
+}
+
+typedef struct Inflight {
+  MPI_Request req[AIR_MAX_INFLIGHT];
+  AirBatch *b[AIR_MAX_INFLIGHT];
+  int n;
+} Inflight;
+
+/* Complete finished sends to d and post new ones; true if anything moved.
+ * MPI keeps messages of one (sender, tag, comm) in posting order, and the
+ * queue is FIFO, so each sender's rows and watermarks arrive in order. */
+static bool pump_sends(AirRuntime *rt, Inflight *f, int d) {
+  bool moved = false;
+  for (int i = 0; i < f->n;) {
+    int flag = 0;
+    MPI_Test(&f->req[i], &flag, MPI_STATUS_IGNORE);
+    if (flag) {
+      free(f->b[i]);
+      f->n--;
+      f->req[i] = f->req[f->n];
+      f->b[i] = f->b[f->n];
+      moved = true;
+    } else {
+      i++;
+    }
+  }
+  while (f->n < AIR_MAX_INFLIGHT) {
+    AirBatch *b = air_queue_try_pop(rt->outq[d]);
+    if (!b)
+      break;
+    size_t bytes = sizeof *b + (size_t)b->nrows * rt->edges[b->edge]->row_size;
+    /* Issend, not Isend: completion means the receiver took it, so the
+     * number of batches between two ranks stays bounded. */
+    MPI_Issend(b, (int)bytes, MPI_BYTE, d, b->edge, rt->comm, &f->req[f->n]);
+    f->b[f->n++] = b;
+    moved = true;
+  }
+  return moved;
+}
+
+static bool pump_receives(AirRuntime *rt, AirEdge *e) {
+  bool moved = false;
+  AirQueue *q = e->consumer->inq;
+  for (int k = 0; k < AIR_RECV_BURST && air_queue_has_room(q); k++) {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, e->id, rt->comm, &flag, &st);
+    if (!flag)
+      break;
+    int bytes = 0;
+    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    AirBatch *b = air_xmalloc(rt, (size_t)bytes);
+    MPI_Recv(b, bytes, MPI_BYTE, st.MPI_SOURCE, e->id, rt->comm, MPI_STATUS_IGNORE);
+    if ((size_t)bytes < sizeof *b || b->edge != e->id || b->nrows < 0 ||
+        (size_t)bytes != sizeof *b + (size_t)b->nrows * e->row_size)
+      air_fatal(rt, "malformed batch of %d bytes from rank %d on edge %d", bytes, st.MPI_SOURCE,
+                e->id);
+    air_queue_push_force(q, b);
+    moved = true;
+  }
+  return moved;
+}
+
+static void nap_us(long us) {
+  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+  nanosleep(&ts, NULL);
+}
+
+static _Noreturn void die(void) {
+  fflush(NULL);
+  _exit(1);
+}
+
+#define FATAL_GATHER_S 0.25 /* rank 0 waits this long for other ranks' messages */
+#define FATAL_ALONE_S 3.0   /* a rank whose rank 0 does not answer prints alone */
+
+void air_fatal_main(AirRuntime *rt) {
+  char *msg = rt->fatal_msg; /* empty when another rank's error brought us here */
+  if (rt->rank != 0) {
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (msg[0])
+      MPI_Isend(msg, (int)strlen(msg) + 1, MPI_CHAR, 0, AIR_TAG_FATAL, rt->comm, &req);
+    double t0 = air_mono_s();
+    for (;;) {
+      int flag = 0;
+      MPI_Iprobe(0, AIR_TAG_FATAL, rt->comm, &flag, MPI_STATUS_IGNORE);
+      if (flag)
+        die();
+      if (req != MPI_REQUEST_NULL)
+        MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+      if (air_mono_s() - t0 > FATAL_ALONE_S) {
+        fprintf(stderr, "%s: error: rank %d: %s\n", rt->name, rt->rank,
+                msg[0] ? msg : "another rank failed");
+        die();
+      }
+      nap_us(1000);
+    }
+  }
+  /* Rank 0: print distinct messages as they come, then end everyone. */
+  char seen[8][sizeof rt->fatal_msg];
+  int nseen = 0;
+  fflush(stdout);
+  if (msg[0]) {
+    fprintf(stderr, "%s: error: %s\n", rt->name, msg);
+    snprintf(seen[nseen++], sizeof seen[0], "%s", msg);
+  }
+  double t0 = air_mono_s();
+  while (rt->world > 1 && air_mono_s() - t0 < FATAL_GATHER_S) {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, AIR_TAG_FATAL, rt->comm, &flag, &st);
+    if (!flag) {
+      nap_us(1000);
+      continue;
+    }
+    char text[sizeof rt->fatal_msg];
+    int n = 0;
+    MPI_Get_count(&st, MPI_CHAR, &n);
+    if (n < 1 || n > (int)sizeof text)
+      n = 0;
+    MPI_Recv(text, n, MPI_CHAR, st.MPI_SOURCE, AIR_TAG_FATAL, rt->comm, MPI_STATUS_IGNORE);
+    text[n ? n - 1 : 0] = '\0';
+    bool dup = false;
+    for (int i = 0; i < nseen; i++)
+      dup |= strcmp(seen[i], text) == 0;
+    if (!dup) {
+      fprintf(stderr, "%s: error: rank %d: %s\n", rt->name, st.MPI_SOURCE, text);
+      if (nseen < 8)
+        snprintf(seen[nseen++], sizeof seen[0], "%s", text);
+    }
+  }
+  fflush(stderr);
+  char none = 0;
+  for (int r = 1; r < rt->world; r++) {
+    MPI_Request req;
+    MPI_Isend(&none, 1, MPI_CHAR, r, AIR_TAG_FATAL, rt->comm, &req);
+    MPI_Request_free(&req);
+  }
+  /* Let the others leave first: each exits on its own within a few ms. */
+  double t1 = air_mono_s();
+  while (air_mono_s() - t1 < 0.2) {
+    int flag;
+    MPI_Iprobe(MPI_ANY_SOURCE, AIR_TAG_FATAL, rt->comm, &flag, MPI_STATUS_IGNORE);
+    nap_us(2000);
+  }
+  die();
+}
+
+void air_fatal_poll(AirRuntime *rt) {
+  if (atomic_load(&rt->fatal))
+    air_fatal_main(rt);
+  int flag = 0;
+  MPI_Iprobe(rt->rank == 0 ? MPI_ANY_SOURCE : 0, AIR_TAG_FATAL, rt->comm, &flag,
+             MPI_STATUS_IGNORE);
+  if (flag)
+    air_fatal_main(rt);
+}
+
+static bool sends_drained(AirRuntime *rt, const Inflight *inf) {
+  for (int d = 0; d < rt->world; d++) {
+    if (d == rt->rank)
+      continue;
+    if (inf[d].n || air_queue_count(rt->outq[d]))
+      return false;
+  }
+  return true;
+}
+
+/* A rank is done when its vertex threads ended and its sends completed.
+ * Its consumers ended only after AIR_WM_END from every sender, the last
+ * thing each sends, so nothing more can arrive for them; the barrier only
+ * keeps MPI's blocking collectives that follow (which spin) from burning a
+ * core while other ranks still work. */
+void air_comm_run(AirRuntime *rt) {
+  Inflight *inf = air_xmalloc(rt, (size_t)rt->world * sizeof *inf);
+  for (int d = 0; d < rt->world; d++)
+    inf[d].n = 0;
+  AirEdge *recv[AIR_MAX_EDGES];
+  int nrecv = 0;
+  for (int i = 0; i < AIR_MAX_EDGES; i++) {
+    AirEdge *e = rt->edges[i];
+    if (e && e->consumer && e->consumer->active)
+      recv[nrecv++] = e;
+  }
+  long idle_us = AIR_IDLE_MIN_US;
+  bool local_done = false;
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  for (;;) {
+    air_fatal_poll(rt);
+    bool moved = false;
+    for (int d = 0; d < rt->world; d++)
+      if (d != rt->rank)
+        moved |= pump_sends(rt, &inf[d], d);
+    for (int i = 0; i < nrecv; i++)
+      moved |= pump_receives(rt, recv[i]);
+    if (!local_done && atomic_load(&rt->live) == 0 && sends_drained(rt, inf)) {
+      local_done = true;
+      MPI_Ibarrier(rt->comm, &barrier);
+    }
+    if (local_done) {
+      int flag = 0;
+      MPI_Test(&barrier, &flag, MPI_STATUS_IGNORE);
+      if (flag)
+        break;
+    }
+    if (moved) {
+      idle_us = AIR_IDLE_MIN_US;
+    } else {
+      struct timespec ts = {0, idle_us * 1000};
+      nanosleep(&ts, NULL);
+      idle_us = idle_us * 2 > AIR_IDLE_MAX_US ? AIR_IDLE_MAX_US : idle_us * 2;
+    }
+  }
+  free(inf);
+}

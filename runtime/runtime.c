@@ -1,0 +1,290 @@
+/* runtime.c - one AirRuntime per rank: flags, MPI start and end, clock,
+ * signals, fatal errors, and air_run tying the threads and the comm loop
+ * together. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "air_int.h"
+
+/* The one piece of process-wide state: a signal handler cannot find the
+ * runtime. Sources see it through air_should_stop. */
+static volatile sig_atomic_t signalled;
+
+static void on_signal(int sig) {
+  (void)sig;
+  signalled = 1;
+}
+
+double air_mono_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* MPI_Wtime is not guaranteed to count from the epoch, and event times in
+ * rows are epoch milliseconds, so latency needs the real-time clock. */
+int64_t air_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int air_rank(const AirRuntime *rt) { return rt->rank; }
+int air_world(const AirRuntime *rt) { return rt->world; }
+int64_t air_rate_override(const AirRuntime *rt) { return rt->rate; }
+int air_threads(const AirRuntime *rt) { return rt->threads; }
+double air_duration_s(const AirRuntime *rt) { return rt->duration_s; }
+int64_t air_default_seed(const AirRuntime *rt) { return rt->seed; }
+AirRuntime *air_vertex_runtime(const AirVertex *v) { return v->rt; }
+
+bool air_should_stop(const AirRuntime *rt) {
+  if (signalled)
+    return true;
+  if (atomic_load_explicit(&rt->stop, memory_order_relaxed))
+    return true;
+  if (rt->duration_s > 0 && air_mono_s() - rt->t0 >= rt->duration_s) {
+    atomic_store_explicit(&((AirRuntime *)rt)->stop, true, memory_order_relaxed);
+    return true;
+  }
+  return false;
+}
+
+/* Every rank may hit the same error (a file missing everywhere), on any
+ * thread, while only the main thread may use MPI. So the message is parked
+ * in the runtime and the main thread (here, or in the comm loop) tells rank
+ * 0, which prints each distinct message once and then tells every rank to
+ * exit with status 1 on its own (mpirun would otherwise kill the slower
+ * ones and print its own alarm). */
+void air_fatal(AirRuntime *rt, const char *fmt, ...) {
+  char msg[sizeof rt->fatal_msg];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (!rt) {
+    fflush(stdout);
+    fprintf(stderr, "airc: error: %s\n", msg);
+    _exit(1);
+  }
+  pthread_mutex_lock(&rt->fatal_mu);
+  if (!atomic_load(&rt->fatal)) {
+    memcpy(rt->fatal_msg, msg, sizeof msg);
+    atomic_store(&rt->fatal, true);
+  }
+  pthread_mutex_unlock(&rt->fatal_mu);
+  atomic_store(&rt->stop, true);
+  if (pthread_equal(pthread_self(), rt->main_thread))
+    air_fatal_main(rt);
+  for (;;)
+    pause(); /* the main thread ends the process */
+}
+
+void air_fail(AirRuntime *rt, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "%s: error: %s\n", rt->name, msg);
+  atomic_store(&rt->status, 1);
+}
+
+void *air_xmalloc(AirRuntime *rt, size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p)
+    air_fatal(rt, "out of memory (%zu bytes)", n);
+  return p;
+}
+
+static void usage(FILE *f, const char *name) {
+  fprintf(f,
+          "usage: mpirun -np N %s [options]\n"
+          "  --rate R          events per second over all ranks (0 = unthrottled)\n"
+          "  --duration S      stop the sources after S seconds\n"
+          "  --threads T       generator threads per rank (default 1)\n"
+          "  --stats           more detail in the summary\n"
+          "  --stats-json FILE write the summary as JSON\n"
+          "  --quiet           no summary\n"
+          "  --help            this text\n",
+          name);
+}
+
+/* Every rank parses the same argv, so every rank reaches the same verdict;
+ * rank 0 alone prints, then all leave through MPI_Finalize. */
+static void bad_flag(AirRuntime *rt, const char *fmt, const char *arg) {
+  if (rt->rank == 0) {
+    fprintf(stderr, "%s: error: ", rt->name);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (try --help)\n");
+  }
+  MPI_Finalize();
+  exit(2);
+}
+
+static bool parse_i64(const char *s, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end)
+    return false;
+  *out = v;
+  return true;
+}
+
+static bool parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !(v == v))
+    return false;
+  *out = v;
+  return true;
+}
+
+/* Flags are removed from argv; the rest is left for the caller. */
+static void parse_flags(AirRuntime *rt, int *argc, char ***argv) {
+  int n = *argc;
+  char **av = *argv;
+  int keep = 1;
+  for (int i = 1; i < n; i++) {
+    char *a = av[i];
+    char *val = NULL;
+    char flag[64];
+    const char *eq = strchr(a, '=');
+    if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof flag) {
+      memcpy(flag, a, (size_t)(eq - a));
+      flag[eq - a] = '\0';
+      val = (char *)eq + 1;
+    } else {
+      snprintf(flag, sizeof flag, "%s", a);
+    }
+    bool takes = !strcmp(flag, "--rate") || !strcmp(flag, "--duration") ||
+                 !strcmp(flag, "--threads") || !strcmp(flag, "--stats-json");
+    if (takes && !val) {
+      if (i + 1 >= n)
+        bad_flag(rt, "option '%s' needs a value", flag);
+      val = av[++i];
+    } else if (!takes && val) {
+      bad_flag(rt, "option '%s' takes no value", flag);
+    }
+    if (!strcmp(flag, "--rate")) {
+      if (!parse_i64(val, &rt->rate) || rt->rate < 0)
+        bad_flag(rt, "bad --rate '%s' (events/s, >= 0)", val);
+    } else if (!strcmp(flag, "--duration")) {
+      if (!parse_double(val, &rt->duration_s) || rt->duration_s < 0)
+        bad_flag(rt, "bad --duration '%s' (seconds, >= 0)", val);
+    } else if (!strcmp(flag, "--threads")) {
+      int64_t t;
+      if (!parse_i64(val, &t) || t < 1 || t > 256)
+        bad_flag(rt, "bad --threads '%s' (1..256)", val);
+      rt->threads = (int)t;
+    } else if (!strcmp(flag, "--stats-json")) {
+      rt->stats_json = val;
+    } else if (!strcmp(flag, "--stats")) {
+      rt->show_stats = true;
+    } else if (!strcmp(flag, "--quiet")) {
+      rt->quiet = true;
+    } else if (!strcmp(flag, "--help") || !strcmp(flag, "-h")) {
+      if (rt->rank == 0)
+        usage(stdout, rt->name);
+      MPI_Finalize();
+      exit(0);
+    } else if (a[0] == '-') {
+      bad_flag(rt, "unknown option '%s'", a);
+    } else {
+      av[keep++] = a;
+    }
+  }
+  av[keep] = NULL;
+  *argc = keep;
+}
+
+AirRuntime *air_init(int *argc, char ***argv, const char *query_name) {
+  int provided;
+  if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    fprintf(stderr, "%s: error: MPI_Init_thread failed\n", query_name);
+    exit(1);
+  }
+  AirRuntime *rt = calloc(1, sizeof *rt);
+  if (!rt) {
+    fprintf(stderr, "%s: error: out of memory\n", query_name);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  rt->name = query_name;
+  rt->main_thread = pthread_self();
+  pthread_mutex_init(&rt->fatal_mu, NULL);
+  atomic_init(&rt->fatal, false);
+  MPI_Comm_dup(MPI_COMM_WORLD, &rt->comm);
+  MPI_Comm_rank(rt->comm, &rt->rank);
+  MPI_Comm_size(rt->comm, &rt->world);
+  if (provided < MPI_THREAD_FUNNELED)
+    air_fatal(rt, "MPI library lacks MPI_THREAD_FUNNELED support");
+  rt->rate = -1;
+  rt->threads = 1;
+  atomic_init(&rt->stop, false);
+  atomic_init(&rt->status, 0);
+  atomic_init(&rt->live, 0);
+  air_stats_init(&rt->stats);
+  parse_flags(rt, argc, argv);
+
+  /* One clock value for all ranks, so unseeded generators agree. */
+  int64_t seed = 0;
+  if (rt->rank == 0) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    seed = (int64_t)air_mix64((uint64_t)ts.tv_sec * 1000000000u +
+                              (uint64_t)ts.tv_nsec + (uint64_t)getpid());
+  }
+  MPI_Bcast(&seed, 1, MPI_INT64_T, 0, rt->comm);
+  rt->seed = seed;
+
+  rt->outq = calloc((size_t)rt->world, sizeof *rt->outq);
+  if (!rt->outq)
+    air_fatal(rt, "out of memory");
+  for (int d = 0; d < rt->world; d++) {
+    if (d == rt->rank)
+      continue;
+    rt->outq[d] = air_queue_new(AIR_OUTQ_BATCHES);
+    if (!rt->outq[d])
+      air_fatal(rt, "out of memory");
+  }
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  rt->t0 = air_mono_s();
+  return rt;
+}
+
+int air_run(AirRuntime *rt) {
+  rt->t0 = air_mono_s();
+  air_vertices_start(rt);
+  air_comm_run(rt);
+  air_vertices_join(rt);
+  double elapsed = air_mono_s() - rt->t0;
+  air_stats_finish(rt, elapsed);
+
+  /* Any rank's failure (a result file that could not be written) fails the
+   * job everywhere. */
+  int status = atomic_load(&rt->status), all = 0;
+  MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MAX, rt->comm);
+
+  air_vertices_free(rt);
+  for (int d = 0; d < rt->world; d++)
+    air_queue_free(rt->outq[d]);
+  free(rt->outq);
+  air_stats_free(&rt->stats);
+  pthread_mutex_destroy(&rt->fatal_mu);
+  MPI_Comm_free(&rt->comm);
+  free(rt);
+  MPI_Finalize();
+  return all;
+}
