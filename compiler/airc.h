@@ -396,17 +396,25 @@ typedef struct Operator {
   Relation *rel;      /* OP_SOURCE stream, OP_STATIC_JOIN table, OP_SINK sink (NULL = stdout) */
 } Operator;
 
-/* One query statement as a chain Source -> ... -> Sink. */
+/* One query statement as a chain Source -> ... -> Sink. A stream-stream
+ * join has a second input leg (ops1: Source, Filter?) meeting ops at OP_JOIN. */
 typedef struct Chain {
   Stmt *stmt;         /* the SELECT / INSERT / CREATE STREAM AS */
   Select *sel;        /* its query */
   Relation *source;   /* from[0]'s relation */
+  Relation *source1;  /* from[1]'s relation for a stream-stream join, else NULL */
   Operator *ops;      /* the chain, ops[0] is OP_SOURCE, ops[nops-1] OP_SINK */
   int nops;
+  Operator *ops1;     /* the join's second leg: OP_SOURCE, OP_FILTER? */
+  int nops1;
+  int join_at;        /* index of OP_JOIN in ops, or -1 */
   int index;          /* 0-based among the program's chains */
-  bool windowed;      /* ends in Reduce or Aggregation */
+  bool windowed;      /* ends in Reduce, Aggregation or Join */
+  bool session;       /* SESSION window: no partial aggregate (sessions merge by key) */
+  Relation *derived;  /* CREATE STREAM AS: the stream it makes, else NULL */
   /* columns the chain reads: used[f][c] for from item f, column c */
   bool *used[2];
+  int producer;       /* fuse: index of the stage whose rows are the results */
 } Chain;
 
 typedef struct Plan {
@@ -431,25 +439,43 @@ typedef enum {
   XR_KEYHASH, /* a message to rank hash(group or join key) % ranks */
   XR_SINGLE,  /* a message to rank 0 (global Reduce) */
   XR_GATHER,  /* results to the collector on rank 0 */
+  XR_SAME,    /* a message to the same rank: a derived stream's rows to a reader */
 } ExchangeKind;
 
-/* A pipeline: the operators [first, last] of a chain running as one loop. */
+#define AIRC_MAX_OUTS 16 /* consumers of one pipeline's rows */
+
+/* A pipeline: the operators [first, last] of one leg of a chain, run as one
+ * loop on every rank (or on rank 0: the collector). */
 typedef struct Stage {
   Chain *chain;       /* the chain it belongs to */
-  int first, last;    /* operator indices in chain->ops */
+  int leg;            /* 0, or 1 for a stream-stream join's second input */
+  int first, last;    /* operator indices in the leg's ops */
   bool partial;       /* ends with the per-rank partial aggregate */
   bool final;         /* starts with the final aggregate (merges partials) */
-  ExchangeKind in;    /* how rows reach it (XR_LOCAL for the first stage) */
-  int edge;           /* id of its input edge (the MPI tag), -1 for the first */
+  ExchangeKind in;    /* how rows reach it (XR_LOCAL: it runs in a source's loop) */
+  int edge;           /* input edge id, -1 in a source's loop */
+  int edge1;          /* a Join's second input edge, else -1 */
+  int outs[AIRC_MAX_OUTS]; /* output edge ids */
+  int nouts;
   int id;             /* 1-based pipeline number in --explain */
 } Stage;
+
+/* An edge between two pipelines: rows travel on it as messages (MPI, or a
+ * queue within the rank). */
+typedef struct PEdge {
+  int id;             /* edge id: the MPI tag */
+  ExchangeKind kind;  /* routing */
+  int from, to;       /* stage indices */
+  int to_input;       /* 0, or 1 for a Join's second input */
+} PEdge;
 
 typedef struct Physical {
   Plan *plan;         /* the logical plan */
   bool fused;         /* false with --no-fuse */
   Stage *stages;      /* chain by chain, in order */
   int nstages;
-  int nedges;         /* edges used, ids 0..nedges-1 */
+  PEdge *edges;       /* by id */
+  int nedges;
 } Physical;
 
 Physical *fuse_plan(Arena *a, Plan *plan, bool fuse);

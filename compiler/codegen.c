@@ -120,9 +120,22 @@ typedef struct Ctx {
   const Select *sel;
   bool post;                /* after aggregation: keys, aggregates, window bounds */
   const char *col_fmt[2];   /* printf format of a column ref per FROM item, "%d" = column index */
+  int implicit_ts[2];       /* a derived stream's implicit ts column index, or -1 */
+  const char *ts_ref[2];    /* ... and where it lives */
   const char *key;          /* post: the key struct pointer */
   const char *acc;          /* post: the accumulator pointer */
+  const char *wstart, *wend; /* window bounds in scope (NULL: none) */
 } Ctx;
+
+/* A column reference of FROM item f, column c, as C. */
+static void colref(char *buf, size_t n, const Ctx *cx, int f, int c) {
+  if (cx->implicit_ts[f] >= 0 && c == cx->implicit_ts[f])
+    snprintf(buf, n, "%s", cx->ts_ref[f]);
+  else if (cx->col_fmt[f])
+    snprintf(buf, n, cx->col_fmt[f], c);
+  else
+    snprintf(buf, n, "0");
+}
 
 static void emit_expr(FILE *out, const Expr *e, const Ctx *cx);
 
@@ -289,10 +302,14 @@ static void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
       fputs("0 /* column outside GROUP BY */", out);
       return;
     }
-    fprintf(out, cx->col_fmt[e->from_idx], e->col_idx);
+    {
+      char buf[96];
+      colref(buf, sizeof buf, cx, e->from_idx, e->col_idx);
+      fputs(buf, out);
+    }
     return;
-  case EX_WINDOW_START: fputs(cx->post ? "wstart" : "0", out); return;
-  case EX_WINDOW_END: fputs(cx->post ? "wend" : "0", out); return;
+  case EX_WINDOW_START: fputs(cx->post ? "wstart" : cx->wstart ? cx->wstart : "0", out); return;
+  case EX_WINDOW_END: fputs(cx->post ? "wend" : cx->wend ? cx->wend : "0", out); return;
   case EX_UNARY:
     if (e->op == OP_NOT) {
       fputs("(!", out);
@@ -426,40 +443,124 @@ typedef struct Gen {
   bool ok;
 } Gen;
 
-static const Stage *stage_of(const Physical *ph, const Chain *ch, int op) {
-  for (int i = 0; i < ph->nstages; i++)
-    if (ph->stages[i].chain == ch && ph->stages[i].first <= op && op <= ph->stages[i].last)
-      return &ph->stages[i];
+static const char *op_names[] = {"Source", "Map", "Filter", "Split", "StaticJoin", "Reduce",
+                                 "Aggregation", "Join", "Sink"};
+
+static const Operator *stage_ops(const Stage *st) { return st->leg ? st->chain->ops1 : st->chain->ops; }
+static const Operator *stage_op(const Stage *st, int i) { return &stage_ops(st)[i]; }
+static bool is_sink_stage(const Stage *st) { return stage_op(st, st->first)->kind == OP_SINK; }
+static bool is_join_stage(const Stage *st) {
+  return st->leg == 0 && st->chain->join_at >= 0 && st->first == st->chain->join_at;
+}
+/* The relation a stage's Source reads (leg 0: from[0], leg 1: from[1]). */
+static const Relation *leg_source(const Stage *st) { return st->leg ? st->chain->source1 : st->chain->source; }
+static bool in_source_loop(const Stage *st) { return st->edge < 0; }
+static bool ends_in_agg(const Stage *st) {
+  OperatorKind k = stage_op(st, st->last)->kind;
+  return (k == OP_AGGREGATION || k == OP_REDUCE) && !is_sink_stage(st);
+}
+static const Chain *derived_chain(const Plan *pl, const Relation *r) {
+  for (int c = 0; c < pl->nchains; c++)
+    if (pl->chains[c].derived == r) return &pl->chains[c];
   return NULL;
 }
 
-static const Stage *next_stage(const Physical *ph, const Stage *st) {
-  int i = (int)(st - ph->stages);
-  if (i + 1 < ph->nstages && ph->stages[i + 1].chain == st->chain) return &ph->stages[i + 1];
-  return NULL;
+/* The C row type on edge e. */
+static void edge_row_type(const Physical *ph, int e, char *buf, size_t n) {
+  const PEdge *ed = &ph->edges[e];
+  const Stage *to = &ph->stages[ed->to];
+  const Stage *from = &ph->stages[ed->from];
+  if (to->final)
+    snprintf(buf, n, "P%d", to->chain->index);
+  else if (ed->kind == XR_GATHER || ed->kind == XR_SAME)
+    snprintf(buf, n, "O%d", from->chain->index);
+  else if (to->leg == 1 || (is_join_stage(to) && ed->to_input == 1))
+    snprintf(buf, n, "RB%d", to->chain->index);
+  else
+    snprintf(buf, n, "R%d", to->chain->index);
 }
 
-static int join_op(const Chain *ch) {
-  for (int i = 0; i < ch->nops; i++)
-    if (ch->ops[i].kind == OP_STATIC_JOIN) return i;
-  return -1;
+/* Columns available to a stage's rows: from item f at its input. */
+static void stage_ctx(const Gen *g, const Stage *st, Ctx *cx, bool in_loop) {
+  const Chain *ch = st->chain;
+  memset(cx, 0, sizeof *cx);
+  cx->sel = ch->sel;
+  cx->implicit_ts[0] = cx->implicit_ts[1] = -1;
+  int f = st->leg;
+  const Relation *src = leg_source(st);
+  if (st->first == 0) {
+    /* the leg's first pipeline: source rows, or a derived stream's rows */
+    if (in_loop) {
+      cx->col_fmt[f] = "s.c%d";
+    } else {
+      cx->col_fmt[f] = "r->o%d";
+      if (src->ncols == derived_chain(g->pl, src)->sel->nout + 1) {
+        cx->implicit_ts[f] = src->ncols - 1;
+        cx->ts_ref[f] = "r->ts";
+      }
+    }
+    return;
+  }
+  /* rows between non-fused operators */
+  cx->col_fmt[f] = f ? "r->f1c%d" : "r->f0c%d";
+  if (f == 0 && ch->sel->nfrom == 2) {
+    int j = -1;
+    for (int i = 0; i < ch->nops; i++)
+      if (ch->ops[i].kind == OP_STATIC_JOIN || ch->ops[i].kind == OP_JOIN) j = i;
+    if (j >= 0 && j < st->first) cx->col_fmt[1] = "r->f1c%d";
+  }
+  if (ch->join_at >= 0 && st->first > ch->join_at) {
+    cx->wstart = "r->wstart";
+    cx->wend = "r->wend";
+  }
 }
 
 /* ---- per-chain structs --------------------------------------------------- */
+
+static Type join_key_type(const Select *s) {
+  Type l = s->join_lkey->type, r = s->join_rkey->type;
+  if (l.kind == TY_VARCHAR) return (Type){TY_VARCHAR, l.len > r.len ? l.len : r.len};
+  if (l.kind == TY_DOUBLE || r.kind == TY_DOUBLE) return (Type){TY_DOUBLE, 0};
+  if (l.kind == TY_BOOL) return l;
+  return (Type){TY_BIGINT, 0};
+}
+
+static void emit_r_struct(Gen *g, const Chain *ch, const char *name, int only_from) {
+  FILE *o = g->types.f;
+  const Select *s = ch->sel;
+  fprintf(o, "typedef struct %s { /* a row between pipelines */\n", name);
+  fprintf(o, "  int64_t ts; /* event time, ms */\n");
+  fprintf(o, "  int64_t wstart, wend; /* the window of a joined row, ms */\n");
+  fprintf(o, "  int64_t srcwm; /* its source's watermark when it was read: windows ending by then are closed to it */\n");
+  for (int f = 0; f < s->nfrom; f++) {
+    if (only_from >= 0 && f != only_from) continue;
+    const Relation *r = s->from[f].rel;
+    for (int i = 0; i < r->ncols; i++) {
+      if (!ch->used[f][i]) continue;
+      char nm[32];
+      snprintf(nm, sizeof nm, "f%dc%d", f, i);
+      field_decl(o, r->cols[i].type, nm, r->cols[i].name);
+    }
+  }
+  fprintf(o, "} %s;\n", name);
+}
 
 static void emit_chain_types(Gen *g, const Chain *ch) {
   FILE *o = g->types.f;
   const Select *s = ch->sel;
   int c = ch->index;
   fprintf(o, "/* query %d (line %d) */\n", c + 1, ch->stmt->loc.line);
-  if (ch->windowed) {
+  if (ch->join_at >= 0) {
+    fprintf(o, "typedef struct K%d { /* join key */\n", c);
+    field_decl(o, join_key_type(s), "k0", s->join_lkey->text);
+    fprintf(o, "} K%d;\n", c);
+  } else if (ch->windowed) {
     fprintf(o, "typedef struct K%d { /* group key */\n", c);
     if (s->nkeys == 0) fprintf(o, "  char none; /* a Reduce has no key */\n");
     for (int i = 0; i < s->nkeys; i++) {
       char nm[32];
       snprintf(nm, sizeof nm, "k%d", i);
-      Type t = s->keys[i]->type;
-      field_decl(o, t, nm, s->keys[i]->text);
+      field_decl(o, s->keys[i]->type, nm, s->keys[i]->text);
     }
     fprintf(o, "} K%d;\n", c);
     fprintf(o, "typedef struct A%d { /* accumulators */\n", c);
@@ -467,7 +568,6 @@ static void emit_chain_types(Gen *g, const Chain *ch) {
     for (int j = 0; j < s->naggs; j++) {
       const Expr *a = s->aggs[j];
       Type at = a->args && a->args->kind != EX_STAR ? a->args->type : (Type){TY_BIGINT, 0};
-      char nm[32];
       switch (a->agg) {
       case AGG_COUNT_STAR:
       case AGG_COUNT: fprintf(o, "  int64_t a%d; /* ", j); break;
@@ -481,7 +581,6 @@ static void emit_chain_types(Gen *g, const Chain *ch) {
         break;
       case AGG_NONE: break;
       }
-      (void)nm;
       c_comment(o, a->text);
       fprintf(o, " */\n");
     }
@@ -489,65 +588,63 @@ static void emit_chain_types(Gen *g, const Chain *ch) {
     fprintf(o, "typedef struct P%d { /* a per-rank partial aggregate */\n", c);
     fprintf(o, "  int64_t wstart; /* window start, ms */\n  K%d key;\n  A%d acc;\n} P%d;\n", c, c, c);
   }
-  /* the result row sent to the collector */
+  /* rows between pipelines */
+  char nm[16];
+  snprintf(nm, sizeof nm, "R%d", c);
+  emit_r_struct(g, ch, nm, -1);
+  if (ch->join_at >= 0) {
+    snprintf(nm, sizeof nm, "RB%d", c);
+    emit_r_struct(g, ch, nm, 1);
+    fprintf(o, "typedef struct J%d { /* a join window's rows of one key */\n", c);
+    fprintf(o, "  int64_t maxts; /* unused */\n  AirVec left; /* R%d rows */\n  AirVec right; /* RB%d rows */\n} J%d;\n",
+            c, c, c);
+  }
+  /* the result row: to the collector, or to the readers of a derived stream */
   fprintf(o, "typedef struct O%d { /* a result row */\n", c);
   fprintf(o, "  int64_t wend; /* window end, ms */\n  int64_t ts; /* event time, ms */\n");
-  if (ch->windowed)
+  if (ch->windowed && ch->join_at < 0)
     for (int i = 0; i < s->nkeys; i++) {
-      char nm[32];
       snprintf(nm, sizeof nm, "k%d", i);
       field_decl(o, s->keys[i]->type, nm, s->keys[i]->text);
     }
   for (int i = 0; i < s->nout; i++) {
-    char nm[32];
     snprintf(nm, sizeof nm, "o%d", i);
     field_decl(o, s->out[i].type, nm, s->out[i].name);
   }
   fprintf(o, "} O%d;\n", c);
-  if (!g->ph->fused) {
-    fprintf(o, "typedef struct R%d { /* a row between non-fused operators */\n", c);
-    fprintf(o, "  int64_t ts; /* event time, ms */\n");
-    for (int f = 0; f < s->nfrom; f++) {
-      const Relation *r = s->from[f].rel;
-      for (int i = 0; i < r->ncols; i++) {
-        if (!ch->used[f][i]) continue;
-        char nm[32];
-        snprintf(nm, sizeof nm, "f%dc%d", f, i);
-        field_decl(o, r->cols[i].type, nm, r->cols[i].name);
+
+  if (!ch->derived) {
+    /* result order and format for the collector */
+    fprintf(o, "static int cmp_O%d(const void *pa, const void *pb) {\n", c);
+    fprintf(o, "  const O%d *a = pa, *b = pb;\n  int r;\n", c);
+    fprintf(o, "  if ((r = q_cmp_i64(a->wend, b->wend)) != 0) return r;\n");
+    for (int pass = 0; pass < 2; pass++) {
+      int n = pass == 0 ? (ch->windowed && ch->join_at < 0 ? s->nkeys : 0) : s->nout;
+      for (int i = 0; i < n; i++) {
+        Type t = pass == 0 ? s->keys[i]->type : s->out[i].type;
+        char f = pass == 0 ? 'k' : 'o';
+        if (t.kind == TY_VARCHAR)
+          fprintf(o, "  if ((r = strcmp(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
+        else if (t.kind == TY_DOUBLE)
+          fprintf(o, "  if ((r = q_cmp_f64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
+        else
+          fprintf(o, "  if ((r = q_cmp_i64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
       }
     }
-    fprintf(o, "} R%d;\n", c);
-  }
-
-  /* result order and format for the collector */
-  fprintf(o, "static int cmp_O%d(const void *pa, const void *pb) {\n", c);
-  fprintf(o, "  const O%d *a = pa, *b = pb;\n  int r;\n", c);
-  fprintf(o, "  if ((r = q_cmp_i64(a->wend, b->wend)) != 0) return r;\n");
-  for (int pass = 0; pass < 2; pass++) {
-    int n = pass == 0 ? (ch->windowed ? s->nkeys : 0) : s->nout;
-    for (int i = 0; i < n; i++) {
-      Type t = pass == 0 ? s->keys[i]->type : s->out[i].type;
-      char f = pass == 0 ? 'k' : 'o';
-      if (t.kind == TY_VARCHAR)
-        fprintf(o, "  if ((r = strcmp(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
-      else if (t.kind == TY_DOUBLE)
-        fprintf(o, "  if ((r = q_cmp_f64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
-      else
-        fprintf(o, "  if ((r = q_cmp_i64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
+    fprintf(o, "  return q_cmp_i64(a->ts, b->ts);\n}\n");
+    fprintf(o, "static void fmt_O%d(FILE *f, const void *row) {\n  const O%d *r = row;\n", c, c);
+    for (int i = 0; i < s->nout; i++) {
+      if (i) fprintf(o, "  fputc(',', f);\n");
+      switch (s->out[i].type.kind) {
+      case TY_VARCHAR: fprintf(o, "  air_write_str(f, r->o%d);\n", i); break;
+      case TY_DOUBLE: fprintf(o, "  air_write_double(f, r->o%d);\n", i); break;
+      case TY_BOOL: fprintf(o, "  air_write_bool(f, r->o%d);\n", i); break;
+      default: fprintf(o, "  air_write_i64(f, (int64_t)r->o%d);\n", i); break;
+      }
     }
+    fprintf(o, "  fputc('\\n', f);\n}\n");
   }
-  fprintf(o, "  return q_cmp_i64(a->ts, b->ts);\n}\n");
-  fprintf(o, "static void fmt_O%d(FILE *f, const void *row) {\n  const O%d *r = row;\n", c, c);
-  for (int i = 0; i < s->nout; i++) {
-    if (i) fprintf(o, "  fputc(',', f);\n");
-    switch (s->out[i].type.kind) {
-    case TY_VARCHAR: fprintf(o, "  air_write_str(f, r->o%d);\n", i); break;
-    case TY_DOUBLE: fprintf(o, "  air_write_double(f, r->o%d);\n", i); break;
-    case TY_BOOL: fprintf(o, "  air_write_bool(f, r->o%d);\n", i); break;
-    default: fprintf(o, "  air_write_i64(f, (int64_t)r->o%d);\n", i); break;
-    }
-  }
-  fprintf(o, "  fputc('\\n', f);\n}\n\n");
+  fprintf(o, "\n");
 }
 
 /* The CSV header: column names, quoted where CSV needs it. */
@@ -571,13 +668,14 @@ static char *csv_header(const Select *s) {
   }
   return buf_take(&b);
 }
-
 /* ---- sources and tables ---------------------------------------------------- */
 
 static bool source_col_used(const Plan *pl, const Relation *r, int col) {
   if (r->source == SRC_CSV) return true; /* every field is parsed and checked */
-  for (int c = 0; c < pl->nchains; c++)
+  for (int c = 0; c < pl->nchains; c++) {
     if (pl->chains[c].source == r && pl->chains[c].used[0][col]) return true;
+    if (pl->chains[c].source1 == r && pl->chains[c].used[1][col]) return true;
+  }
   return false;
 }
 
@@ -699,14 +797,13 @@ static void emit_table(Gen *g, const Relation *r) {
 
 /* ---- pipelines ------------------------------------------------------------- */
 
-/* Emit the row-by-row code of operators [from, to] of a chain in a
- * do { } while (0) block ("break" drops the row), then the stage's tail:
- * update the partial/keyed aggregate, or send the row on the next edge. */
+/* What the row-by-row code of a pipeline needs to know. */
 typedef struct SegEnv {
   const char *cnt;     /* counter prefix: "st." in sources, "" in stages */
   const char *wm;      /* the watermark a late row is behind */
-  const char *out;     /* the port of the next edge */
-  const char *win;     /* the window state (aggregating tails) */
+  const char *outs;    /* printf format of the port of edge %d */
+  const char *win;     /* the window or session state (aggregating pipelines) */
+  const char *ts;      /* the row's event time */
   Ctx cx;              /* where columns live */
 } SegEnv;
 
@@ -718,6 +815,13 @@ static void emit_key_build(FILE *o, const Chain *ch, const Ctx *cx, const char *
     snprintf(dst, sizeof dst, "key.k%d", i);
     emit_assign(o, ind, dst, s->keys[i], s->keys[i]->type, cx);
   }
+}
+
+/* The join key of input `side` into key.k0. */
+static void emit_join_key(FILE *o, const Chain *ch, const Ctx *cx, int side, const char *ind) {
+  const Select *s = ch->sel;
+  fprintf(o, "%sK%d key;\n%smemset(&key, 0, sizeof key);\n", ind, ch->index, ind);
+  emit_assign(o, ind, "key.k0", side ? s->join_rkey : s->join_lkey, join_key_type(s), cx);
 }
 
 static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char *ind, const char *ts) {
@@ -757,7 +861,7 @@ static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char 
   }
 }
 
-/* Merge partial accumulator `p` into `acc`. */
+/* Merge partial accumulator `p` into `acc` (is_new: acc is fresh). */
 static void emit_acc_merge(FILE *o, const Chain *ch, const char *ind) {
   const Select *s = ch->sel;
   fprintf(o, "%sif (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;\n", ind);
@@ -786,14 +890,22 @@ static void emit_acc_merge(FILE *o, const Chain *ch, const char *ind) {
   }
 }
 
-/* The hopping-window loop (tumbling: advance == size) around an update. */
+/* Put the row into every open window it belongs to (tumbling: advance ==
+ * size), or into its session; a row whose windows all closed is late. */
 static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, const char *ind) {
   const WindowSpec *w = ch->sel->window;
-  const Relation *src = ch->source;
-  char ts[64];
-  snprintf(ts, sizeof ts, env->cx.col_fmt[0], src->time_col);
+  const char *ts = env->ts;
   emit_key_build(o, ch, &env->cx, ind);
   fprintf(o, "%sconst uint64_t kh = air_hash_bytes(&key, sizeof key);\n", ind);
+  char ind2[160];
+  indent_more(ind2, sizeof ind2, ind);
+  if (w->kind == WIN_SESSION) {
+    fprintf(o, "%sbool is_new;\n%sA%d *acc = air_sessions_acc(%s, &key, kh, %s, %s, &is_new);\n", ind, ind,
+            ch->index, env->win, ts, env->wm);
+    fprintf(o, "%sif (!acc) {\n%s  %slate++;\n%s  break;\n%s}\n", ind, ind, env->cnt, ind, ind);
+    emit_acc_update(o, ch, &env->cx, ind, ts);
+    return;
+  }
   fprintf(o, "%sbool in_window = false;\n", ind);
   fprintf(o, "%sfor (int64_t ws = air_hop_first_start(%s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= %s; ws += INT64_C(%" PRId64 ")) {\n",
           ind, ts, w->size_ms, w->advance_ms, ts, w->advance_ms);
@@ -801,83 +913,113 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
           w->size_ms, env->wm);
   fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
   fprintf(o, "%s  A%d *acc = air_windows_acc(%s, ws, &key, kh, &is_new);\n", ind, ch->index, env->win);
-  char ind2[160];
-  indent_more(ind2, sizeof ind2, ind);
   emit_acc_update(o, ch, &env->cx, ind2, ts);
   fprintf(o, "%s}\n%sif (!in_window) %slate++;\n", ind, ind, env->cnt);
 }
 
-/* Fill a result row O from a row context (Map). */
-static void emit_out_row(FILE *o, const Chain *ch, const SegEnv *env, const char *ind) {
-  const Select *s = ch->sel;
-  char ts[64];
-  snprintf(ts, sizeof ts, env->cx.col_fmt[0], ch->source->time_col);
-  fprintf(o, "%sO%d *out = air_out_row(%s, 0);\n%smemset(out, 0, sizeof *out);\n", ind, ch->index,
-          env->out, ind);
-  fprintf(o, "%sout->ts = %s;\n", ind, ts);
-  for (int i = 0; i < s->nout; i++) {
-    char dst[32];
-    snprintf(dst, sizeof dst, "out->o%d", i);
-    emit_assign(o, ind, dst, s->out[i].expr, s->out[i].type, &env->cx);
+/* Put an input row of a stream-stream join into its windows' buffers. */
+static void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, const char *ind) {
+  const WindowSpec *w = ch->sel->window;
+  emit_join_key(o, ch, &env->cx, side, ind);
+  fprintf(o, "%sconst uint64_t kh = air_hash_bytes(&key, sizeof key);\n", ind);
+  fprintf(o, "%sbool in_window = false;\n", ind);
+  fprintf(o, "%sfor (int64_t ws = air_hop_first_start(r->ts, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= r->ts; ws += INT64_C(%" PRId64 ")) {\n",
+          ind, w->size_ms, w->advance_ms, w->advance_ms);
+  fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind,
+          w->size_ms, env->wm);
+  fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
+  fprintf(o, "%s  J%d *acc = air_windows_acc(%s, ws, &key, kh, &is_new);\n", ind, ch->index, env->win);
+  fprintf(o, "%s  air_vec_push(&acc->%s, r, sizeof *r);\n", ind, side ? "right" : "left");
+  fprintf(o, "%s}\n%sif (!in_window) late++;\n", ind, ind);
+}
+
+/* Send `var` (an O row) to every output edge of the stage. */
+static void emit_send_all(FILE *o, const Stage *st, const SegEnv *env, const char *var, const char *ind) {
+  for (int k = 0; k < st->nouts; k++) {
+    char port[64];
+    snprintf(port, sizeof port, env->outs, st->outs[k]);
+    fprintf(o, "%smemcpy(air_out_row(%s, 0), &%s, sizeof %s);\n", ind, port, var, var);
   }
 }
 
-/* Fill a non-fused row R and send it on to its next operator. */
-static void emit_r_row(FILE *o, const Chain *ch, const SegEnv *env, const Stage *next, bool have_table,
-                       const char *ind) {
+/* Fill a result row O from a row context (Map) and send it on. */
+static void emit_out_row(FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
+  const Chain *ch = st->chain;
   const Select *s = ch->sel;
-  int c = ch->index;
-  char ts[64];
-  snprintf(ts, sizeof ts, env->cx.col_fmt[0], ch->source->time_col);
-  fprintf(o, "%sR%d row;\n%smemset(&row, 0, sizeof row);\n%srow.ts = %s;\n", ind, c, ind, ind, ts);
+  fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
+  fprintf(o, "%sout.ts = %s;\n", ind, env->ts);
+  if (env->cx.wend) fprintf(o, "%sout.wend = %s;\n", ind, env->cx.wend);
+  for (int i = 0; i < s->nout; i++) {
+    char dst[32];
+    snprintf(dst, sizeof dst, "out.o%d", i);
+    emit_assign(o, ind, dst, s->out[i].expr, s->out[i].type, &env->cx);
+  }
+  emit_send_all(o, st, env, "out", ind);
+}
+
+/* Fill a row R (or RB for a join's second input) and send it to the next
+ * pipeline on its only output edge. */
+static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  const PEdge *e = &g->ph->edges[st->outs[0]];
+  char rt[16], port[64];
+  edge_row_type(g->ph, e->id, rt, sizeof rt);
+  snprintf(port, sizeof port, env->outs, e->id);
+  fprintf(o, "%s%s row;\n%smemset(&row, 0, sizeof row);\n%srow.ts = %s;\n", ind, rt, ind, ind, env->ts);
+  fprintf(o, "%srow.srcwm = %s;\n", ind, env->wm);
+  if (env->cx.wstart) fprintf(o, "%srow.wstart = %s;\n%srow.wend = %s;\n", ind, env->cx.wstart, ind, env->cx.wend);
+  bool second = strncmp(rt, "RB", 2) == 0; /* a join's second input holds from[1] only */
   for (int f = 0; f < s->nfrom; f++) {
-    if (f == 1 && !have_table) continue;
+    if (second && f == 0) continue;
+    if (!env->cx.col_fmt[f]) continue;
     const Relation *r = s->from[f].rel;
     for (int i = 0; i < r->ncols; i++) {
       if (!ch->used[f][i]) continue;
-      char src[64];
-      snprintf(src, sizeof src, env->cx.col_fmt[f], i);
+      char src[96];
+      colref(src, sizeof src, &env->cx, f, i);
       if (r->cols[i].type.kind == TY_VARCHAR)
-        fprintf(o, "%smemcpy(row.f%dc%d, %s, sizeof row.f%dc%d);\n", ind, f, i, src, f, i);
+        fprintf(o, "%sq_strcpy(row.f%dc%d, sizeof row.f%dc%d, %s);\n", ind, f, i, f, i, src);
       else
         fprintf(o, "%srow.f%dc%d = %s;\n", ind, f, i, src);
     }
   }
-  switch (next->in) {
+  const Stage *to = &g->ph->stages[e->to];
+  switch (e->kind) {
   case XR_KEYHASH: {
     fprintf(o, "%s{\n", ind);
     char ind2[160];
     indent_more(ind2, sizeof ind2, ind);
-    emit_key_build(o, ch, &env->cx, ind2);
+    if (is_join_stage(to))
+      emit_join_key(o, ch, &env->cx, e->to_input, ind2);
+    else
+      emit_key_build(o, ch, &env->cx, ind2);
     fprintf(o, "%s  const int dest = (int)(air_hash_bytes(&key, sizeof key) %% (uint64_t)air_world(g_rt));\n", ind);
-    fprintf(o, "%s  memcpy(air_out_row(%s, dest), &row, sizeof row);\n%s}\n", ind, env->out, ind);
+    fprintf(o, "%s  memcpy(air_out_row(%s, dest), &row, sizeof row);\n%s}\n", ind, port, ind);
     break;
   }
-  case XR_SINGLE: fprintf(o, "%smemcpy(air_out_row(%s, 0), &row, sizeof row);\n", ind, env->out); break;
+  case XR_SINGLE: fprintf(o, "%smemcpy(air_out_row(%s, 0), &row, sizeof row);\n", ind, port); break;
   default:
     fprintf(o, "%smemcpy(air_out_row(%s, (int)(air_hash_bytes(&row, sizeof row) %% (uint64_t)air_world(g_rt))), &row, sizeof row);\n",
-            ind, env->out);
+            ind, port);
     break;
   }
 }
 
-static void emit_segment(Gen *g, FILE *o, const Stage *st, SegEnv *env, bool have_table_in,
-                         const char *ind) {
+/* The row-by-row code of operators [from, to] of a stage's leg in a
+ * do { } while (0) block ("break" drops the row), then its tail: update
+ * the windows, or send the row on. */
+static void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv *env, const char *ind) {
   const Chain *ch = st->chain;
   const Select *s = ch->sel;
-  int c = ch->index;
-  bool have_table = have_table_in;
-  fprintf(o, "%sdo { /* query %d: ", ind, c + 1);
-  for (int i = st->first; i <= st->last; i++) {
-    static const char *names[] = {"Source", "Map", "Filter", "Split", "StaticJoin", "Reduce",
-                                  "Aggregation", "Join", "Sink"};
-    fprintf(o, "%s%s", i > st->first ? " -> " : "", names[ch->ops[i].kind]);
-  }
+  fprintf(o, "%sdo { /* query %d: ", ind, ch->index + 1);
+  for (int i = from; i <= to; i++)
+    fprintf(o, "%s%s", i > from ? " -> " : "", op_names[stage_op(st, i)->kind]);
   fprintf(o, " */\n");
   char ind2[160];
   indent_more(ind2, sizeof ind2, ind);
-  for (int i = st->first; i <= st->last; i++) {
-    const Operator *op = &ch->ops[i];
+  for (int i = from; i <= to; i++) {
+    const Operator *op = stage_op(st, i);
     switch (op->kind) {
     case OP_FILTER:
       fprintf(o, "%sif (!(", ind2);
@@ -908,7 +1050,6 @@ static void emit_segment(Gen *g, FILE *o, const Stage *st, SegEnv *env, bool hav
               t->index, t->index);
       fprintf(o, "%sif (!t) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, ind2, env->cnt, ind2, ind2);
       env->cx.col_fmt[1] = "t->c%d";
-      have_table = true;
       break;
     }
     case OP_AGGREGATION:
@@ -918,70 +1059,129 @@ static void emit_segment(Gen *g, FILE *o, const Stage *st, SegEnv *env, bool hav
     default: break;
     }
   }
-  /* the tail: hand the row to the next stage */
-  const Stage *next = next_stage(g->ph, st);
-  bool ends_agg = ch->ops[st->last].kind == OP_AGGREGATION || ch->ops[st->last].kind == OP_REDUCE;
-  if (!ends_agg && next) {
-    if (ch->ops[next->first].kind == OP_SINK)
-      emit_out_row(o, ch, env, ind2);
+  /* the tail: hand the row to the next pipeline(s) */
+  OperatorKind lastk = stage_op(st, to)->kind;
+  bool agg = lastk == OP_AGGREGATION || lastk == OP_REDUCE;
+  if (!agg && st->nouts > 0) {
+    const PEdge *e = &g->ph->edges[st->outs[0]];
+    if (e->kind == XR_GATHER || e->kind == XR_SAME)
+      emit_out_row(o, st, env, ind2);
     else
-      emit_r_row(o, ch, env, next, have_table, ind2);
+      emit_r_row(g, o, st, env, ind2);
   }
   fprintf(o, "%s} while (0);\n", ind);
 }
 
-/* Close every window that the watermark passed and send its result rows. */
-static void emit_close_windows(FILE *o, const Chain *ch, const char *win, const char *out, bool partial,
-                               const char *ind) {
+/* The O row of one closed window of key `key` with accumulators `acc`. */
+static void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char *ind,
+                               const char *skip) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  Ctx cx = {.sel = s, .post = true, .key = "key", .acc = "acc", .implicit_ts = {-1, -1}};
+  fprintf(o, "%s(void)wstart;\n", ind);
+  if (s->having) {
+    fprintf(o, "%sif (!(", ind);
+    emit_expr(o, s->having, &cx);
+    fprintf(o, ")) %s;\n", skip);
+  }
+  fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
+  fprintf(o, "%sout.wend = wend;\n%sout.ts = acc->maxts;\n", ind, ind);
+  for (int i = 0; i < s->nkeys; i++) {
+    if (s->keys[i]->type.kind == TY_VARCHAR)
+      fprintf(o, "%smemcpy(out.k%d, key->k%d, sizeof out.k%d);\n", ind, i, i, i);
+    else
+      fprintf(o, "%sout.k%d = key->k%d;\n", ind, i, i);
+  }
+  for (int i = 0; i < s->nout; i++) {
+    char dst[32];
+    snprintf(dst, sizeof dst, "out.o%d", i);
+    emit_assign(o, ind, dst, s->out[i].expr, s->out[i].type, &cx);
+  }
+  emit_send_all(o, st, env, "out", ind);
+}
+
+/* Close every window the watermark `wm` passed: send its partials (partial
+ * pipelines) or its result rows. */
+static void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
+  const Chain *ch = st->chain;
   const Select *s = ch->sel;
   int c = ch->index;
   fprintf(o, "%s{\n%s  int64_t ws;\n%s  AirHash *tab;\n", ind, ind, ind);
   fprintf(o, "%s  while ((tab = air_windows_pop_closed(%s, wm, INT64_C(%" PRId64 "), &ws)) != NULL) {\n", ind,
-          win, s->window->size_ms);
-  if (partial) fprintf(o, "%s    closed = true;\n", ind);
+          env->win, s->window->size_ms);
+  if (st->partial) fprintf(o, "%s    closed = true;\n", ind);
   fprintf(o, "%s    size_t pos = 0;\n%s    const void *kp;\n%s    void *ap;\n", ind, ind, ind);
   fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
-  fprintf(o, "%s      const K%d *key = kp;\n%s      const A%d *acc = ap;\n", ind, c, ind, c);
-  if (partial) {
+  fprintf(o, "%s      const K%d *key = kp;\n", ind, c);
+  if (st->partial) {
+    char port[64];
+    snprintf(port, sizeof port, env->outs, st->outs[0]);
+    fprintf(o, "%s      const A%d *acc = ap;\n", ind, c);
     if (s->nkeys)
       fprintf(o, "%s      const int dest = (int)(air_hash_bytes(key, sizeof *key) %% (uint64_t)air_world(g_rt));\n",
               ind);
     else
       fprintf(o, "%s      const int dest = 0; /* a Reduce ends on rank 0 */\n", ind);
-    fprintf(o, "%s      P%d *p = air_out_row(%s, dest);\n", ind, c, out);
+    fprintf(o, "%s      P%d *p = air_out_row(%s, dest);\n", ind, c, port);
     fprintf(o, "%s      p->wstart = ws;\n%s      p->key = *key;\n%s      p->acc = *acc;\n", ind, ind, ind);
-  } else {
-    Ctx cx = {.sel = s, .post = true, .key = "key", .acc = "acc"};
+  } else if (is_join_stage(st)) {
+    fprintf(o, "%s      J%d *acc = ap;\n", ind, c);
     fprintf(o, "%s      const int64_t wstart = ws, wend = ws + INT64_C(%" PRId64 ");\n", ind, s->window->size_ms);
-    fprintf(o, "%s      (void)wstart;\n", ind);
-    if (s->having) {
-      fprintf(o, "%s      if (!(", ind);
-      emit_expr(o, s->having, &cx);
-      fprintf(o, ")) continue;\n");
-    }
-    fprintf(o, "%s      O%d *out = air_out_row(%s, 0);\n", ind, c, out);
-    fprintf(o, "%s      memset(out, 0, sizeof *out);\n", ind);
-    fprintf(o, "%s      out->wend = wend;\n%s      out->ts = acc->maxts;\n", ind, ind);
-    for (int i = 0; i < s->nkeys; i++) {
-      if (s->keys[i]->type.kind == TY_VARCHAR)
-        fprintf(o, "%s      memcpy(out->k%d, key->k%d, sizeof out->k%d);\n", ind, i, i, i);
-      else
-        fprintf(o, "%s      out->k%d = key->k%d;\n", ind, i, i);
-    }
-    char ind6[160];
-    indent_more(ind6, sizeof ind6, ind);
-    indent_more(ind6, sizeof ind6, ind6);
-    indent_more(ind6, sizeof ind6, ind6);
-    for (int i = 0; i < s->nout; i++) {
-      char dst[32];
-      snprintf(dst, sizeof dst, "out->o%d", i);
-      emit_assign(o, ind6, dst, s->out[i].expr, s->out[i].type, &cx);
-    }
+    fprintf(o, "%s      for (size_t li = 0; li < acc->left.n; li++) {\n", ind);
+    fprintf(o, "%s        const R%d *l = (const R%d *)acc->left.data + li;\n", ind, c, c);
+    fprintf(o, "%s        for (size_t ri = 0; ri < acc->right.n; ri++) {\n", ind);
+    fprintf(o, "%s          const RB%d *rr = (const RB%d *)acc->right.data + ri;\n", ind, c, c);
+    fprintf(o, "%s          const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
+    SegEnv je = *env;
+    je.ts = "ts";
+    je.wm = "AIR_WM_NONE"; /* joined rows are not checked again */
+    je.cx.col_fmt[0] = "l->f0c%d";
+    je.cx.col_fmt[1] = "rr->f1c%d";
+    je.cx.implicit_ts[0] = je.cx.implicit_ts[1] = -1;
+    je.cx.wstart = "wstart";
+    je.cx.wend = "wend";
+    char ind10[200];
+    snprintf(ind10, sizeof ind10, "%s          ", ind);
+    emit_ops(g, o, st, st->first + 1 <= st->last ? st->first + 1 : st->last + 1, st->last, &je, ind10);
+    fprintf(o, "%s        }\n%s      }\n", ind, ind);
+    fprintf(o, "%s      air_vec_free(&acc->left);\n%s      air_vec_free(&acc->right);\n", ind, ind);
+  } else {
+    fprintf(o, "%s      const A%d *acc = ap;\n", ind, c);
+    fprintf(o, "%s      const int64_t wstart = ws, wend = ws + INT64_C(%" PRId64 ");\n", ind, s->window->size_ms);
+    char ind6[200];
+    snprintf(ind6, sizeof ind6, "%s      ", ind);
+    emit_window_result(o, st, env, ind6, "continue");
   }
-  fprintf(o, "%s    }\n%s    air_windows_recycle(%s, tab);\n%s  }\n%s}\n", ind, ind, win, ind, ind);
+  fprintf(o, "%s    }\n%s    air_windows_recycle(%s, tab);\n%s  }\n%s}\n", ind, ind, env->win, ind, ind);
+}
+
+/* Watermark wm to every output of a stage (ports named by env->outs). */
+static void emit_forward_wm(FILE *o, const Stage *st, const char *outs, const char *ind) {
+  for (int k = 0; k < st->nouts; k++) {
+    char port[64];
+    snprintf(port, sizeof port, outs, st->outs[k]);
+    fprintf(o, "%sair_out_watermark(%s, wm);\n", ind, port);
+  }
 }
 
 /* ---- source vertices ------------------------------------------------------- */
+
+static bool loop_stage_of(const Stage *st, const Relation *r) {
+  return in_source_loop(st) && leg_source(st) == r;
+}
+
+static void source_env(const Gen *g, const Stage *st, SegEnv *env, bool ptr, char *win, size_t nw, char *ts,
+                       size_t nt) {
+  memset(env, 0, sizeof *env);
+  stage_ctx(g, st, &env->cx, true);
+  env->cnt = "st.";
+  env->wm = ptr ? "st->wm" : "st.wm";
+  env->outs = ptr ? "st->oe%d" : "st.oe%d";
+  snprintf(win, nw, ptr ? "st->win%d" : "st.win%d", st->id);
+  env->win = win;
+  colref(ts, nt, &env->cx, st->leg, leg_source(st)->time_col);
+  env->ts = ts;
+}
 
 static void emit_source(Gen *g, const Relation *r) {
   const Physical *ph = g->ph;
@@ -998,13 +1198,13 @@ static void emit_source(Gen *g, const Relation *r) {
   c_comment(o, r->name);
   fprintf(o, " */\n  int64_t wm; /* watermark sent, ms */\n  int64_t maxts; /* latest event time seen */\n");
   fprintf(o, "  int64_t filtered, unmatched, late; /* counters not yet added to the stats */\n");
-  for (int c = 0; c < pl->nchains; c++) {
-    const Chain *ch = &pl->chains[c];
-    if (ch->source != r) continue;
-    fprintf(o, "  AirOut *out%d; /* query %d's next edge */\n  int64_t sent%d; /* when its watermark was last sent */\n",
-            c, c + 1, c);
-    const Stage *st0 = stage_of(ph, ch, 0);
-    if (st0->partial) fprintf(o, "  AirWindows *win%d; /* query %d's partial aggregates */\n", c, c + 1);
+  for (int i = 0; i < ph->nstages; i++) {
+    const Stage *st = &ph->stages[i];
+    if (!loop_stage_of(st, r)) continue;
+    for (int k = 0; k < st->nouts; k++)
+      fprintf(o, "  AirOut *oe%d; /* pipeline %d's port on edge %d */\n", st->outs[k], st->id, st->outs[k]);
+    fprintf(o, "  int64_t sent%d; /* when pipeline %d last sent a watermark */\n", st->id, st->id);
+    if (st->partial) fprintf(o, "  AirWindows *win%d; /* pipeline %d's partial aggregates */\n", st->id, st->id);
   }
   fprintf(o, "} %s;\n\n", state);
 
@@ -1012,20 +1212,19 @@ static void emit_source(Gen *g, const Relation *r) {
   FILE *f = g->funcs.f;
   fprintf(f, "static void %s_advance(%s *st, int64_t wm, int64_t now) {\n", fn, state);
   fprintf(f, "  if (wm <= st->wm) return;\n  st->wm = wm;\n");
-  for (int c = 0; c < pl->nchains; c++) {
-    const Chain *ch = &pl->chains[c];
-    if (ch->source != r) continue;
-    const Stage *st0 = stage_of(ph, ch, 0);
-    char win[32], out[32];
-    snprintf(win, sizeof win, "st->win%d", c);
-    snprintf(out, sizeof out, "st->out%d", c);
+  for (int i = 0; i < ph->nstages; i++) {
+    const Stage *st = &ph->stages[i];
+    if (!loop_stage_of(st, r)) continue;
+    SegEnv env;
+    char win[32], ts[96];
+    source_env(g, st, &env, true, win, sizeof win, ts, sizeof ts);
     fprintf(f, "  {\n    bool closed = false;\n");
-    if (st0->partial) {
-      emit_close_windows(f, ch, win, out, true, "    ");
-    }
-    fprintf(f, "    if (wm == AIR_WM_END) {\n      air_out_flush(%s);\n    } else if (closed || now - st->sent%d >= WM_EVERY_MS) {\n"
-               "      air_out_watermark(%s, wm);\n      st->sent%d = now;\n    }\n  }\n",
-            out, c, out, c);
+    if (st->partial) emit_close_windows(g, f, st, &env, "    ");
+    fprintf(f, "    if (wm == AIR_WM_END) {\n");
+    for (int k = 0; k < st->nouts; k++) fprintf(f, "      air_out_flush(st->oe%d);\n", st->outs[k]);
+    fprintf(f, "    } else if (closed || now - st->sent%d >= WM_EVERY_MS) {\n", st->id);
+    emit_forward_wm(f, st, "st->oe%d", "      ");
+    fprintf(f, "      st->sent%d = now;\n    }\n  }\n", st->id);
   }
   fprintf(f, "}\n\n");
 
@@ -1037,29 +1236,27 @@ static void emit_source(Gen *g, const Relation *r) {
   buf_open(&chunk_end);
   buf_open(&finish);
   buf_open(&parse);
-  for (int c = 0; c < pl->nchains; c++) {
-    const Chain *ch = &pl->chains[c];
-    if (ch->source != r) continue;
-    const Stage *st0 = stage_of(ph, ch, 0);
-    const Stage *nx = next_stage(ph, st0);
-    fprintf(open.f, "  st.out%d = air_out_open(v, inst, g_edge[%d]);\n", c, nx->edge);
-    if (st0->partial)
-      fprintf(open.f, "  st.win%d = air_windows_new(sizeof(K%d), sizeof(A%d));\n", c, c, c);
-    SegEnv env = {.cnt = "st.", .wm = "st.wm", .cx = {.sel = ch->sel, .col_fmt = {"s.c%d", "t->c%d"}}};
-    char out[96], win[96];
-    snprintf(out, sizeof out, "st.out%d", c);
-    snprintf(win, sizeof win, "st.win%d", c);
-    env.out = out;
-    env.win = win;
-    emit_segment(g, branches.f, st0, &env, false, "      ");
+  int first_stage = 0;
+  for (int i = 0; i < ph->nstages; i++) {
+    const Stage *st = &ph->stages[i];
+    if (!loop_stage_of(st, r)) continue;
+    if (!first_stage) first_stage = st->id;
+    for (int k = 0; k < st->nouts; k++)
+      fprintf(open.f, "  st.oe%d = air_out_open(v, inst, g_edge[%d]);\n", st->outs[k], st->outs[k]);
+    if (st->partial)
+      fprintf(open.f, "  st.win%d = air_windows_new(sizeof(K%d), sizeof(A%d));\n", st->id, st->chain->index,
+              st->chain->index);
+    SegEnv env;
+    char win[32], ts[96];
+    source_env(g, st, &env, false, win, sizeof win, ts, sizeof ts);
+    emit_ops(g, branches.f, st, st->first, st->last, &env, "      ");
   }
   const char *ind = "      ";
   char tsvar[32];
   snprintf(tsvar, sizeof tsvar, "s.c%d", r->time_col);
   if (r->source == SRC_CSV) {
     emit_csv_parse(parse.f, r, "s", ind, "csv", "continue");
-    if (!r->ingestion_time)
-      fprintf(parse.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
+    if (!r->ingestion_time) fprintf(parse.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
   } else {
     fprintf(fill.f, "%smemset(&s, 0, sizeof s);\n", ind);
     for (int i = 0; i < r->ncols; i++) {
@@ -1068,7 +1265,7 @@ static void emit_source(Gen *g, const Relation *r) {
       char dst[32];
       snprintf(dst, sizeof dst, "s.c%d", i);
       if (r->source == SRC_YSB) {
-        if (col->ysb_field == 6)
+        if (col->ysb_field == 6) /* ts: ingestion time */
           fprintf(fill.f, "%s%s = now;\n", ind, dst);
         else
           fprintf(fill.f, "%sair_ysb_fill(%d, air_gen_col(h, %d), %s, sizeof %s);\n", ind, col->ysb_field,
@@ -1103,8 +1300,7 @@ static void emit_source(Gen *g, const Relation *r) {
         break;
       }
     }
-    if (!r->ingestion_time)
-      fprintf(fill.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
+    if (!r->ingestion_time) fprintf(fill.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
   }
   /* chunk end: counters, then the watermark */
   FILE *ce = chunk_end.f;
@@ -1121,41 +1317,35 @@ static void emit_source(Gen *g, const Relation *r) {
   }
   /* finish: close every window and send the last rows, then free */
   fprintf(finish.f, "  %s_advance(&st, AIR_WM_END, air_now_ms());\n", fn);
-  for (int c = 0; c < pl->nchains; c++)
-    if (pl->chains[c].source == r && stage_of(ph, &pl->chains[c], 0)->partial)
-      fprintf(finish.f, "  air_windows_free(st.win%d);\n", c);
+  for (int i = 0; i < ph->nstages; i++) {
+    const Stage *st = &ph->stages[i];
+    if (loop_stage_of(st, r) && st->partial) fprintf(finish.f, "  air_windows_free(st.win%d);\n", st->id);
+  }
 
   char id[16], rate[32], limit[32], seed[32], ncols[16], csvv[32];
-  int first_stage = 0;
-  for (int c = 0; c < pl->nchains; c++)
-    if (pl->chains[c].source == r) {
-      first_stage = stage_of(ph, &pl->chains[c], 0)->id;
-      break;
-    }
   snprintf(id, sizeof id, "%d", first_stage);
   snprintf(rate, sizeof rate, "INT64_C(%" PRId64 ")", r->rate);
   snprintf(limit, sizeof limit, "INT64_C(%" PRId64 ")", r->limit);
   snprintf(seed, sizeof seed, "%" PRId64, r->seed);
   snprintf(ncols, sizeof ncols, "%d", r->ncols);
   snprintf(csvv, sizeof csvv, "g_csv%d", ri);
-  Buf desc, srcname;
-  buf_open(&desc);
+  Buf srcname;
   buf_open(&srcname);
   c_comment(srcname.f, r->name);
-  fprintf(desc.f, "%s", r->source == SRC_CSV ? "csv file" : r->source == SRC_YSB ? "ysb generator" : "datagen generator");
-  char *desc_s = buf_take(&desc), *srcname_s = buf_take(&srcname);
+  const char *desc = r->source == SRC_CSV ? "csv file" : r->source == SRC_YSB ? "ysb generator" : "datagen generator";
+  char *srcname_s = buf_take(&srcname);
   char *open_s = buf_take(&open), *fill_s = buf_take(&fill), *br_s = buf_take(&branches),
        *ce_s = buf_take(&chunk_end), *fin_s = buf_take(&finish), *parse_s = buf_take(&parse);
   char err[256];
   bool ok;
   if (r->source == SRC_CSV) {
-    TplHole holes[] = {{"ID", id},       {"SOURCE", srcname_s}, {"DESC", desc_s},    {"FN", fn},
+    TplHole holes[] = {{"ID", id},       {"SOURCE", srcname_s}, {"DESC", desc},      {"FN", fn},
                        {"STATE", state}, {"ROW", row},          {"CSV", csvv},       {"NCOLS", ncols},
                        {"open", open_s}, {"parse", parse_s},    {"branches", br_s},  {"chunk_end", ce_s},
                        {"finish", fin_s}};
     ok = tpl_fill(f, "source_csv.c.tpl", holes, (int)(sizeof holes / sizeof holes[0]), err, sizeof err);
   } else {
-    TplHole holes[] = {{"ID", id},         {"SOURCE", srcname_s}, {"DESC", desc_s},   {"FN", fn},
+    TplHole holes[] = {{"ID", id},         {"SOURCE", srcname_s}, {"DESC", desc},     {"FN", fn},
                        {"STATE", state},   {"ROW", row},          {"RATE", rate},     {"LIMIT", limit},
                        {"SEED", seed},     {"SEED_GIVEN", r->has_seed ? "true" : "false"},
                        {"open", open_s},   {"fill", fill_s},      {"branches", br_s}, {"chunk_end", ce_s},
@@ -1167,7 +1357,6 @@ static void emit_source(Gen *g, const Relation *r) {
     g->ok = false;
   }
   fprintf(f, "\n");
-  free(desc_s);
   free(srcname_s);
   free(open_s);
   free(fill_s);
@@ -1179,84 +1368,138 @@ static void emit_source(Gen *g, const Relation *r) {
 
 /* ---- consumer stages ------------------------------------------------------- */
 
-static void emit_stage(Gen *g, const Stage *st) {
+static void emit_collector(Gen *g, const Stage *st) {
   const Chain *ch = st->chain;
   int c = ch->index;
-  const Operator *first = &ch->ops[st->first];
-  FILE *f = g->funcs.f;
+  const Operator *sink = stage_op(st, st->first);
   FILE *su = g->setup.f;
-  if (first->kind == OP_SINK) {
-    char *hdr = csv_header(ch->sel);
-    fprintf(su, "  {\n    static const AirCollectorDef def = {\n");
-    fprintf(su, "        .row_size = sizeof(O%d),\n        .wend_offset = offsetof(O%d, wend),\n", c, c);
-    fprintf(su, "        .ts_offset = offsetof(O%d, ts),\n        .windowed = %s,\n", c, ch->windowed ? "true" : "false");
-    fprintf(su, "        .latency = %s,\n", ch->source->ingestion_time ? "true" : "false");
-    fprintf(su, "        .compare = cmp_O%d,\n        .format = fmt_O%d,\n        .header = ", c, c);
-    c_str(su, hdr);
-    fprintf(su, ",\n        .path = ");
-    if (first->rel) c_str(su, first->rel->path ? first->rel->path : "");
-    else fprintf(su, "NULL");
-    fprintf(su, ",\n    };\n    air_collector_new(g_rt, \"results of query %d\", g_edge[%d], &def);\n  }\n", c + 1,
-            st->edge);
-    free(hdr);
+  char *hdr = csv_header(ch->sel);
+  fprintf(su, "  {\n    static const AirCollectorDef def = {\n");
+  fprintf(su, "        .row_size = sizeof(O%d),\n        .wend_offset = offsetof(O%d, wend),\n", c, c);
+  fprintf(su, "        .ts_offset = offsetof(O%d, ts),\n        .windowed = %s,\n", c, ch->windowed ? "true" : "false");
+  fprintf(su, "        .latency = %s,\n", ch->source->ingestion_time ? "true" : "false");
+  fprintf(su, "        .compare = cmp_O%d,\n        .format = fmt_O%d,\n        .header = ", c, c);
+  c_str(su, hdr);
+  fprintf(su, ",\n        .path = ");
+  if (sink->rel)
+    c_str(su, sink->rel->path ? sink->rel->path : "");
+  else
+    fprintf(su, "NULL");
+  fprintf(su, ",\n    };\n    air_collector_new(g_rt, \"results of query %d\", g_edge[%d], &def);\n  }\n", c + 1,
+          st->edge);
+  free(hdr);
+}
+
+static void emit_stage(Gen *g, const Stage *st) {
+  if (is_sink_stage(st)) {
+    emit_collector(g, st);
     return;
   }
-
-  const Stage *next = next_stage(g->ph, st);
-  bool agg = first->kind == OP_AGGREGATION || first->kind == OP_REDUCE;
-  char ctxn[48], fn[48], rowt[32], id[16], edge[16];
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  int c = ch->index;
+  FILE *f = g->funcs.f;
+  FILE *su = g->setup.f;
+  bool session = ch->session && ends_in_agg(st);
+  bool windows = st->partial || st->final || is_join_stage(st) || (ends_in_agg(st) && !session);
+  char ctxn[48], fn[48], id[16];
   snprintf(ctxn, sizeof ctxn, "stage%d", st->id);
   snprintf(fn, sizeof fn, "stage%d", st->id);
-  snprintf(rowt, sizeof rowt, st->final ? "P%d" : "R%d", c);
   snprintf(id, sizeof id, "%d", st->id);
-  snprintf(edge, sizeof edge, "%d", st->edge);
 
   Buf fields, body, wmk, desc;
   buf_open(&fields);
   buf_open(&body);
   buf_open(&wmk);
   buf_open(&desc);
-  fprintf(fields.f, "  AirOut *out; /* the next edge */\n  int64_t wm; /* input watermark, ms */\n");
-  if (agg) fprintf(fields.f, "  AirWindows *win; /* open windows: key -> accumulators */\n");
+  for (int k = 0; k < st->nouts; k++)
+    fprintf(fields.f, "  AirOut *oe%d; /* port on edge %d */\n", st->outs[k], st->outs[k]);
+  fprintf(fields.f, "  int64_t wm; /* input watermark, ms */\n");
+  if (windows) fprintf(fields.f, "  AirWindows *win; /* open windows: key -> state */\n");
+  if (session) fprintf(fields.f, "  AirSessions *win; /* open sessions per key */\n");
   fprintf(desc.f, "query %d, ", c + 1);
-  for (int i = st->first; i <= st->last; i++) {
-    static const char *names[] = {"Source", "Map", "Filter", "Split", "StaticJoin", "Reduce",
-                                  "Aggregation", "Join", "Sink"};
-    fprintf(desc.f, "%s%s", i > st->first ? " -> " : "", names[ch->ops[i].kind]);
-  }
+  for (int i = st->first; i <= st->last; i++)
+    fprintf(desc.f, "%s%s", i > st->first ? " -> " : "", op_names[stage_op(st, i)->kind]);
   if (st->final) fprintf(desc.f, " (final: merges per-rank partials)");
 
-  char out[96], win[96];
-  snprintf(out, sizeof out, "%s.out", ctxn);
+  char outs[64], win[64], wmv[64];
+  snprintf(outs, sizeof outs, "%s.oe%%d", ctxn);
   snprintf(win, sizeof win, "%s.win", ctxn);
+  snprintf(wmv, sizeof wmv, "%s.wm", ctxn);
+  SegEnv env = {.cnt = "", .outs = outs, .win = win, .wm = wmv};
+  stage_ctx(g, st, &env.cx, false);
+  /* Lateness is decided against the watermark of the row's source rank
+   * when it was read (carried in R rows), so that a row is late or not
+   * whatever the fusion and the timing of other ranks' watermarks. */
+  if (st->first > 0) env.wm = "r->srcwm";
+  char ts[96];
+  if (st->first == 0)
+    colref(ts, sizeof ts, &env.cx, st->leg, leg_source(st)->time_col);
+  else
+    snprintf(ts, sizeof ts, "r->ts");
+  env.ts = ts;
+
+  FILE *b = body.f;
+  char rt0[16], rt1[16];
+  edge_row_type(g->ph, st->edge, rt0, sizeof rt0);
   if (st->final) {
-    fprintf(body.f, "    const P%d *p0 = r;\n    bool is_new;\n", c);
-    fprintf(body.f, "    A%d *acc = air_windows_acc(%s, p0->wstart, &p0->key, air_hash_bytes(&p0->key, sizeof p0->key), &is_new);\n",
+    fprintf(b, "  const P%d *in = rows;\n  for (size_t k = 0; k < nrows; k++) {\n", c);
+    fprintf(b, "    const P%d *p0 = &in[k];\n    bool is_new;\n", c);
+    fprintf(b, "    A%d *acc = air_windows_acc(%s, p0->wstart, &p0->key, air_hash_bytes(&p0->key, sizeof p0->key), &is_new);\n",
             c, win);
-    fprintf(body.f, "    const A%d *p = &p0->acc;\n", c);
-    emit_acc_merge(body.f, ch, "    ");
+    fprintf(b, "    const A%d *p = &p0->acc;\n", c);
+    emit_acc_merge(b, ch, "    ");
+    fprintf(b, "  }\n");
+  } else if (is_join_stage(st)) {
+    edge_row_type(g->ph, st->edge1, rt1, sizeof rt1);
+    for (int side = 0; side < 2; side++) {
+      fprintf(b, "  %sif (input == %d) {\n", side ? "else " : "", side);
+      fprintf(b, "    const %s *in = rows;\n    for (size_t k = 0; k < nrows; k++) {\n", side ? rt1 : rt0);
+      fprintf(b, "      const %s *r = &in[k];\n", side ? rt1 : rt0);
+      SegEnv je = env;
+      je.cx.col_fmt[0] = side ? NULL : "r->f0c%d";
+      je.cx.col_fmt[1] = side ? "r->f1c%d" : NULL;
+      emit_join_insert(b, ch, &je, side, "      ");
+      fprintf(b, "    }\n  }\n");
+    }
   } else {
-    SegEnv env = {.cnt = "", .out = out, .win = win, .cx = {.sel = ch->sel, .col_fmt = {"r->f0c%d", "r->f1c%d"}}};
-    char wmv[96];
-    snprintf(wmv, sizeof wmv, "%s.wm", ctxn);
-    env.wm = wmv;
-    int j = join_op(ch);
-    emit_segment(g, body.f, st, &env, j >= 0 && j < st->first, "    ");
+    fprintf(b, "  const %s *in = rows;\n  for (size_t k = 0; k < nrows; k++) {\n", rt0);
+    fprintf(b, "    const %s *r = &in[k];\n", rt0);
+    emit_ops(g, b, st, st->first, st->last, &env, "    ");
+    fprintf(b, "  }\n");
   }
-  if (agg) {
-    emit_close_windows(wmk.f, ch, win, out, false, "  ");
+
+  FILE *w = wmk.f;
+  if (session) {
+    /* sessions that met are merged; closed ones become result rows */
+    fprintf(w, "  air_sessions_close(%s, wm, %s_session, NULL);\n", win, fn);
+  } else if (windows) {
+    emit_close_windows(g, w, st, &env, "  ");
   }
-  fprintf(wmk.f, "  %s.wm = wm;\n  if (wm != AIR_WM_END) air_out_watermark(%s, wm);\n", ctxn, out);
+  fprintf(w, "  if (wm != AIR_WM_END) {\n");
+  emit_forward_wm(w, st, outs, "    ");
+  fprintf(w, "  }\n");
 
   char *fields_s = buf_take(&fields), *body_s = buf_take(&body), *wmk_s = buf_take(&wmk),
        *desc_s = buf_take(&desc);
-  TplHole holes[] = {{"ID", id},       {"DESC", desc_s},         {"EDGE", edge},
-                     {"CTX", ctxn},    {"FN", fn},               {"ROW", rowt},
-                     {"state_fields", fields_s}, {"body", body_s}, {"on_watermark", wmk_s}};
+  /* the session emitter is called from on_watermark and writes to the
+   * stage's ports: declared before, defined after the stage */
+  if (session)
+    fprintf(f, "static void %s_session(const void *kp, int64_t ws, int64_t we, void *ap, void *cx);\n", fn);
+  TplHole holes[] = {{"ID", id},     {"DESC", desc_s}, {"CTX", ctxn},          {"FN", fn},
+                     {"state_fields", fields_s},      {"body", body_s},       {"on_watermark", wmk_s}};
   char err[256];
   if (!tpl_fill(f, "stage.c.tpl", holes, (int)(sizeof holes / sizeof holes[0]), err, sizeof err)) {
     diag_fatal_noloc(g->d, "internal error: %s", err);
     g->ok = false;
+  }
+  if (session) {
+    fprintf(f, "\n/* A closed session of pipeline %d: its result row. */\n", st->id);
+    fprintf(f, "static void %s_session(const void *kp, int64_t ws, int64_t we, void *ap, void *cx) {\n", fn);
+    fprintf(f, "  (void)cx;\n  const K%d *key = kp;\n  const A%d *acc = ap;\n", c, c);
+    fprintf(f, "  const int64_t wstart = ws, wend = we;\n");
+    emit_window_result(f, st, &env, "  ", "return");
+    fprintf(f, "}\n");
   }
   fprintf(f, "\n");
   free(fields_s);
@@ -1264,24 +1507,29 @@ static void emit_stage(Gen *g, const Stage *st) {
   free(wmk_s);
   free(desc_s);
 
-  fprintf(su, "  {\n    AirVertex *v = air_vertex_consumer(g_rt, \"pipeline %d\", &g_edge[%d], 1, %s_batch, %s_watermark, NULL, false);\n",
-          st->id, st->edge, fn, fn);
-  fprintf(su, "    %s.wm = AIR_WM_NONE;\n    %s.out = air_out_open(v, 0, g_edge[%d]);\n", ctxn, ctxn, next->edge);
-  if (agg) fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(A%d));\n", ctxn, c, c);
+  fprintf(su, "  {\n");
+  if (st->edge1 >= 0)
+    fprintf(su, "    AirEdge *in[2] = {g_edge[%d], g_edge[%d]};\n", st->edge, st->edge1);
+  else
+    fprintf(su, "    AirEdge *in[1] = {g_edge[%d]};\n", st->edge);
+  fprintf(su, "    AirVertex *v = air_vertex_consumer(g_rt, \"pipeline %d\", in, %d, %s_batch, %s_watermark, NULL, false);\n",
+          st->id, st->edge1 >= 0 ? 2 : 1, fn, fn);
+  fprintf(su, "    %s.wm = AIR_WM_NONE;\n", ctxn);
+  for (int k = 0; k < st->nouts; k++)
+    fprintf(su, "    %s.oe%d = air_out_open(v, 0, g_edge[%d]);\n", ctxn, st->outs[k], st->outs[k]);
+  if (session)
+    fprintf(su, "    %s.win = air_sessions_new(sizeof(K%d), sizeof(A%d), INT64_C(%" PRId64 "), merge_A%d);\n", ctxn, c,
+            c, s->window->gap_ms, c);
+  else if (is_join_stage(st))
+    fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(J%d));\n", ctxn, c, c);
+  else if (windows)
+    fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(A%d));\n", ctxn, c, c);
   fprintf(su, "  }\n");
 }
 
 /* ---- the program ----------------------------------------------------------- */
 
-static const char *edge_row(const Physical *ph, const Stage *st) {
-  static char buf[32];
-  const Chain *ch = st->chain;
-  if (ch->ops[st->first].kind == OP_SINK) snprintf(buf, sizeof buf, "O%d", ch->index);
-  else if (st->final) snprintf(buf, sizeof buf, "P%d", ch->index);
-  else snprintf(buf, sizeof buf, "R%d", ch->index);
-  (void)ph;
-  return buf;
-}
+static bool chain_reads(const Chain *ch, const Relation *r) { return ch->source == r || ch->source1 == r; }
 
 bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
   const Plan *pl = ph->plan;
@@ -1290,79 +1538,71 @@ bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
   buf_open(&g.types);
   buf_open(&g.funcs);
   buf_open(&g.setup);
+  FILE *su = g.setup.f;
 
-  fprintf(g.types.f, "static AirEdge *g_edge[%d]; /* edges by id (MPI tag) */\n", ph->nedges ? ph->nedges : 1);
+  fprintf(g.types.f, "static AirEdge *g_edge[%d]; /* edges by id (the MPI tag) */\n", ph->nedges ? ph->nedges : 1);
   for (int i = 0; i < cat->nrels; i++) {
     const Relation *r = cat->rels[i];
-    if (r->kind == REL_SOURCE && r->source == SRC_CSV) {
-      bool used = false;
-      for (int c = 0; c < pl->nchains; c++)
-        if (pl->chains[c].source == r) used = true;
-      if (used) fprintf(g.types.f, "static AirCsv *g_csv%d; /* opened before the run starts */\n", r->index);
+    bool read = false, joined = false;
+    for (int c = 0; c < pl->nchains; c++) {
+      if (chain_reads(&pl->chains[c], r)) read = true;
+      if (pl->chains[c].sel->nfrom == 2 && pl->chains[c].sel->table_join && pl->chains[c].sel->from[1].rel == r)
+        joined = true;
     }
+    if (r->kind == REL_SOURCE && r->source == SRC_CSV && read)
+      fprintf(g.types.f, "static AirCsv *g_csv%d; /* opened before the run starts */\n", r->index);
+    if (r->kind == REL_TABLE && joined) {
+      emit_table(&g, r);
+      fprintf(su, "  load_tab%d();\n", r->index);
+    }
+    if (r->kind == REL_SOURCE && read) emit_source_struct(&g, r);
   }
   fprintf(g.types.f, "\n");
-  for (int i = 0; i < cat->nrels; i++) {
-    const Relation *r = cat->rels[i];
-    if (r->kind == REL_TABLE) {
-      bool used = false;
-      for (int c = 0; c < pl->nchains; c++)
-        if (pl->chains[c].sel->nfrom == 2 && pl->chains[c].sel->from[1].rel == r) used = true;
-      if (used) emit_table(&g, r);
+  for (int c = 0; c < pl->nchains; c++) {
+    const Chain *ch = &pl->chains[c];
+    emit_chain_types(&g, ch);
+    if (ch->session) {
+      FILE *f = g.funcs.f;
+      fprintf(f, "/* Fold the accumulators of a session into those of one it met. */\n");
+      fprintf(f, "static void merge_A%d(void *dst, const void *src) {\n", c);
+      fprintf(f, "  A%d *acc = dst;\n  const A%d *p = src;\n  const bool is_new = false;\n", c, c);
+      emit_acc_merge(f, ch, "  ");
+      fprintf(f, "}\n\n");
     }
   }
-  for (int i = 0; i < cat->nrels; i++) {
-    const Relation *r = cat->rels[i];
-    bool used = false;
-    for (int c = 0; c < pl->nchains; c++)
-      if (pl->chains[c].source == r) used = true;
-    if (r->kind == REL_SOURCE && used) emit_source_struct(&g, r);
-  }
-  for (int c = 0; c < pl->nchains; c++) emit_chain_types(&g, &pl->chains[c]);
 
-  /* setup: tables, files, edges */
-  FILE *su = g.setup.f;
+  /* setup: files, edges, consumers, then sources */
   for (int i = 0; i < cat->nrels; i++) {
     const Relation *r = cat->rels[i];
-    if (r->kind == REL_TABLE) {
-      bool used = false;
-      for (int c = 0; c < pl->nchains; c++)
-        if (pl->chains[c].sel->nfrom == 2 && pl->chains[c].sel->from[1].rel == r) used = true;
-      if (used) fprintf(su, "  load_tab%d();\n", r->index);
-    }
-  }
-  for (int i = 0; i < cat->nrels; i++) {
-    const Relation *r = cat->rels[i];
-    bool used = false;
+    bool read = false;
     for (int c = 0; c < pl->nchains; c++)
-      if (pl->chains[c].source == r) used = true;
-    if (r->kind == REL_SOURCE && r->source == SRC_CSV && used) {
+      if (chain_reads(&pl->chains[c], r)) read = true;
+    if (r->kind == REL_SOURCE && r->source == SRC_CSV && read) {
       fprintf(su, "  g_csv%d = air_csv_open(g_rt, ", r->index);
       c_str(su, r->path ? r->path : "");
       fprintf(su, ", %s, true);\n", r->header ? "true" : "false");
     }
   }
-  for (int i = 0; i < ph->nstages; i++) {
-    const Stage *st = &ph->stages[i];
-    if (st->edge < 0) continue;
-    const Stage *prev = &ph->stages[i - 1];
-    const char *route = st->in == XR_GATHER ? "AIR_ROUTE_GATHER" : "AIR_ROUTE_HASH";
+  for (int e = 0; e < ph->nedges; e++) {
+    const PEdge *ed = &ph->edges[e];
+    const Stage *from = &ph->stages[ed->from];
+    const char *route = ed->kind == XR_GATHER ? "AIR_ROUTE_GATHER"
+                        : ed->kind == XR_SAME ? "AIR_ROUTE_LOCAL"
+                                              : "AIR_ROUTE_HASH";
     const char *producers = "1";
-    if (prev->first == 0)
-      producers = prev->chain->source->source == SRC_CSV ? "1" : "air_threads(g_rt)";
-    fprintf(su, "  g_edge[%d] = air_edge_new(g_rt, %d, sizeof(%s), %s, %s);\n", st->edge, st->edge,
-            edge_row(ph, st), route, producers);
+    if (in_source_loop(from) && leg_source(from)->source != SRC_CSV) producers = "air_threads(g_rt)";
+    char rt[16];
+    edge_row_type(ph, e, rt, sizeof rt);
+    fprintf(su, "  g_edge[%d] = air_edge_new(g_rt, %d, sizeof(%s), %s, %s);\n", e, e, rt, route, producers);
   }
-  /* consumers */
   for (int i = 0; i < ph->nstages; i++)
-    if (ph->stages[i].first > 0 || ph->stages[i].final) emit_stage(&g, &ph->stages[i]);
-  /* sources */
+    if (!in_source_loop(&ph->stages[i])) emit_stage(&g, &ph->stages[i]);
   for (int i = 0; i < cat->nrels; i++) {
     const Relation *r = cat->rels[i];
-    bool used = false;
+    bool read = false;
     for (int c = 0; c < pl->nchains; c++)
-      if (pl->chains[c].source == r) used = true;
-    if (r->kind != REL_SOURCE || !used) continue;
+      if (chain_reads(&pl->chains[c], r)) read = true;
+    if (r->kind != REL_SOURCE || !read) continue;
     emit_source(&g, r);
     fprintf(su, "  air_vertex_source(g_rt, \"source ");
     c_escape_str(su, r->name, strlen(r->name));
@@ -1374,8 +1614,8 @@ bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
   buf_open(&sum);
   buf_open(&qfile);
   buf_open(&qname);
-  fprintf(sum.f, "%d quer%s, %d pipelines, %s", pl->nchains, pl->nchains == 1 ? "y" : "ies", ph->nstages,
-          ph->fused ? "fused" : "not fused");
+  fprintf(sum.f, "%d quer%s, %d pipelines, %d edges, %s", pl->nchains, pl->nchains == 1 ? "y" : "ies",
+          ph->nstages, ph->nedges, ph->fused ? "fused" : "not fused");
   c_comment(qfile.f, pl->query_path);
   c_escape_str(qname.f, pl->query_name, strlen(pl->query_name));
   char *sum_s = buf_take(&sum), *qfile_s = buf_take(&qfile), *qname_s = buf_take(&qname);

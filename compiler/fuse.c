@@ -12,27 +12,82 @@
 
 #include <string.h>
 
-static void add_stage(Physical *ph, int *cap, Arena *a, Stage st) {
-  if (ph->nstages == *cap) {
-    int ncap = *cap ? *cap * 2 : 16;
-    Stage *n = arena_alloc(a, sizeof *n * ncap);
+typedef struct Fuser {
+  Arena *a;
+  Physical *ph;
+  int cap_st, cap_e;
+} Fuser;
+
+static int add_stage(Fuser *f, Stage st) {
+  Physical *ph = f->ph;
+  if (ph->nstages == f->cap_st) {
+    int ncap = f->cap_st ? f->cap_st * 2 : 16;
+    Stage *n = arena_alloc(f->a, sizeof *n * ncap);
     if (ph->nstages) memcpy(n, ph->stages, sizeof *n * ph->nstages);
     ph->stages = n;
-    *cap = ncap;
+    f->cap_st = ncap;
   }
   st.id = ph->nstages + 1;
-  st.edge = st.in == XR_LOCAL ? -1 : ph->nedges++;
-  ph->stages[ph->nstages++] = st;
+  st.edge = st.edge1 = -1;
+  ph->stages[ph->nstages] = st;
+  return ph->nstages++;
 }
 
-static ExchangeKind exchange_into(const Operator *op) {
+/* Rows of stage `from` go to input `to_input` of stage `to`. */
+static void connect(Fuser *f, int from, int to, ExchangeKind kind, int to_input) {
+  Physical *ph = f->ph;
+  if (ph->nedges == f->cap_e) {
+    int ncap = f->cap_e ? f->cap_e * 2 : 16;
+    PEdge *n = arena_alloc(f->a, sizeof *n * ncap);
+    if (ph->nedges) memcpy(n, ph->edges, sizeof *n * ph->nedges);
+    ph->edges = n;
+    f->cap_e = ncap;
+  }
+  int id = ph->nedges++;
+  ph->edges[id] = (PEdge){.id = id, .kind = kind, .from = from, .to = to, .to_input = to_input};
+  Stage *t = &ph->stages[to];
+  if (to_input == 0) {
+    t->edge = id;
+    t->in = kind;
+  } else {
+    t->edge1 = id;
+  }
+  Stage *fr = &ph->stages[from];
+  if (fr->nouts < AIRC_MAX_OUTS) fr->outs[fr->nouts++] = id;
+}
+
+static ExchangeKind exchange_into(const Chain *ch, const Operator *op) {
   switch (op->kind) {
   case OP_AGGREGATION:
   case OP_JOIN: return XR_KEYHASH;
-  case OP_REDUCE: return XR_SINGLE;
+  case OP_REDUCE: return ch->sel->nkeys ? XR_KEYHASH : XR_SINGLE;
   case OP_SINK: return XR_GATHER;
   default: return XR_ROWHASH;
   }
+}
+
+/* The first stage of a leg reads a derived stream: its rows come from the
+ * pipeline making that stream, on the same rank. */
+static void feed_leg(Fuser *f, Plan *plan, int stage, const Relation *rel) {
+  if (rel->kind != REL_DERIVED) return;
+  for (int c = 0; c < plan->nchains; c++)
+    if (plan->chains[c].derived == rel) {
+      connect(f, plan->chains[c].producer, stage, XR_SAME, 0);
+      return;
+    }
+}
+
+/* One stage per operator in [from, to] of a leg, chained by messages;
+ * returns the last stage's index (or prev when the range is empty). */
+static int unfused_run(Fuser *f, Chain *ch, int leg, int from, int to, int prev, int prev_input) {
+  const Operator *ops = leg ? ch->ops1 : ch->ops;
+  for (int i = from; i <= to; i++) {
+    int st = add_stage(f, (Stage){.chain = ch, .leg = leg, .first = i, .last = i});
+    if (prev >= 0) connect(f, prev, st, exchange_into(ch, &ops[i]), prev_input);
+    prev = st;
+    prev_input = 0;
+  }
+  return prev;
 }
 
 // fused chain = [Source .. Map|Aggregation(partial)] -> [Aggregation(final)] -> [Sink]
@@ -40,26 +95,48 @@ Physical *fuse_plan(Arena *a, Plan *plan, bool fuse) {
   Physical *ph = arena_alloc(a, sizeof *ph);
   ph->plan = plan;
   ph->fused = fuse;
-  int cap = 0;
+  Fuser f = {.a = a, .ph = ph};
   for (int c = 0; c < plan->nchains; c++) {
     Chain *ch = &plan->chains[c];
-    int sink = ch->nops - 1;
+    int sink = ch->nops - 1, last = sink - 1;
+    int j = ch->join_at;
+    int first0 = ph->nstages, first1 = -1, producer;
     if (!fuse) {
-      for (int i = 0; i < ch->nops; i++)
-        add_stage(ph, &cap, a,
-                  (Stage){.chain = ch, .first = i, .last = i,
-                          .in = i == 0 ? XR_LOCAL : exchange_into(&ch->ops[i])});
-      continue;
-    }
-    int agg = sink - 1; /* Map, Reduce or Aggregation */
-    if (ch->windowed) {
-      add_stage(ph, &cap, a, (Stage){.chain = ch, .first = 0, .last = agg, .partial = true});
-      add_stage(ph, &cap, a, (Stage){.chain = ch, .first = agg, .last = agg, .final = true,
-                                     .in = exchange_into(&ch->ops[agg])});
+      int l0 = unfused_run(&f, ch, 0, 0, j >= 0 ? j - 1 : last, -1, 0);
+      if (j >= 0) {
+        first1 = ph->nstages;
+        int l1 = unfused_run(&f, ch, 1, 0, ch->nops1 - 1, -1, 0);
+        int js = add_stage(&f, (Stage){.chain = ch, .first = j, .last = j});
+        connect(&f, l0, js, XR_KEYHASH, 0);
+        connect(&f, l1, js, XR_KEYHASH, 1);
+        producer = unfused_run(&f, ch, 0, j + 1, last, js, 0);
+      } else {
+        producer = l0;
+      }
+    } else if (j >= 0) {
+      int s0 = add_stage(&f, (Stage){.chain = ch, .first = 0, .last = j - 1});
+      first1 = add_stage(&f, (Stage){.chain = ch, .leg = 1, .first = 0, .last = ch->nops1 - 1});
+      producer = add_stage(&f, (Stage){.chain = ch, .first = j, .last = last});
+      connect(&f, s0, producer, XR_KEYHASH, 0);
+      connect(&f, first1, producer, XR_KEYHASH, 1);
+    } else if (ch->windowed && !ch->session) {
+      int s0 = add_stage(&f, (Stage){.chain = ch, .first = 0, .last = last, .partial = true});
+      producer = add_stage(&f, (Stage){.chain = ch, .first = last, .last = last, .final = true});
+      connect(&f, s0, producer, exchange_into(ch, &ch->ops[last]), 0);
+    } else if (ch->session) {
+      int s0 = add_stage(&f, (Stage){.chain = ch, .first = 0, .last = last - 1});
+      producer = add_stage(&f, (Stage){.chain = ch, .first = last, .last = last});
+      connect(&f, s0, producer, exchange_into(ch, &ch->ops[last]), 0);
     } else {
-      add_stage(ph, &cap, a, (Stage){.chain = ch, .first = 0, .last = agg});
+      producer = add_stage(&f, (Stage){.chain = ch, .first = 0, .last = last});
     }
-    add_stage(ph, &cap, a, (Stage){.chain = ch, .first = sink, .last = sink, .in = XR_GATHER});
+    feed_leg(&f, plan, first0, ch->source);
+    if (first1 >= 0) feed_leg(&f, plan, first1, ch->source1);
+    ch->producer = producer;
+    if (!ch->derived) {
+      int ss = add_stage(&f, (Stage){.chain = ch, .first = sink, .last = sink});
+      connect(&f, producer, ss, XR_GATHER, 0);
+    }
   }
   return ph;
 }
@@ -149,12 +226,18 @@ static void print_op(FILE *out, const Chain *ch, const Operator *op) {
     print_window(out, s->window);
     if (s->having) fprintf(out, "; HAVING %s", s->having->text);
     break;
+  case OP_JOIN:
+    fprintf(out, " %s ON %s; ", op->rel->name, s->join_on && s->join_on->text ? s->join_on->text : "?");
+    print_window(out, s->window);
+    break;
   case OP_MAP:
     fputc(' ', out);
     for (int i = 0; i < s->nout; i++) fprintf(out, "%s%s", i ? ", " : "", s->out[i].name);
     break;
   case OP_SINK:
-    if (op->rel)
+    if (op->rel && op->rel->kind == REL_DERIVED)
+      fprintf(out, " stream %s", op->rel->name);
+    else if (op->rel)
       fprintf(out, " %s (csv '%s')", op->rel->name, op->rel->path ? op->rel->path : "");
     else
       fprintf(out, " stdout");
@@ -177,22 +260,32 @@ static void print_time(FILE *out, const Relation *r) {
             r->cols[r->time_col].name);
 }
 
-static void print_exchange(FILE *out, const Stage *st) {
-  const Select *s = st->chain->sel;
-  switch (st->in) {
-  case XR_LOCAL: return;
-  case XR_ROWHASH: fprintf(out, "      --> exchange (edge %d): rows spread by hash(row) %% ranks\n", st->edge); return;
+static void print_keys(FILE *out, const Select *s) {
+  for (int i = 0; i < s->nkeys; i++) fprintf(out, "%s%s", i ? ", " : "", s->keys[i]->text);
+}
+
+/* How rows reach stage st on edge e. */
+static void print_edge(FILE *out, const Physical *ph, const PEdge *e) {
+  const Stage *to = &ph->stages[e->to];
+  const Stage *from = &ph->stages[e->from];
+  const Select *s = to->chain->sel;
+  fprintf(out, "      <-- edge %d from pipeline %d: ", e->id, from->id);
+  switch (e->kind) {
+  case XR_LOCAL: fprintf(out, "function call\n"); return;
+  case XR_ROWHASH: fprintf(out, "rows spread by hash(row) %% ranks\n"); return;
+  case XR_SAME: fprintf(out, "rows of stream %s, on the same rank\n", from->chain->derived->name); return;
+  case XR_GATHER: fprintf(out, "results to rank 0\n"); return;
+  case XR_SINGLE: fprintf(out, "%s to rank 0 (no key)\n", to->final ? "per-rank partial aggregates" : "rows"); return;
   case XR_KEYHASH:
-    fprintf(out, "      --> exchange (edge %d): %s by hash(", st->edge,
-            st->final ? "per-key partial aggregates" : "rows");
-    for (int i = 0; i < s->nkeys; i++) fprintf(out, "%s%s", i ? ", " : "", s->keys[i]->text);
+    if (to->chain->join_at >= 0 && to->first == to->chain->join_at) {
+      const Expr *k = e->to_input ? s->join_rkey : s->join_lkey;
+      fprintf(out, "%s rows by hash(%s) %% ranks\n", e->to_input ? "right" : "left", k && k->text ? k->text : "?");
+      return;
+    }
+    fprintf(out, "%s by hash(", to->final ? "per-key partial aggregates" : "rows");
+    print_keys(out, s);
     fprintf(out, ") %% ranks\n");
     return;
-  case XR_SINGLE:
-    fprintf(out, "      --> exchange (edge %d): %s to rank 0 (no key)\n", st->edge,
-            st->final ? "partial aggregates" : "rows");
-    return;
-  case XR_GATHER: fprintf(out, "      --> gather (edge %d): results to rank 0\n", st->edge); return;
   }
 }
 
@@ -209,10 +302,18 @@ void explain_print(FILE *out, const Physical *ph) {
               r->cols[r->key_col].name);
       continue;
     }
-    if (r->kind != REL_SOURCE) continue;
+    if (r->kind != REL_SOURCE && r->kind != REL_DERIVED) continue;
     int nconsumers = 0;
     for (int c = 0; c < pl->nchains; c++)
-      if (pl->chains[c].source == r) nconsumers++;
+      if (pl->chains[c].source == r || pl->chains[c].source1 == r) nconsumers++;
+    if (r->kind == REL_DERIVED) {
+      int q = 0;
+      for (int c = 0; c < pl->nchains; c++)
+        if (pl->chains[c].derived == r) q = c + 1;
+      fprintf(out, "stream %s: derived, the results of query %d\n", r->name, q);
+      fprintf(out, "    time: %s.%s, the latest event time of the rows behind each result; watermark = its query's\n",
+              r->name, r->cols[r->time_col].name);
+    } else {
     fprintf(out, "source %s: %s", r->name, source_kind(r));
     if (r->source == SRC_CSV) fprintf(out, " '%s'%s", r->path ? r->path : "", r->header ? " with header" : "");
     if (r->rate) fprintf(out, ", rate %lld events/s over all ranks", (long long)r->rate);
@@ -220,11 +321,13 @@ void explain_print(FILE *out, const Physical *ph) {
     if (r->has_limit) fprintf(out, ", limit %lld", (long long)r->limit);
     fprintf(out, "\n");
     print_time(out, r);
+    }
     if (nconsumers > 1) {
       fprintf(out, "    Split: %d consumers (", nconsumers);
       int k = 0;
       for (int c = 0; c < pl->nchains; c++)
-        if (pl->chains[c].source == r) fprintf(out, "%squery %d", k++ ? ", " : "", c + 1);
+        if (pl->chains[c].source == r || pl->chains[c].source1 == r)
+          fprintf(out, "%squery %d", k++ ? ", " : "", c + 1);
       fprintf(out, ")%s\n", ph->fused ? ", each branch runs in the source's loop"
                                           : ", branch b routes to edge of branch b (b * ranks + hash % ranks)");
     } else if (nconsumers == 0) {
@@ -234,41 +337,60 @@ void explain_print(FILE *out, const Physical *ph) {
 
   for (int c = 0; c < pl->nchains; c++) {
     const Chain *ch = &pl->chains[c];
-    const char *what = ch->stmt->kind == ST_INSERT ? "INSERT INTO" : "SELECT";
+    const char *what = ch->stmt->kind == ST_INSERT ? "INSERT INTO"
+                       : ch->derived                 ? "CREATE STREAM AS"
+                                                     : "SELECT";
     fprintf(out, "query %d (line %d): %s\n", c + 1, ch->stmt->loc.line, what);
     fprintf(out, "  columns read from %s:", ch->source->name);
     for (int i = 0; i < ch->source->ncols; i++)
       if (ch->used[0][i]) fprintf(out, " %s", ch->source->cols[i].name);
+    if (ch->source1) {
+      fprintf(out, "\n  columns read from %s:", ch->source1->name);
+      for (int i = 0; i < ch->source1->ncols; i++)
+        if (ch->used[1][i]) fprintf(out, " %s", ch->source1->cols[i].name);
+    }
     fprintf(out, "\n  logical:\n");
     for (int i = 0; i < ch->nops; i++) {
       fprintf(out, "    %d ", i + 1);
       print_op(out, ch, &ch->ops[i]);
       fputc('\n', out);
     }
+    for (int i = 0; i < ch->nops1; i++) {
+      fprintf(out, "    %d' ", i + 1);
+      print_op(out, ch, &ch->ops1[i]);
+      fprintf(out, "%s\n", i == ch->nops1 - 1 ? "  (second input of the Join)" : "");
+    }
     fprintf(out, "  physical:\n");
-    for (int s = 0; s < ph->nstages; s++) {
-      const Stage *st = &ph->stages[s];
+    for (int si = 0; si < ph->nstages; si++) {
+      const Stage *st = &ph->stages[si];
       if (st->chain != ch) continue;
-      print_exchange(out, st);
-      const char *where = st->first == 0 ? "every rank, source thread(s)"
-                          : ch->ops[st->first].kind == OP_SINK ? "rank 0, collector"
-                                                               : "every rank";
-      if (ch->ops[st->first].kind == OP_REDUCE && st->in == XR_SINGLE) where = "rank 0";
+      for (int e = 0; e < ph->nedges; e++)
+        if (ph->edges[e].to == si) print_edge(out, ph, &ph->edges[e]);
+      const Operator *ops = st->leg ? ch->ops1 : ch->ops;
+      const char *where = st->edge < 0 ? "every rank, in the source's loop"
+                          : ops[st->first].kind == OP_SINK ? "rank 0, collector"
+                                                           : "every rank";
+      if (st->in == XR_SINGLE) where = "rank 0";
       fprintf(out, "    pipeline %d [%s]: ", st->id, where);
       for (int i = st->first; i <= st->last; i++) {
         if (i > st->first) fprintf(out, " -> ");
-        fprintf(out, "%s", op_name(ch->ops[i].kind));
+        fprintf(out, "%s", op_name(ops[i].kind));
+        if (ops[i].kind == OP_SOURCE) fprintf(out, " %s", ops[i].rel->name);
         if (i == st->last && st->partial) fprintf(out, "(partial)");
         if (i == st->first && st->final) fprintf(out, "(final)");
       }
-      if (ch->ops[st->first].kind == OP_SINK) {
+      if (ops[st->first].kind == OP_SINK) {
         if (ch->windowed) {
-          fprintf(out, "; each window's rows once its end passes the watermark, ordered by WINDOW_END");
-          for (int k = 0; k < ch->sel->nkeys; k++) fprintf(out, ", %s", ch->sel->keys[k]->text);
+          fprintf(out, "; each window's rows once the watermark passes its end, ordered by WINDOW_END");
+          if (ch->sel->nkeys) fprintf(out, ", ");
+          print_keys(out, ch->sel);
+          if (!ch->sel->nkeys) fprintf(out, " and the output columns");
         } else {
           fprintf(out, "; rows in arrival order");
         }
+        fprintf(out, " -> %s", ops[st->first].rel ? ops[st->first].rel->name : "stdout");
       }
+      if (st->nouts == 0 && ch->derived) fprintf(out, "; stream %s has no reader", ch->derived->name);
       fputc('\n', out);
     }
   }

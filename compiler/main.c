@@ -214,7 +214,10 @@ int main(int argc, char **argv) {
   Diag d = {.path = o.input, .text = text, .text_len = len, .out = stderr};
   Arena *a = arena_new();
   Program *p = parse_program(a, &d);
-  Catalog *cat = sema_check(a, &d, p);
+  /* After a syntax error the dropped statements' names would only cause
+   * follow-on "unknown stream" errors: check names and types of a file
+   * that parsed. */
+  Catalog *cat = d.nerrors == 0 ? sema_check(a, &d, p) : NULL;
   Plan *pl = NULL;
   if (d.nerrors == 0) pl = plan_build(a, &d, p, cat);
   int status = 0;

@@ -74,15 +74,19 @@ static void conj_add(Arena *a, ConjList *l, Expr *e) {
   l->tail = c;
 }
 
-static void split_conjuncts(Arena *a, Expr *e, bool two_items, ConjList *pre,
-                            ConjList *post) {
+/* WHERE's conjuncts: those reading only the first FROM item go before the
+ * join, those reading only a joined stream into its leg, the rest after. */
+static void split_conjuncts(Arena *a, Expr *e, const Select *s, ConjList *pre,
+                            ConjList *pre1, ConjList *post) {
   if (e->kind == EX_BINARY && e->op == OP_AND) {
-    split_conjuncts(a, e->lhs, two_items, pre, post);
-    split_conjuncts(a, e->rhs, two_items, pre, post);
+    split_conjuncts(a, e->lhs, s, pre, pre1, post);
+    split_conjuncts(a, e->rhs, s, pre, pre1, post);
     return;
   }
-  if (!two_items || reads_only1(e, 0))
+  if (s->nfrom == 1 || reads_only1(e, 0))
     conj_add(a, pre, e);
+  else if (!s->table_join && reads_only1(e, 1))
+    conj_add(a, pre1, e);
   else
     conj_add(a, post, e);
 }
@@ -104,15 +108,6 @@ static void unsupported_expr(Diag *d, const Expr *e) {
 
 static void check_supported(Diag *d, Stmt *st) {
   Select *s = st->select;
-  if (st->kind == ST_CREATE_STREAM_AS)
-    diag_error(d, st->name_loc, "derived streams (CREATE STREAM ... AS SELECT) are not supported yet");
-  for (int i = 0; i < s->nfrom; i++)
-    if (s->from[i].rel && s->from[i].rel->kind == REL_DERIVED)
-      diag_error(d, s->from[i].loc, "reading a derived stream is not supported yet");
-  if (s->nfrom == 2 && !s->table_join)
-    diag_error(d, s->from[1].loc, "stream-stream JOIN is not supported yet");
-  if (s->window && s->window->kind == WIN_SESSION)
-    diag_error(d, s->window->loc, "SESSION windows are not supported yet");
   for (int i = 0; i < s->nout; i++)
     unsupported_expr(d, s->out[i].expr);
   if (s->where) unsupported_expr(d, s->where);
@@ -140,34 +135,48 @@ static void add_op(Arena *a, Chain *ch, int *cap, Operator op) {
 }
 
 // chain = Source Filter? StaticJoin? Filter? (Map | Reduce | Aggregation) Sink
+//       | Source Filter? Join Filter? Map Sink,   leg 1 = Source Filter?
 static void build_chain(Arena *a, Chain *ch) {
   Select *s = ch->sel;
-  int cap = 0;
+  int cap = 0, cap1 = 0;
+  bool stream_join = s->nfrom == 2 && !s->table_join;
+  ch->join_at = -1;
   add_op(a, ch, &cap, (Operator){.kind = OP_SOURCE, .rel = ch->source});
 
-  ConjList pre = {0}, post = {0};
-  if (s->where) split_conjuncts(a, s->where, s->nfrom == 2, &pre, &post);
+  ConjList pre = {0}, pre1 = {0}, post = {0};
+  if (s->where) split_conjuncts(a, s->where, s, &pre, &pre1, &post);
   if (pre.head) add_op(a, ch, &cap, (Operator){.kind = OP_FILTER, .pred = pre.head});
   if (s->nfrom == 2 && s->table_join)
     add_op(a, ch, &cap, (Operator){.kind = OP_STATIC_JOIN, .rel = s->from[1].rel});
+  if (stream_join) {
+    ch->source1 = s->from[1].rel;
+    Chain leg = {0};
+    add_op(a, &leg, &cap1, (Operator){.kind = OP_SOURCE, .rel = ch->source1});
+    if (pre1.head) add_op(a, &leg, &cap1, (Operator){.kind = OP_FILTER, .pred = pre1.head});
+    ch->ops1 = leg.ops;
+    ch->nops1 = leg.nops;
+    ch->join_at = ch->nops;
+    add_op(a, ch, &cap, (Operator){.kind = OP_JOIN, .rel = ch->source1});
+  }
   if (post.head) add_op(a, ch, &cap, (Operator){.kind = OP_FILTER, .pred = post.head});
 
   switch (s->qkind) {
   case QK_AGGREGATION: add_op(a, ch, &cap, (Operator){.kind = OP_AGGREGATION}); break;
   case QK_REDUCE: add_op(a, ch, &cap, (Operator){.kind = OP_REDUCE}); break;
-  case QK_JOIN: add_op(a, ch, &cap, (Operator){.kind = OP_JOIN}); break;
+  case QK_JOIN:
   case QK_MAP: add_op(a, ch, &cap, (Operator){.kind = OP_MAP}); break;
   }
-  ch->windowed = s->qkind == QK_AGGREGATION || s->qkind == QK_REDUCE;
-  Relation *sink = ch->stmt->kind == ST_INSERT ? ch->stmt->rel : NULL;
+  ch->windowed = s->qkind != QK_MAP;
+  ch->session = s->window && s->window->kind == WIN_SESSION;
+  if (ch->stmt->kind == ST_CREATE_STREAM_AS) ch->derived = ch->stmt->rel;
+  Relation *sink = ch->stmt->kind == ST_INSERT ? ch->stmt->rel : ch->derived;
   add_op(a, ch, &cap, (Operator){.kind = OP_SINK, .rel = sink});
 
   for (int f = 0; f < s->nfrom; f++) {
     Relation *r = s->from[f].rel;
     ch->used[f] = arena_alloc(a, sizeof(bool) * (r->ncols ? r->ncols : 1));
+    if (r->time_col >= 0) ch->used[f][r->time_col] = true;
   }
-  Relation *src = s->from[0].rel;
-  if (src->time_col >= 0) ch->used[0][src->time_col] = true;
   if (s->nfrom == 2 && s->table_join)
     ch->used[1][s->from[1].rel->key_col] = true;
   mark_used1(ch, s->where);
@@ -188,6 +197,14 @@ Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat) {
   for (Stmt *st = p->stmts; st; st = st->next) {
     if (!st->select) continue;
     check_supported(d, st);
+    if (st->kind == ST_INSERT && st->rel)
+      for (Stmt *prev = p->stmts; prev != st; prev = prev->next)
+        if (prev->kind == ST_INSERT && prev->rel == st->rel) {
+          diag_error(d, st->name_loc, "sink '%s' already has an INSERT INTO; write each query to its own sink",
+                     st->rel->name);
+          diag_note(d, prev->name_loc, "the first INSERT INTO '%s' is here", st->rel->name);
+          break;
+        }
     Select *s = st->select;
     if (!s->from[0].rel) continue;
     Chain *ch = &pl->chains[pl->nchains];
