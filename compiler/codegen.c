@@ -168,7 +168,30 @@ static const char *cmp_op(OpKind op) {
   }
 }
 
+/* Is e a NUL-padded char array of len + 1 bytes in this context (a column,
+ * or a group key after aggregation)? */
+static bool is_padded_array(const Expr *e, const Ctx *cx) {
+  if (e->type.kind != TY_VARCHAR) return false;
+  if (cx->post) return e->key_idx >= 0 && e->kind != EX_CALL && e->kind != EX_STRING;
+  return e->kind == EX_COLUMN;
+}
+
 static void emit_compare(FILE *out, const Expr *l, OpKind op, const Expr *r, const Ctx *cx) {
+  if (l->type.kind == TY_VARCHAR && (op == OP_EQ || op == OP_NE)) {
+    /* column = 'literal': one fixed-size memcmp, NUL included, since the
+     * column is NUL-padded */
+    const Expr *col = l, *lit = r;
+    if (col->kind == EX_STRING) col = r, lit = l;
+    if (lit->kind == EX_STRING && is_padded_array(col, cx) && lit->slen <= (size_t)col->type.len &&
+        !memchr(lit->sval, 0, lit->slen)) {
+      fprintf(out, "(memcmp(");
+      emit_expr(out, col, cx);
+      fprintf(out, ", \"");
+      c_escape_str(out, lit->sval, lit->slen);
+      fprintf(out, "\", %zu) %s 0)", lit->slen + 1, op == OP_EQ ? "==" : "!=");
+      return;
+    }
+  }
   if (l->type.kind == TY_VARCHAR) {
     fprintf(out, "(strcmp(");
     emit_expr(out, l, cx);
@@ -420,7 +443,12 @@ static void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
 /* dst = value of e (of type t): strings are copied NUL-padded. */
 static void emit_assign(FILE *out, const char *indent, const char *dst, const Expr *e, Type t,
                         const Ctx *cx) {
-  if (t.kind == TY_VARCHAR) {
+  if (t.kind == TY_VARCHAR && e->type.kind == TY_VARCHAR && e->type.len == t.len && is_padded_array(e, cx)) {
+    /* same-size NUL-padded arrays: a fixed-size copy */
+    fprintf(out, "%smemcpy(%s, ", indent, dst);
+    emit_expr(out, e, cx);
+    fprintf(out, ", sizeof %s);\n", dst);
+  } else if (t.kind == TY_VARCHAR) {
     fprintf(out, "%sq_strcpy(%s, sizeof %s, ", indent, dst, dst);
     emit_expr(out, e, cx);
     fprintf(out, ");\n");
@@ -1034,19 +1062,28 @@ static void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv 
     case OP_STATIC_JOIN: {
       const Relation *t = op->rel;
       Type kt = t->cols[t->key_col].type;
-      fprintf(o, "%sTK%d tk;\n%smemset(&tk, 0, sizeof tk);\n", ind2, t->index, ind2);
-      if (kt.kind == TY_VARCHAR) {
-        fprintf(o, "%sconst char *lk = ", ind2);
-        emit_expr(o, s->join_lkey, &env->cx);
-        fprintf(o, ";\n%sif (!q_fits(lk, %d)) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, kt.len, ind2,
-                env->cnt, ind2, ind2);
-        fprintf(o, "%sq_strcpy(tk.k, sizeof tk.k, lk);\n", ind2);
-      } else {
-        fprintf(o, "%stk.k = ", ind2);
-        emit_expr(o, s->join_lkey, &env->cx);
+      const Expr *lk = s->join_lkey;
+      if (kt.kind == TY_VARCHAR && is_padded_array(lk, &env->cx) && lk->type.len == kt.len) {
+        /* the stream's column already is a key of the table's layout */
+        fprintf(o, "%sconst TK%d *tkp = (const TK%d *)", ind2, t->index, t->index);
+        emit_expr(o, lk, &env->cx);
         fprintf(o, ";\n");
+      } else {
+        fprintf(o, "%sTK%d tk;\n%smemset(&tk, 0, sizeof tk);\n", ind2, t->index, ind2);
+        if (kt.kind == TY_VARCHAR) {
+          fprintf(o, "%sconst char *lk = ", ind2);
+          emit_expr(o, lk, &env->cx);
+          fprintf(o, ";\n%sif (!q_fits(lk, %d)) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, kt.len, ind2,
+                  env->cnt, ind2, ind2);
+          fprintf(o, "%sq_strcpy(tk.k, sizeof tk.k, lk);\n", ind2);
+        } else {
+          fprintf(o, "%stk.k = ", ind2);
+          emit_expr(o, lk, &env->cx);
+          fprintf(o, ";\n");
+        }
+        fprintf(o, "%sconst TK%d *tkp = &tk;\n", ind2, t->index);
       }
-      fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, &tk, air_hash_bytes(&tk, sizeof tk));\n", ind2,
+      fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, tkp, air_hash_bytes(tkp, sizeof *tkp));\n", ind2,
               t->index, t->index);
       fprintf(o, "%sif (!t) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, ind2, env->cnt, ind2, ind2);
       env->cx.col_fmt[1] = "t->c%d";
