@@ -2,6 +2,7 @@
  * Do not edit: change the query and run airc again.
  * @PLAN_SUMMARY@ */
 #define _POSIX_C_SOURCE 200809L /* strnlen */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "air.h"
 
@@ -63,6 +65,39 @@ static inline void q_strcpy(char *dst, size_t cap, const char *src) {
   memset(dst + n, 0, cap - n);
 }
 static inline bool q_fits(const char *s, size_t maxlen) { return strnlen(s, maxlen + 1) <= maxlen; }
+/* CAST to VARCHAR(n): into buf (at least max(n + 1, 32) bytes), cut to n. */
+static inline const char *q_i64_str(char *buf, size_t n, int64_t v) {
+  snprintf(buf, 32, "%" PRId64, v);
+  buf[n] = '\0';
+  return buf;
+}
+static inline const char *q_f64_str(char *buf, size_t n, double v) {
+  for (int prec = 15; prec <= 17; prec++) { /* the shortest that reads back */
+    snprintf(buf, 32, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  buf[n] = '\0';
+  return buf;
+}
+static inline const char *q_str_cut(char *buf, size_t n, const char *s) {
+  size_t l = strnlen(s, n);
+  memcpy(buf, s, l);
+  buf[l] = '\0';
+  return buf;
+}
+/* CAST from VARCHAR: text that is not a number gives 0 (there are no NULLs). */
+static inline int64_t q_str_i64(const char *s) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  return end == s || *end || errno ? 0 : (int64_t)v;
+}
+static inline double q_str_f64(const char *s) {
+  char *end;
+  double v = strtod(s, &end);
+  return end == s || *end ? 0.0 : v;
+}
+static inline bool q_str_bool(const char *s) { return strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0; }
 static inline int q_cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
 static inline int q_cmp_f64(double a, double b) { return a < b ? -1 : a > b; }
 

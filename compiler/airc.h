@@ -425,8 +425,8 @@ typedef struct Plan {
   const char *query_name; /* basename without .airq (program name) */
 } Plan;
 
-/* Build the logical plan; reports located "not supported yet" errors for
- * what code generation cannot do. d->nerrors tells whether it is usable. */
+/* Build the logical plan (and report plan-level errors such as two INSERTs
+ * into one sink); d->nerrors tells whether it is usable. */
 Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat);
 
 /* ======================================================================
@@ -480,6 +480,8 @@ typedef struct Physical {
 
 Physical *fuse_plan(Arena *a, Plan *plan, bool fuse);
 void explain_print(FILE *out, const Physical *ph);
+/* explain_dot.c: the same plan as a Graphviz digraph (--explain=dot). */
+void explain_dot(FILE *out, const Physical *ph);
 
 /* ======================================================================
  * tpl.c - templates with named holes (lempar.c style)

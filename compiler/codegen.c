@@ -270,6 +270,30 @@ static void emit_arith(FILE *out, const Expr *e, const Ctx *cx) {
 
 static void emit_cast(FILE *out, const Expr *e, const Ctx *cx) {
   Type from = e->lhs->type, to = e->cast_to;
+  if (to.kind == TY_VARCHAR) {
+    /* a compound literal buffer lives until the end of the enclosing block */
+    int cap = to.len + 1 > 32 ? to.len + 1 : 32;
+    switch (from.kind) {
+    case TY_VARCHAR: fprintf(out, "q_str_cut((char[%d]){0}, %d, ", cap, to.len); break;
+    case TY_DOUBLE: fprintf(out, "q_f64_str((char[%d]){0}, %d, ", cap, to.len); break;
+    case TY_BOOL: fprintf(out, "q_str_cut((char[%d]){0}, %d, (", cap, to.len); break;
+    default: fprintf(out, "q_i64_str((char[%d]){0}, %d, (int64_t)", cap, to.len); break;
+    }
+    emit_expr(out, e->lhs, cx);
+    fputs(from.kind == TY_BOOL ? ") ? \"true\" : \"false\")" : ")", out);
+    return;
+  }
+  if (from.kind == TY_VARCHAR) {
+    switch (to.kind) {
+    case TY_DOUBLE: fputs("q_str_f64(", out); break;
+    case TY_BOOL: fputs("q_str_bool(", out); break;
+    case TY_INT: fputs("(int32_t)q_str_i64(", out); break;
+    default: fputs("q_str_i64(", out); break;
+    }
+    emit_expr(out, e->lhs, cx);
+    fputc(')', out);
+    return;
+  }
   if (to.kind == TY_BOOL) {
     fputc('(', out);
     emit_expr(out, e->lhs, cx);

@@ -3,8 +3,7 @@
  * Map | Reduce | Aggregation -> Sink.
  *
  * Conjuncts of WHERE that read only the stream go before the StaticJoin (the
- * paper's YSB dataflow: Filter, then StaticJoin), the rest after it. Also
- * checked here: what code generation cannot do yet, each a located error.
+ * paper's YSB dataflow: Filter, then StaticJoin), the rest after it.
  */
 #include "airc.h"
 
@@ -91,36 +90,6 @@ static void split_conjuncts(Arena *a, Expr *e, const Select *s, ConjList *pre,
     conj_add(a, post, e);
 }
 
-/* ---- what code generation handles --------------------------------------- */
-
-static void unsupported_expr(Diag *d, const Expr *e) {
-  for (; e; e = e->next) {
-    if (e->kind == EX_CAST && (e->cast_to.kind == TY_VARCHAR ||
-                               (e->lhs && e->lhs->type.kind == TY_VARCHAR)))
-      diag_error(d, e->loc, "CAST to or from VARCHAR is not supported yet");
-    if (e->lhs) unsupported_expr(d, e->lhs);
-    if (e->rhs) unsupported_expr(d, e->rhs);
-    if (e->third) unsupported_expr(d, e->third);
-    if (e->args) unsupported_expr(d, e->args);
-    if (e->else_) unsupported_expr(d, e->else_);
-  }
-}
-
-static void check_supported(Diag *d, Stmt *st) {
-  Select *s = st->select;
-  for (int i = 0; i < s->nout; i++)
-    unsupported_expr(d, s->out[i].expr);
-  if (s->where) unsupported_expr(d, s->where);
-  if (s->having) unsupported_expr(d, s->having);
-  for (int i = 0; i < s->nkeys; i++) {
-    Expr *k = s->keys[i];
-    Expr *saved = k->next;
-    k->next = NULL;
-    unsupported_expr(d, k);
-    k->next = saved;
-  }
-}
-
 /* ---- chains ------------------------------------------------------------- */
 
 static void add_op(Arena *a, Chain *ch, int *cap, Operator op) {
@@ -196,7 +165,6 @@ Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat) {
   pl->chains = arena_alloc(a, sizeof(Chain) * (n ? n : 1));
   for (Stmt *st = p->stmts; st; st = st->next) {
     if (!st->select) continue;
-    check_supported(d, st);
     if (st->kind == ST_INSERT && st->rel)
       for (Stmt *prev = p->stmts; prev != st; prev = prev->next)
         if (prev->kind == ST_INSERT && prev->rel == st->rel) {
