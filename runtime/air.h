@@ -333,4 +333,45 @@ void air_write_double(FILE *f, double v); /* shortest repr that reads back */
 void air_write_str(FILE *f, const char *s); /* CSV quoting only where needed */
 void air_write_bool(FILE *f, bool v);       /* true / false */
 
+
+/* ======================================================================
+ * Session windows (session.c) and row vectors (vec.c)
+ * ====================================================================== */
+
+/* merge(dst, src): fold accumulator src into dst (both acc_size bytes). */
+typedef void (*AirAccMergeFn)(void *dst, const void *src);
+/* emit: a closed session [start, end) of key with its accumulator. */
+typedef void (*AirSessionEmitFn)(const void *key, int64_t start, int64_t end,
+                                 void *acc, void *ctx);
+
+/* Open sessions per key. A session is [start, end) where end is its last
+ * event + gap: an event at ts covers [ts, ts + gap) and joins every open
+ * session of its key it overlaps, merging them into one (the earliest kept,
+ * merge() folding the others into it). */
+typedef struct AirSessions AirSessions;
+AirSessions *air_sessions_new(size_t key_size, size_t acc_size, int64_t gap_ms,
+                              AirAccMergeFn merge);
+void air_sessions_free(AirSessions *s); /* accepts NULL */
+/* The accumulator of the session the event (key, ts) belongs to after
+ * extending and merging; a fresh session's is zeroed with *is_new true.
+ * NULL when the event is late: it overlaps no open session and
+ * ts + gap <= wm (its session would already have closed). */
+void *air_sessions_acc(AirSessions *s, const void *key, uint64_t hash,
+                       int64_t ts, int64_t wm, bool *is_new);
+/* Close every session with end <= wm, calling emit for each in order of
+ * end, then key bytes; returns how many closed. */
+size_t air_sessions_close(AirSessions *s, int64_t wm, AirSessionEmitFn emit,
+                          void *ctx);
+size_t air_sessions_open_count(const AirSessions *s);
+
+/* A growable array of fixed-size rows (stream-stream join buffers). A
+ * zeroed AirVec is empty; running out of memory ends the run with a message. */
+typedef struct AirVec {
+  void *data; /* rows */
+  size_t n;   /* rows held */
+  size_t cap; /* rows allocated */
+} AirVec;
+void air_vec_push(AirVec *v, const void *row, size_t row_size);
+void air_vec_free(AirVec *v); /* frees the rows, leaves v empty */
+
 #endif /* AIR_H */
