@@ -39,6 +39,11 @@ static inline int64_t q_mod_i64(int64_t a, int64_t b) {
 }
 static inline int32_t q_div_i32(int32_t a, int32_t b) { return (int32_t)q_div_i64(a, b); }
 static inline int32_t q_mod_i32(int32_t a, int32_t b) { return (int32_t)q_mod_i64(a, b); }
+/* DOUBLE division by zero gives the IEEE result (inf, nan) and is counted. */
+static inline double q_div_f64(double a, double b) {
+  if (b == 0.0) air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+  return a / b;
+}
 static inline int64_t q_abs_i64(int64_t a) { return a < 0 ? (int64_t)(0 - (uint64_t)a) : a; }
 static inline int32_t q_abs_i32(int32_t a) { return a < 0 ? (int32_t)(0 - (uint32_t)a) : a; }
 static inline double q_min_f64(double a, double b) { return b < a ? b : a; }

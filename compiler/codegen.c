@@ -240,6 +240,14 @@ static void emit_arith(FILE *out, const Expr *e, const Ctx *cx) {
       fputc(')', out);
       return;
     }
+    if (e->op == OP_DIV) {
+      fprintf(out, "q_div_f64(");
+      emit_as(out, e->lhs, t, cx);
+      fprintf(out, ", ");
+      emit_as(out, e->rhs, t, cx);
+      fputc(')', out);
+      return;
+    }
     fputc('(', out);
     emit_as(out, e->lhs, t, cx);
     fprintf(out, " %s ", o);
@@ -856,6 +864,7 @@ typedef struct SegEnv {
   const char *outs;    /* printf format of the port of edge %d */
   const char *win;     /* the window or session state (aggregating pipelines) */
   const char *ts;      /* the row's event time */
+  const char *late_fill; /* generators: columns made only for rows passing the first Filter */
   Ctx cx;              /* where columns live */
 } SegEnv;
 
@@ -1082,6 +1091,10 @@ static void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv 
         emit_expr(o, &one, &env->cx);
       }
       fprintf(o, ")) {\n%s  %sfiltered++;\n%s  break;\n%s}\n", ind2, env->cnt, ind2, ind2);
+      if (env->late_fill) {
+        fputs(env->late_fill, o);
+        env->late_fill = NULL;
+      }
       break;
     case OP_STATIC_JOIN: {
       const Relation *t = op->rel;
@@ -1244,6 +1257,60 @@ static void source_env(const Gen *g, const Stage *st, SegEnv *env, bool ptr, cha
   env->ts = ts;
 }
 
+/* Mark the columns of FROM item f that e reads. */
+static void mark_cols(const Expr *e, int f, bool *cols) {
+  for (; e; e = e->next) {
+    if (e->kind == EX_COLUMN && e->from_idx == f) cols[e->col_idx] = true;
+    if (e->lhs) mark_cols(e->lhs, f, cols);
+    if (e->rhs) mark_cols(e->rhs, f, cols);
+    if (e->third) mark_cols(e->third, f, cols);
+    if (e->args) mark_cols(e->args, f, cols);
+    if (e->else_) mark_cols(e->else_, f, cols);
+  }
+}
+
+/* Make column i of generator row s (every byte of it: no memset needed). */
+static void emit_gen_fill(FILE *f, const Relation *r, int i, const char *ind) {
+  const Column *col = &r->cols[i];
+  char dst[32];
+  snprintf(dst, sizeof dst, "s.c%d", i);
+  if (r->source == SRC_YSB) {
+    if (col->ysb_field == 6) /* ts: ingestion time */
+      fprintf(f, "%s%s = now;\n", ind, dst);
+    else
+      fprintf(f, "%sair_ysb_fill(%d, air_gen_col(h, %d), %s, sizeof %s);\n", ind, col->ysb_field, col->ysb_field,
+              dst, dst);
+    return;
+  }
+  const char *ct = ctype(col->type);
+  switch (col->gen.kind) {
+  case GEN_NONE:
+  case GEN_NOW: fprintf(f, "%s%s = now;\n", ind, dst); break;
+  case GEN_SEQUENCE:
+    fprintf(f, "%s%s = (%s)(int64_t)((uint64_t)INT64_C(%" PRId64 ") + i * (uint64_t)INT64_C(%" PRId64 "));\n", ind,
+            dst, ct, col->gen.a, col->gen.b);
+    break;
+  case GEN_UNIFORM:
+    fprintf(f, "%s%s = (%s)air_gen_uniform(air_gen_col(h, %d), INT64_C(%" PRId64 "), INT64_C(%" PRId64 "));\n", ind,
+            dst, ct, i, col->gen.a, col->gen.b);
+    break;
+  case GEN_CHOICE:
+    fprintf(f, "%s{\n%s  static const char *const choices[] = {", ind, ind);
+    for (int k = 0; k < col->gen.nchoices; k++) {
+      fprintf(f, "%s\"", k ? ", " : "");
+      c_escape_str(f, col->gen.choices[k], col->gen.choice_lens[k]);
+      fprintf(f, "\"");
+    }
+    fprintf(f, "};\n%s  q_strcpy(%s, sizeof %s, choices[air_gen_col(h, %d) %% %d]);\n%s}\n", ind, dst, dst, i,
+            col->gen.nchoices, ind);
+    break;
+  case GEN_UUID:
+    fprintf(f, "%s{\n%s  char u[37];\n%s  air_gen_uuid(air_gen_col(h, %d), u);\n%s  q_strcpy(%s, sizeof %s, u);\n%s}\n",
+            ind, ind, ind, i, ind, dst, dst, ind);
+    break;
+  }
+}
+
 static void emit_source(Gen *g, const Relation *r) {
   const Physical *ph = g->ph;
   const Plan *pl = g->pl;
@@ -1291,12 +1358,45 @@ static void emit_source(Gen *g, const Relation *r) {
 
   /* fill holes */
   Buf open, fill, branches, chunk_end, finish, parse;
+  char *late_fill = NULL;
   buf_open(&open);
   buf_open(&fill);
   buf_open(&branches);
   buf_open(&chunk_end);
   buf_open(&finish);
   buf_open(&parse);
+  const char *ind = "      ";
+  char tsvar[32];
+  snprintf(tsvar, sizeof tsvar, "s.c%d", r->time_col);
+  if (r->source == SRC_CSV) {
+    emit_csv_parse(parse.f, r, "s", ind, "csv", "continue");
+    if (!r->ingestion_time) fprintf(parse.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
+  } else {
+    /* A generator makes only the columns the queries read; with a single
+     * query whose first operator is a Filter, the columns that Filter does
+     * not read are made only for the rows it passes (for YSB: the ad id of
+     * a third of the events). */
+    bool *early = calloc((size_t)r->ncols, sizeof(bool));
+    const Stage *only = NULL;
+    int nloop = 0;
+    for (int i = 0; i < ph->nstages; i++)
+      if (loop_stage_of(&ph->stages[i], r)) only = &ph->stages[i], nloop++;
+    const Operator *filter = NULL;
+    if (nloop == 1 && only->last >= 1 && stage_op(only, 1)->kind == OP_FILTER) filter = stage_op(only, 1);
+    for (int i = 0; i < r->ncols; i++) early[i] = filter == NULL || i == r->time_col;
+    if (filter) mark_cols(filter->pred, only->leg, early);
+    Buf late;
+    buf_open(&late);
+    for (int i = 0; i < r->ncols; i++) {
+      if (!source_col_used(pl, r, i)) continue;
+      FILE *ff = early[i] ? fill.f : late.f;
+      const char *find = early[i] ? ind : "        ";
+      emit_gen_fill(ff, r, i, find);
+    }
+    free(early);
+    late_fill = buf_take(&late);
+    if (!r->ingestion_time) fprintf(fill.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
+  }
   int first_stage = 0;
   for (int i = 0; i < ph->nstages; i++) {
     const Stage *st = &ph->stages[i];
@@ -1310,58 +1410,8 @@ static void emit_source(Gen *g, const Relation *r) {
     SegEnv env;
     char win[32], ts[96];
     source_env(g, st, &env, false, win, sizeof win, ts, sizeof ts);
+    env.late_fill = late_fill;
     emit_ops(g, branches.f, st, st->first, st->last, &env, "      ");
-  }
-  const char *ind = "      ";
-  char tsvar[32];
-  snprintf(tsvar, sizeof tsvar, "s.c%d", r->time_col);
-  if (r->source == SRC_CSV) {
-    emit_csv_parse(parse.f, r, "s", ind, "csv", "continue");
-    if (!r->ingestion_time) fprintf(parse.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
-  } else {
-    fprintf(fill.f, "%smemset(&s, 0, sizeof s);\n", ind);
-    for (int i = 0; i < r->ncols; i++) {
-      if (!source_col_used(pl, r, i)) continue;
-      const Column *col = &r->cols[i];
-      char dst[32];
-      snprintf(dst, sizeof dst, "s.c%d", i);
-      if (r->source == SRC_YSB) {
-        if (col->ysb_field == 6) /* ts: ingestion time */
-          fprintf(fill.f, "%s%s = now;\n", ind, dst);
-        else
-          fprintf(fill.f, "%sair_ysb_fill(%d, air_gen_col(h, %d), %s, sizeof %s);\n", ind, col->ysb_field,
-                  col->ysb_field, dst, dst);
-        continue;
-      }
-      const char *ct = ctype(col->type);
-      switch (col->gen.kind) {
-      case GEN_NONE:
-      case GEN_NOW: fprintf(fill.f, "%s%s = now;\n", ind, dst); break;
-      case GEN_SEQUENCE:
-        fprintf(fill.f, "%s%s = (%s)(int64_t)((uint64_t)INT64_C(%" PRId64 ") + i * (uint64_t)INT64_C(%" PRId64 "));\n",
-                ind, dst, ct, col->gen.a, col->gen.b);
-        break;
-      case GEN_UNIFORM:
-        fprintf(fill.f, "%s%s = (%s)air_gen_uniform(air_gen_col(h, %d), INT64_C(%" PRId64 "), INT64_C(%" PRId64 "));\n",
-                ind, dst, ct, i, col->gen.a, col->gen.b);
-        break;
-      case GEN_CHOICE:
-        fprintf(fill.f, "%s{\n%s  static const char *const choices[] = {", ind, ind);
-        for (int k = 0; k < col->gen.nchoices; k++) {
-          fprintf(fill.f, "%s\"", k ? ", " : "");
-          c_escape_str(fill.f, col->gen.choices[k], col->gen.choice_lens[k]);
-          fprintf(fill.f, "\"");
-        }
-        fprintf(fill.f, "};\n%s  q_strcpy(%s, sizeof %s, choices[air_gen_col(h, %d) %% %d]);\n%s}\n", ind, dst, dst,
-                i, col->gen.nchoices, ind);
-        break;
-      case GEN_UUID:
-        fprintf(fill.f, "%s{\n%s  char u[37];\n%s  air_gen_uuid(air_gen_col(h, %d), u);\n%s  q_strcpy(%s, sizeof %s, u);\n%s}\n",
-                ind, ind, ind, i, ind, dst, dst, ind);
-        break;
-      }
-    }
-    if (!r->ingestion_time) fprintf(fill.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
   }
   /* chunk end: counters, then the watermark */
   FILE *ce = chunk_end.f;
@@ -1425,6 +1475,7 @@ static void emit_source(Gen *g, const Relation *r) {
   free(ce_s);
   free(fin_s);
   free(parse_s);
+  free(late_fill);
 }
 
 /* ---- consumer stages ------------------------------------------------------- */

@@ -222,7 +222,7 @@ static void print_op(FILE *out, const Chain *ch, const Operator *op) {
     fprintf(out, "%s", s->nkeys ? "; " : " ");
     for (int i = 0; i < s->naggs; i++)
       fprintf(out, "%s%s", i ? ", " : "", s->aggs[i]->text);
-    fprintf(out, "; ");
+    if (s->naggs) fprintf(out, "; ");
     print_window(out, s->window);
     if (s->having) fprintf(out, "; HAVING %s", s->having->text);
     break;

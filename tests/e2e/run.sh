@@ -1,7 +1,8 @@
 #!/bin/sh
 # End-to-end result tests: compile each tests/e2e/cases/<name>/query.airq
-# fused and unfused, run it on 1..3 ranks, and compare its standard output
-# with an independent Python reference. See tests/README.md.
+# fused and unfused, run it on the ranks the case lists (default 1..3), and
+# compare its standard output (and any sink files it writes) with an
+# independent Python reference. See tests/README.md.
 #
 #   sh tests/e2e/run.sh [case ...]      from the repository root
 #
@@ -65,8 +66,12 @@ run_one() {
   out=$w/out.$2.$3
   err=$w/err.$2.$3
   why=""
+  # A sink file left by an earlier run must not pass for this run's.
+  for f in $outputs; do
+    rm -f "$run/$f" "$run/$f.tmp"
+  done
   # shellcheck disable=SC2086 # args are whitespace-separated flags
-  (cd "$dir" && timeout -k 5 "$E2E_TIMEOUT" "$MPIRUN" -np "$2" "$4" $args) \
+  (cd "$run" && timeout -k 5 "$E2E_TIMEOUT" "$MPIRUN" -np "$2" "$4" $args) \
     > "$out" 2> "$err" < /dev/null
   rc=$?
   if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
@@ -92,6 +97,29 @@ run_one() {
     fi
   fi
 
+  # Sink files: each compared with expected.py's version and across runs.
+  for f in $outputs; do
+    [ -n "$why" ] && break
+    key=$(echo "$f" | tr '/' '_')
+    if [ ! -f "$run/$f" ]; then
+      why="no sink file $f"
+      break
+    fi
+    normalize "$run/$f" "$out.$key.norm"
+    if ! cmp -s "$w/expected_$key.norm" "$out.$key.norm"; then
+      why="sink file $f differs from expected.py"
+      diff -u --label "expected $f" --label "np=$2 $3 $f" "$w/expected_$key.norm" \
+        "$out.$key.norm" > "$w/diff" 2>&1
+    elif [ -n "$first" ] && ! cmp -s "${first%.norm}.$key.norm" "$out.$key.norm"; then
+      why="sink file $f differs from $(basename "$first" .norm)'s"
+    fi
+  done
+  # Sinks are written to a temporary file renamed at the end (LANGUAGE.md).
+  if [ -z "$why" ]; then
+    tmps=$(cd "$run" && find . -name '*.tmp' | head -n 3 | tr '\n' ' ')
+    [ -n "$tmps" ] && why="temporary files left: $tmps"
+  fi
+
   if [ -z "$why" ] && [ -f "$dir/stderr_grep" ]; then
     while IFS= read -r pat || [ -n "$pat" ]; do
       [ -z "$pat" ] && continue
@@ -108,7 +136,7 @@ run_one() {
   fi
   fail "$label: $why"
   case $why in
-    output*from\ expected.py) show "$w/diff" 40 ;;
+    output*from\ expected.py | sink*from\ expected.py) show "$w/diff" 40 ;;
     check.py*) show "$w/check.log" 20 ;;
     *) show "$out" 10 ;;
   esac
@@ -129,11 +157,18 @@ run_case() {
   [ -f "$dir/ranks" ] && ranks=$(cat "$dir/ranks")
   args=""
   [ -f "$dir/args" ] && args=$(cat "$dir/args")
+  outputs=""
+  [ -f "$dir/outputs" ] && outputs=$(cat "$dir/outputs")
 
   if [ ! -f "$dir/query.airq" ]; then
     fail "$name: no query.airq"
     return
   fi
+  # Runs happen in a copy of the case, so that sink files never land in
+  # the source tree.
+  run=$w/run
+  rm -rf "$run"
+  cp -R "$dir" "$run"
   if [ -f "$dir/check.py" ]; then
     check=1
   elif [ -f "$dir/expected.py" ]; then
@@ -144,6 +179,19 @@ run_case() {
       return
     fi
     normalize "$w/expected.csv" "$w/expected.norm"
+    for f in $outputs; do
+      key=$(echo "$f" | tr '/' '_')
+      if ! (cd "$dir" && PYTHONPATH=$lib "$PYTHON" expected.py "$f") \
+          > "$w/expected_$key" 2> "$w/expected.err"; then
+        fail "$name: expected.py $f failed"
+        show "$w/expected.err" 20
+        return
+      fi
+      normalize "$w/expected_$key" "$w/expected_$key.norm"
+    done
+  elif [ -n "$outputs" ]; then
+    fail "$name: outputs needs expected.py"
+    return
   else
     fail "$name: neither expected.py nor check.py"
     return

@@ -130,6 +130,58 @@ def tumble_start(ts, size_ms):
     return (ts // size_ms) * size_ms  # Python's // floors, as windows must
 
 
+def hop_starts(ts, size_ms, adv_ms):
+    """Starts of every hopping window [s, s + size) holding ts, s a multiple
+    of adv, in increasing order."""
+    last = (ts // adv_ms) * adv_ms
+    first = last
+    while first - adv_ms + size_ms > ts:
+        first -= adv_ms
+    return list(range(first, last + 1, adv_ms))
+
+
+def sessions(times, gap_ms):
+    """Session windows of one key's event times: an event at t covers
+    [t, t + gap) and sessions that overlap merge, so a session is
+    [first, last + gap). Returns [(start, end, [indices into times])]."""
+    out = []
+    for i in sorted(range(len(times)), key=lambda k: times[k]):
+        t = times[i]
+        if out and t < out[-1][1]:
+            out[-1][1] = max(out[-1][1], t + gap_ms)
+            out[-1][2].append(i)
+        else:
+            out.append([t, t + gap_ms, [i]])
+    return [tuple(s) for s in out]
+
+
+def rank_of(index, ranks):
+    """The rank that reads CSV record `index` (0-based, after the header)."""
+    return index % ranks
+
+
+def late_records(times, bound_ms, ranks, last_end, chunk=1):
+    """Indices of the records that are late when every rank reads its share
+    in order and its watermark is the largest event time it has read so far
+    minus bound_ms. A record is late when even the latest window holding it,
+    which ends at last_end(ts), has ended by then: end <= watermark.
+    chunk > 1 models a source that moves its watermark only after every
+    chunk records of its share (a lagging, still correct, watermark)."""
+    done = [None] * ranks  # largest ts of the chunks already finished
+    cur = [None] * ranks  # largest ts read so far
+    seen = [0] * ranks
+    late = set()
+    for i, ts in enumerate(times):
+        r = rank_of(i, ranks)
+        if done[r] is not None and last_end(ts) <= done[r] - bound_ms:
+            late.add(i)
+        cur[r] = ts if cur[r] is None else max(cur[r], ts)
+        seen[r] += 1
+        if seen[r] % chunk == 0:
+            done[r] = cur[r]
+    return late
+
+
 # --------------------------------------------------------------------------
 # CSV output (LANGUAGE.md section 4).
 # --------------------------------------------------------------------------
@@ -142,9 +194,12 @@ class AmbiguousValue(ValueError):
 
 def fmt_double(v):
     """The shortest %.<p>g that reads back to v (what "shortest form that
-    reads back" gives in C: 3.0 -> "3", 0.1 -> "0.1")."""
-    if v != v or v in (float("inf"), float("-inf")):
-        raise AmbiguousValue(f"non-finite double {v!r}")
+    reads back" gives in C: 3.0 -> "3", 0.1 -> "0.1"). Infinities are
+    written "inf" and "-inf" as C's printf spells them; NaN is refused."""
+    if v != v:
+        raise AmbiguousValue("NaN")
+    if v in (float("inf"), float("-inf")):
+        return "inf" if v > 0 else "-inf"
     if v == 0 and str(v).startswith("-"):
         raise AmbiguousValue("negative zero")
     for p in range(1, 18):

@@ -2,6 +2,7 @@
  * Do not edit: change the query and run airc again.
  * 1 query, 2 pipelines, 1 edges, fused */
 #define _POSIX_C_SOURCE 200809L /* strnlen */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "air.h"
 
@@ -37,6 +39,11 @@ static inline int64_t q_mod_i64(int64_t a, int64_t b) {
 }
 static inline int32_t q_div_i32(int32_t a, int32_t b) { return (int32_t)q_div_i64(a, b); }
 static inline int32_t q_mod_i32(int32_t a, int32_t b) { return (int32_t)q_mod_i64(a, b); }
+/* DOUBLE division by zero gives the IEEE result (inf, nan) and is counted. */
+static inline double q_div_f64(double a, double b) {
+  if (b == 0.0) air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+  return a / b;
+}
 static inline int64_t q_abs_i64(int64_t a) { return a < 0 ? (int64_t)(0 - (uint64_t)a) : a; }
 static inline int32_t q_abs_i32(int32_t a) { return a < 0 ? (int32_t)(0 - (uint32_t)a) : a; }
 static inline double q_min_f64(double a, double b) { return b < a ? b : a; }
@@ -63,6 +70,39 @@ static inline void q_strcpy(char *dst, size_t cap, const char *src) {
   memset(dst + n, 0, cap - n);
 }
 static inline bool q_fits(const char *s, size_t maxlen) { return strnlen(s, maxlen + 1) <= maxlen; }
+/* CAST to VARCHAR(n): into buf (at least max(n + 1, 32) bytes), cut to n. */
+static inline const char *q_i64_str(char *buf, size_t n, int64_t v) {
+  snprintf(buf, 32, "%" PRId64, v);
+  buf[n] = '\0';
+  return buf;
+}
+static inline const char *q_f64_str(char *buf, size_t n, double v) {
+  for (int prec = 15; prec <= 17; prec++) { /* the shortest that reads back */
+    snprintf(buf, 32, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  buf[n] = '\0';
+  return buf;
+}
+static inline const char *q_str_cut(char *buf, size_t n, const char *s) {
+  size_t l = strnlen(s, n);
+  memcpy(buf, s, l);
+  buf[l] = '\0';
+  return buf;
+}
+/* CAST from VARCHAR: text that is not a number gives 0 (there are no NULLs). */
+static inline int64_t q_str_i64(const char *s) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  return end == s || *end || errno ? 0 : (int64_t)v;
+}
+static inline double q_str_f64(const char *s) {
+  char *end;
+  double v = strtod(s, &end);
+  return end == s || *end ? 0.0 : v;
+}
+static inline bool q_str_bool(const char *s) { return strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0; }
 static inline int q_cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
 static inline int q_cmp_f64(double a, double b) { return a < b ? -1 : a > b; }
 
