@@ -10,7 +10,7 @@
 CC      ?= cc
 MPICC   ?= mpicc
 CFLAGS  ?= -O2 -g
-WARN    := -Wall -Wextra -Wno-unused-parameter
+WARN    := -Wall -Wextra
 CSTD    := -std=c11 -D_GNU_SOURCE
 BISON   ?= bison
 FLEX    ?= flex
@@ -84,7 +84,7 @@ $(B)/tests/test_%: tests/unit/test_%.c $(B)/libairc.a $(B)/libair.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CSTD) $(CFLAGS) $(WARN) -pthread -Icompiler -Iruntime -I$(B)/grammar $< $(B)/libairc.a $(B)/libair.a -lcmocka -lm -o $@
 
-check: all check-unit check-golden check-e2e
+check: all check-unit check-golden check-e2e check-install check-queries
 
 check-unit: $(UNIT_BIN)
 	@sh tests/run_unit.sh $(UNIT_BIN)
@@ -110,3 +110,126 @@ deps-quiet:
 
 clean:
 	rm -rf $(B)
+
+# --- hardening (fuzz, sanitizers) ---------------------------------------------
+# make fuzz: libFuzzer over the front end and code generator, in process
+# (tests/fuzz/fuzz_airc.c), for FUZZ_SECONDS on one core; not part of check.
+FUZZ_SECONDS ?= 300
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_SRC     := $(COMPILER_SRC) $(B)/grammar/airq.tab.c $(B)/grammar/lex.airq.c $(B)/templates.c
+
+.PHONY: fuzz fuzz-merge
+$(B)/fuzz/fuzz_airc: tests/fuzz/fuzz_airc.c $(FUZZ_SRC) compiler/airc.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CSTD) $(FUZZ_FLAGS) -Icompiler -I$(B)/grammar tests/fuzz/fuzz_airc.c $(FUZZ_SRC) -o $@
+
+fuzz: $(B)/fuzz/fuzz_airc
+	sh tests/fuzz/fuzz.sh $(FUZZ_SECONDS)
+
+# Minimize build/fuzz/corpus into tests/fuzz/corpus (review before committing).
+fuzz-merge: $(B)/fuzz/fuzz_airc
+	MERGE=1 sh tests/fuzz/fuzz.sh
+
+# make check-asan: compiler and runtime built with ASan+UBSan into build/asan/
+# (a self-contained layout: airc finds libair.a and include/ next to itself).
+# Unit tests and golden tests run with leak detection on. Generated programs
+# (tests/sanitize/asan_e2e.sh: 4 e2e cases on 1 and 2 ranks) run with
+# ASAN_OPTIONS=detect_leaks=0: MPICH keeps allocations until exit (MPI_Init's
+# internal tables, hwloc topology) that LeakSanitizer would report from
+# every rank, and none of them is ours to free.
+A          := $(B)/asan
+ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+ASAN_COMPILER_OBJ := $(COMPILER_SRC:compiler/%.c=$(A)/compiler/%.o) \
+                     $(A)/grammar/airq.tab.o $(A)/grammar/lex.airq.o $(A)/templates.o
+ASAN_RUNTIME_OBJ  := $(RUNTIME_SRC:runtime/%.c=$(A)/runtime/%.o)
+ASAN_UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(A)/tests/%)
+
+.PHONY: check-asan
+$(A)/compiler/%.o: compiler/%.c compiler/airc.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -Icompiler -I$(B)/grammar -c $< -o $@
+
+$(A)/grammar/%.o: $(B)/grammar/%.c $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h compiler/airc.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -Wno-sign-compare -Wno-unused-function -Icompiler -I$(B)/grammar -c $< -o $@
+
+$(A)/templates.o: $(B)/templates.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -c $< -o $@
+
+$(A)/libairc.a: $(ASAN_COMPILER_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(A)/airc: $(A)/compiler/main.o $(A)/libairc.a
+	$(CC) $(ASAN_FLAGS) -o $@ $^
+
+$(A)/runtime/%.o: runtime/%.c runtime/air.h $(wildcard runtime/*_int.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CSTD) $(ASAN_FLAGS) $(WARN) -pthread -Iruntime -c $< -o $@
+
+$(A)/libair.a: $(ASAN_RUNTIME_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(A)/include/air.h: runtime/air.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(A)/tests/test_%: tests/unit/test_%.c $(A)/libairc.a $(A)/libair.a
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CSTD) $(ASAN_FLAGS) $(WARN) -pthread -Icompiler -Iruntime -I$(B)/grammar $< $(A)/libairc.a $(A)/libair.a -lcmocka -lm -o $@
+
+check-asan: all $(A)/airc $(A)/libair.a $(A)/include/air.h $(ASAN_UNIT_BIN)
+	@sh tests/run_unit.sh $(ASAN_UNIT_BIN)
+	@AIRC=$(A)/airc sh tests/golden/run.sh
+	@AIRC=$(A)/airc sh tests/fuzz/replay.sh
+	@sh tests/sanitize/asan_e2e.sh
+
+# --- install, docs, examples --------------------------------------------------
+# make install PREFIX=/opt/airc: airc, libair.a, air.h and the man page, in
+# the layout airc looks for relative to itself (bin/../lib, bin/../include).
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL_FILES := bin/airc lib/libair.a include/air.h share/man/man1/airc.1
+
+.PHONY: install uninstall check-install check-queries docs-png
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(B)/airc $(DESTDIR)$(PREFIX)/bin/airc
+	install -m 644 $(B)/libair.a $(DESTDIR)$(PREFIX)/lib/libair.a
+	install -m 644 runtime/air.h $(DESTDIR)$(PREFIX)/include/air.h
+	install -m 644 docs/airc.1 $(DESTDIR)$(PREFIX)/share/man/man1/airc.1
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALL_FILES))
+
+check-install: all
+	@sh tests/install/run.sh
+
+check-queries: all
+	@sh tests/queries/run.sh
+
+# The committed picture of YSB*'s plan (needs Debian's graphviz; not in check).
+docs-png: all
+	$(B)/airc --explain=dot queries/ysb_star.airq | dot -Tpng -o docs/ysb_star.png
+
+# --- bench --------------------------------------------------------------------
+# make bench: sustainable-throughput search, ceilings, scaling (bench/bench.py;
+# long: see bench/README.md). BENCH_QUICK=1: about 10 minutes. Never in check.
+BENCH_CFLAGS := $(CSTD) -O2 $(WARN) -I$(B)/include
+BENCH_PY_FLAGS := $(if $(BENCH_QUICK),--quick) $(if $(BENCH_DURATION),--duration $(BENCH_DURATION))
+
+$(B)/bench/ceiling_%: bench/ceiling_%.c $(B)/libair.a $(B)/include/air.h
+	@mkdir -p $(dir $@)
+	$(MPICC) $(BENCH_CFLAGS) $< $(B)/libair.a -lm -pthread -o $@
+
+.PHONY: bench bench-tools
+bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa
+	@sh tools/deps.sh --if-missing gnuplot-nox
+
+bench: bench-tools
+	python3 bench/bench.py $(BENCH_PY_FLAGS)
+

@@ -800,6 +800,9 @@ static void emit_table(Gen *g, const Relation *r) {
     snprintf(nm, sizeof nm, "c%d", i);
     field_decl(o, r->cols[i].type, nm, r->cols[i].name);
   }
+  for (int i = 0; i < r->ncols; i++)
+    if (r->cols[i].type.kind == TY_VARCHAR)
+      fprintf(o, "  uint64_t h%d; /* air_hash_bytes of c%d, made once at load */\n", i, i);
   fprintf(o, "} T%d;\n", r->index);
   fprintf(o, "typedef struct TK%d { /* its key */\n", r->index);
   if (kt.kind == TY_VARCHAR)
@@ -813,8 +816,10 @@ static void emit_table(Gen *g, const Relation *r) {
   fprintf(f, "/* Load table ");
   c_comment(f, r->name);
   fprintf(f, " whole into memory (the paper's StaticJoin map). */\n");
-  fprintf(f, "static void tab%d_insert(const T%d *row, const char *where, long line) {\n", r->index,
-          r->index);
+  fprintf(f, "static void tab%d_insert(T%d *row, const char *where, long line) {\n", r->index, r->index);
+  for (int i = 0; i < r->ncols; i++)
+    if (r->cols[i].type.kind == TY_VARCHAR)
+      fprintf(f, "  row->h%d = air_hash_bytes(row->c%d, sizeof row->c%d);\n", i, i, i);
   fprintf(f, "  TK%d tk;\n  memset(&tk, 0, sizeof tk);\n", r->index);
   if (kt.kind == TY_VARCHAR)
     fprintf(f, "  memcpy(tk.k, row->c%d, sizeof tk.k);\n", r->key_col);
@@ -957,7 +962,14 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
   const WindowSpec *w = ch->sel->window;
   const char *ts = env->ts;
   emit_key_build(o, ch, &env->cx, ind);
-  fprintf(o, "%sconst uint64_t kh = air_hash_bytes(&key, sizeof key);\n", ind);
+  const Select *s = ch->sel;
+  const Expr *k0 = s->nkeys == 1 ? s->keys[0] : NULL;
+  if (k0 && k0->kind == EX_COLUMN && k0->from_idx == 1 && k0->type.kind == TY_VARCHAR && env->cx.col_fmt[1] &&
+      strcmp(env->cx.col_fmt[1], "t->c%d") == 0)
+    /* the key is one table column: its hash was made when the table loaded */
+    fprintf(o, "%sconst uint64_t kh = t->h%d;\n", ind, k0->col_idx);
+  else
+    fprintf(o, "%sconst uint64_t kh = air_hash_bytes(&key, sizeof key);\n", ind);
   char ind2[160];
   indent_more(ind2, sizeof ind2, ind);
   if (w->kind == WIN_SESSION) {

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define AIR_WM_NONE INT64_MIN       /* no watermark yet */
 #define AIR_WM_END INT64_MAX        /* end of stream */
@@ -275,8 +276,29 @@ void air_gen_uuid(uint64_t r, char out[37]); /* 36 chars and a NUL */
 void air_ysb_ad_uuid(int ad, char out[37]);
 void air_ysb_campaign_uuid(int campaign, char out[37]);
 /* A YSB string field (not TS) for column value r, NUL-padded to cap bytes
- * (cap > the field's longest value). */
-void air_ysb_fill(int field, uint64_t r, char *out, size_t cap);
+ * (cap > the field's longest value). The fields a query filters and joins
+ * on come from NUL-padded tables (ad ids formatted at program start), so a
+ * column of at most AIR_YSB_PAD bytes is filled by one fixed-size copy. */
+#define AIR_YSB_PAD 48
+extern char air_ysb_ad_ids_padded[AIR_YSB_ADS][AIR_YSB_PAD];
+extern const char air_ysb_event_types_padded[3][AIR_YSB_PAD];
+extern const char air_ysb_ad_types_padded[5][AIR_YSB_PAD];
+void air_ysb_fill_slow(int field, uint64_t r, char *out, size_t cap);
+static inline void air_ysb_fill(int field, uint64_t r, char *out, size_t cap) {
+  const char *src;
+  switch (field) {
+  case AIR_YSB_AD_ID: src = air_ysb_ad_ids_padded[r % AIR_YSB_ADS]; break;
+  case AIR_YSB_AD_TYPE: src = air_ysb_ad_types_padded[r % 5]; break;
+  case AIR_YSB_EVENT_TYPE: src = air_ysb_event_types_padded[r % 3]; break;
+  default: air_ysb_fill_slow(field, r, out, cap); return;
+  }
+  if (cap <= AIR_YSB_PAD) {
+    memcpy(out, src, cap);
+  } else {
+    memcpy(out, src, AIR_YSB_PAD);
+    memset(out + AIR_YSB_PAD, 0, cap - AIR_YSB_PAD);
+  }
+}
 
 /* Pacing and partitioning of one generator instance. Global row indices are
  * dealt round-robin: instance t of rank p among T instances on W ranks makes
