@@ -299,6 +299,15 @@ Program *parse_program(Arena *a, Diag *d);
 
 Expr *new_expr(Arena *a, ExprKind kind, SrcLoc loc);
 void ast_dump(FILE *out, const Program *p); /* for parser tests */
+const char *op_text(OpKind op);             /* "+", "<>", "AND", ... */
+
+/* ======================================================================
+ * file.c - reading whole files
+ * ====================================================================== */
+
+/* The file's bytes, NUL-terminated (malloc'd; the caller frees), with its
+ * length in *len; NULL with errno set when it cannot be read. */
+char *read_file(const char *path, size_t *len);
 
 /* ======================================================================
  * sema.c - names, types, aggregates, windows, time columns, options

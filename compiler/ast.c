@@ -51,7 +51,7 @@ bool type_is_integer(Type t) {
 
 /* --- dump ------------------------------------------------------------- */
 
-static const char *op_text(OpKind op) {
+const char *op_text(OpKind op) {
   switch (op) {
   case OP_ADD: return "+";
   case OP_SUB: return "-";

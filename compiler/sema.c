@@ -133,27 +133,6 @@ static const char *rel_kind_name(const Relation *r) {
   }
 }
 
-static const char *op_text(OpKind op) {
-  switch (op) {
-  case OP_ADD: return "+";
-  case OP_SUB: return "-";
-  case OP_MUL: return "*";
-  case OP_DIV: return "/";
-  case OP_MOD: return "%";
-  case OP_EQ: return "=";
-  case OP_NE: return "<>";
-  case OP_LT: return "<";
-  case OP_LE: return "<=";
-  case OP_GT: return ">";
-  case OP_GE: return ">=";
-  case OP_AND: return "AND";
-  case OP_OR: return "OR";
-  case OP_NEG: return "-";
-  case OP_NOT: return "NOT";
-  default: return "?";
-  }
-}
-
 /* ---------------------------------------------------------------------
  * "did you mean" suggestions: the closest candidate by edit distance
  * --------------------------------------------------------------------- */

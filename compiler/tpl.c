@@ -26,28 +26,10 @@ static char *read_override(const char *name) {
   char *path = malloc(n);
   if (!path) return NULL;
   snprintf(path, n, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
+  size_t len;
+  char *text = read_file(path, &len);
   free(path);
-  if (!f) return NULL;
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
-  size_t got;
-  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-    len += got;
-    if (len + 1 == cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-  }
-  fclose(f);
-  if (buf) buf[len] = '\0';
-  return buf;
+  return text;
 }
 
 const char *tpl_text(const char *name) {
