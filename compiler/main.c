@@ -21,6 +21,7 @@ static const char *usage_text =
     "  -o FILE          name of the executable (with -S: of the C file)\n"
     "  -S, --emit-c     write the generated C (query.c) and stop\n"
     "  --explain        print the physical plan and stop\n"
+    "  --explain=dot    print the physical plan as a Graphviz graph (dot -Tpng) and stop\n"
     "  --no-fuse        do not fuse operators into pipelines (every edge is a message)\n"
     "  --check          check the query (syntax, names, types, plan) and stop\n"
     "  --cc CC          the C compiler (default mpicc)\n"
@@ -36,43 +37,12 @@ typedef struct Options {
   const char *output;  /* -o */
   bool emit_c;         /* -S */
   bool explain;        /* --explain */
+  bool explain_dot;    /* --explain=dot */
   bool check;          /* --check */
   bool no_fuse;        /* --no-fuse */
   const char *cc;      /* --cc */
   const char *cflags;  /* --cflags */
 } Options;
-
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  for (;;) {
-    if (!buf) break;
-    size_t got = fread(buf + n, 1, cap - n - 1, f);
-    n += got;
-    if (got == 0) break;
-    if (n + 1 == cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-  }
-  bool err = ferror(f);
-  fclose(f);
-  if (!buf || err) {
-    free(buf);
-    return NULL;
-  }
-  buf[n] = '\0';
-  *len = n;
-  return buf;
-}
 
 /* "dir/ysb.airq" -> "ysb" */
 static char *query_name(const char *path) {
@@ -174,7 +144,8 @@ static int parse_args(int argc, char **argv, Options *o) {
     const char *a = argv[i];
     if (strcmp(a, "-o") == 0 && i + 1 < argc) o->output = argv[++i];
     else if (strcmp(a, "-S") == 0 || strcmp(a, "--emit-c") == 0) o->emit_c = true;
-    else if (strcmp(a, "--explain") == 0) o->explain = true;
+    else if (strcmp(a, "--explain") == 0 || strcmp(a, "--explain=text") == 0) o->explain = true;
+    else if (strcmp(a, "--explain=dot") == 0) o->explain = o->explain_dot = true;
     else if (strcmp(a, "--check") == 0) o->check = true;
     else if (strcmp(a, "--no-fuse") == 0) o->no_fuse = true;
     else if (strcmp(a, "--cc") == 0 && i + 1 < argc) o->cc = argv[++i];
@@ -234,7 +205,10 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (o.explain) {
-    explain_print(stdout, ph);
+    if (o.explain_dot)
+      explain_dot(stdout, ph);
+    else
+      explain_print(stdout, ph);
     free(name);
     goto done;
   }
