@@ -961,19 +961,27 @@ static void emit_acc_merge(FILE *o, const Chain *ch, const char *ind) {
 static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, const char *ind) {
   const WindowSpec *w = ch->sel->window;
   const char *ts = env->ts;
-  emit_key_build(o, ch, &env->cx, ind);
   const Select *s = ch->sel;
   const Expr *k0 = s->nkeys == 1 ? s->keys[0] : NULL;
+  if (k0 && is_padded_array(k0, &env->cx)) {
+    /* a single string column is already a key of K's layout */
+    fprintf(o, "%sconst K%d *keyp = (const K%d *)", ind, ch->index, ch->index);
+    emit_expr(o, k0, &env->cx);
+    fprintf(o, ";\n");
+  } else {
+    emit_key_build(o, ch, &env->cx, ind);
+    fprintf(o, "%sconst K%d *keyp = &key;\n", ind, ch->index);
+  }
   if (k0 && k0->kind == EX_COLUMN && k0->from_idx == 1 && k0->type.kind == TY_VARCHAR && env->cx.col_fmt[1] &&
       strcmp(env->cx.col_fmt[1], "t->c%d") == 0)
     /* the key is one table column: its hash was made when the table loaded */
     fprintf(o, "%sconst uint64_t kh = t->h%d;\n", ind, k0->col_idx);
   else
-    fprintf(o, "%sconst uint64_t kh = air_hash_bytes(&key, sizeof key);\n", ind);
+    fprintf(o, "%sconst uint64_t kh = air_hash_bytes(keyp, sizeof *keyp);\n", ind);
   char ind2[160];
   indent_more(ind2, sizeof ind2, ind);
   if (w->kind == WIN_SESSION) {
-    fprintf(o, "%sbool is_new;\n%sA%d *acc = air_sessions_acc(%s, &key, kh, %s, %s, &is_new);\n", ind, ind,
+    fprintf(o, "%sbool is_new;\n%sA%d *acc = air_sessions_acc(%s, keyp, kh, %s, %s, &is_new);\n", ind, ind,
             ch->index, env->win, ts, env->wm);
     fprintf(o, "%sif (!acc) {\n%s  %slate++;\n%s  break;\n%s}\n", ind, ind, env->cnt, ind, ind);
     emit_acc_update(o, ch, &env->cx, ind, ts);
@@ -985,7 +993,7 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
   fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind,
           w->size_ms, env->wm);
   fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
-  fprintf(o, "%s  A%d *acc = air_windows_acc(%s, ws, &key, kh, &is_new);\n", ind, ch->index, env->win);
+  fprintf(o, "%s  A%d *acc = air_windows_acc(%s, ws, keyp, kh, &is_new);\n", ind, ch->index, env->win);
   emit_acc_update(o, ch, &env->cx, ind2, ts);
   fprintf(o, "%s}\n%sif (!in_window) %slate++;\n", ind, ind, env->cnt);
 }

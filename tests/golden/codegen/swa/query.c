@@ -309,13 +309,14 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         K0 key;
         memset(&key, 0, sizeof key);
         key.k0 = s.c0;
-        const uint64_t kh = air_hash_bytes(&key, sizeof key);
+        const K0 *keyp = &key;
+        const uint64_t kh = air_hash_bytes(keyp, sizeof *keyp);
         bool in_window = false;
         for (int64_t ws = air_hop_first_start(s.c2, INT64_C(1000), INT64_C(1000)); ws <= s.c2; ws += INT64_C(1000)) {
           if (ws + INT64_C(1000) <= st.wm) continue; /* window already closed */
           in_window = true;
           bool is_new;
-          A0 *acc = air_windows_acc(st.win1, ws, &key, kh, &is_new);
+          A0 *acc = air_windows_acc(st.win1, ws, keyp, kh, &is_new);
           if (is_new || s.c2 > acc->maxts) acc->maxts = s.c2;
           acc->a0 = (int64_t)((uint64_t)acc->a0 + (uint64_t)(int64_t)s.c1);
           acc->a1++;
