@@ -485,7 +485,10 @@ typedef struct Physical {
   int nstages;
   PEdge *edges;       /* by id */
   int nedges;
+  Chain *too_many;    /* a chain whose results have more than AIRC_MAX_OUTS readers */
 } Physical;
+
+#define AIRC_MAX_EDGES 64 /* the runtime's AIR_MAX_EDGES: MPI tags per program */
 
 Physical *fuse_plan(Arena *a, Plan *plan, bool fuse);
 void explain_print(FILE *out, const Physical *ph);

@@ -1206,7 +1206,7 @@ static void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *e
   if (st->partial) fprintf(o, "%s    closed = true;\n", ind);
   fprintf(o, "%s    size_t pos = 0;\n%s    const void *kp;\n%s    void *ap;\n", ind, ind, ind);
   fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
-  fprintf(o, "%s      const K%d *key = kp;\n", ind, c);
+  fprintf(o, "%s      const K%d *key = kp;\n%s      (void)key;\n", ind, c, ind);
   if (st->partial) {
     char port[64];
     snprintf(port, sizeof port, env->outs, st->outs[0]);
@@ -1221,6 +1221,7 @@ static void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *e
   } else if (is_join_stage(st)) {
     fprintf(o, "%s      J%d *acc = ap;\n", ind, c);
     fprintf(o, "%s      const int64_t wstart = ws, wend = ws + INT64_C(%" PRId64 ");\n", ind, s->window->size_ms);
+    fprintf(o, "%s      (void)wstart;\n%s      (void)wend;\n", ind, ind);
     fprintf(o, "%s      for (size_t li = 0; li < acc->left.n; li++) {\n", ind);
     fprintf(o, "%s        const R%d *l = (const R%d *)acc->left.data + li;\n", ind, c, c);
     fprintf(o, "%s        for (size_t ri = 0; ri < acc->right.n; ri++) {\n", ind);
@@ -1628,7 +1629,7 @@ static void emit_stage(Gen *g, const Stage *st) {
   if (session) {
     fprintf(f, "\n/* A closed session of pipeline %d: its result row. */\n", st->id);
     fprintf(f, "static void %s_session(const void *kp, int64_t ws, int64_t we, void *ap, void *cx) {\n", fn);
-    fprintf(f, "  (void)cx;\n  const K%d *key = kp;\n  const A%d *acc = ap;\n", c, c);
+    fprintf(f, "  (void)cx;\n  const K%d *key = kp;\n  const A%d *acc = ap;\n  (void)key;\n", c, c);
     fprintf(f, "  const int64_t wstart = ws, wend = we;\n");
     emit_window_result(f, st, &env, "  ", "return");
     fprintf(f, "}\n");

@@ -53,7 +53,10 @@ static void connect(Fuser *f, int from, int to, ExchangeKind kind, int to_input)
     t->edge1 = id;
   }
   Stage *fr = &ph->stages[from];
-  if (fr->nouts < AIRC_MAX_OUTS) fr->outs[fr->nouts++] = id;
+  if (fr->nouts < AIRC_MAX_OUTS)
+    fr->outs[fr->nouts++] = id;
+  else if (!ph->too_many)
+    ph->too_many = fr->chain; /* main.c reports it */
 }
 
 static ExchangeKind exchange_into(const Chain *ch, const Operator *op) {

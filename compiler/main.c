@@ -200,6 +200,19 @@ int main(int argc, char **argv) {
   pl->query_path = o.input;
   pl->query_name = arena_strdup(a, name);
   Physical *ph = fuse_plan(a, pl, !o.no_fuse);
+  if (ph->too_many)
+    diag_error(&d, ph->too_many->stmt->name_loc, "stream '%s' has more than %d readers",
+               ph->too_many->derived ? ph->too_many->derived->name : "?", AIRC_MAX_OUTS);
+  if (ph->nedges > AIRC_MAX_EDGES) {
+    Chain *last = &pl->chains[pl->nchains - 1];
+    diag_error(&d, last->stmt->loc, "the program needs %d message edges, more than the %d the runtime has: split it into several programs",
+               ph->nedges, AIRC_MAX_EDGES);
+  }
+  if (d.nerrors) {
+    free(name);
+    status = 1;
+    goto done;
+  }
   if (o.check) {
     free(name);
     goto done;

@@ -202,7 +202,7 @@ run_case() {
     flag=""
     [ $variant = nofuse ] && flag=--no-fuse
     # shellcheck disable=SC2086 # flag is empty or one word
-    if ! (cd "$dir" && "$AIRC" $flag query.airq -o "$bin") > "$w/airc.$variant" 2>&1 \
+    if ! (cd "$dir" && "$AIRC" $flag --cflags -Werror query.airq -o "$bin") > "$w/airc.$variant" 2>&1 \
         || [ ! -x "$bin" ]; then
       fail "$name $variant: airc did not compile the query"
       show "$w/airc.$variant" 20
