@@ -158,6 +158,9 @@ typedef struct AirStats {
   uint64_t lat_rng;     /* reservoir's random state */
 } AirStats;
 
+#define AIR_MAX_SINKS 16 /* collectors whose watermark the progress line shows */
+typedef struct AirProgress AirProgress;
+
 struct AirRuntime {
   const char *name;       /* query name, for messages */
   int rank, world;
@@ -182,6 +185,10 @@ struct AirRuntime {
   pthread_mutex_t fatal_mu;
   atomic_bool fatal;      /* air_fatal was called on this rank */
   char fatal_msg[1024];   /* its first message */
+  AirProgress *progress;  /* the live progress line, NULL when off (progress.c) */
+  bool stdout_tty;        /* rank 0: results go to the terminal the line is on */
+  _Atomic int64_t sink_wm[AIR_MAX_SINKS]; /* rank 0: each collector's watermark */
+  int nsinks;             /* collectors registered (main thread, before air_run) */
 };
 
 double air_mono_s(void);                 /* monotonic clock, s */
@@ -209,5 +216,19 @@ void air_fatal_poll(AirRuntime *rt);
 void air_vertices_start(AirRuntime *rt);
 void air_vertices_join(AirRuntime *rt);
 void air_vertices_free(AirRuntime *rt);
+
+/* progress.c: the live progress line (see there for how totals reach rank 0).
+ * init is collective (in air_init); poll runs each comm-loop round, with
+ * done once this rank's vertices ended and its sends drained; the loop ends
+ * only when settled; finish clears the line before the summary. */
+void air_progress_init(AirRuntime *rt);
+void air_progress_poll(AirRuntime *rt, bool done);
+bool air_progress_settled(AirRuntime *rt);
+void air_progress_finish(AirRuntime *rt);
+void air_progress_clear(AirRuntime *rt); /* before a message on rank 0's stderr */
+int air_progress_sink(AirRuntime *rt);   /* a collector's slot for its watermark, or -1 */
+void air_progress_sink_wm(AirRuntime *rt, int slot, int64_t wm);
+/* Before result rows to out: erase the line when both share the terminal. */
+void air_progress_stdout(AirRuntime *rt, FILE *out);
 
 #endif /* AIR_INT_H */

@@ -16,6 +16,7 @@ typedef struct Collector {
   size_t n, cap;   /* rows held / allocated */
   char *ready;     /* scratch for rows being written */
   size_t ready_cap;
+  int wm_slot;     /* this collector's slot for the progress line, or -1 */
 } Collector;
 
 static int64_t row_i64(const char *row, size_t off) {
@@ -37,6 +38,7 @@ static void on_batch(AirVertex *v, int input, const void *rows, size_t nrows, vo
   (void)input;
   if (!c->def.windowed) {
     int64_t now = air_now_ms();
+    air_progress_stdout(c->rt, c->out);
     for (size_t i = 0; i < nrows; i++)
       write_row(c, (const char *)rows + i * rs, now);
     fflush(c->out);
@@ -99,12 +101,14 @@ static void on_watermark(AirVertex *v, int64_t wm, void *ctx) {
     if (nready) {
       qsort(c->ready, nready, rs, c->def.compare);
       int64_t now = air_now_ms();
+      air_progress_stdout(c->rt, c->out);
       for (size_t i = 0; i < nready; i++)
         write_row(c, c->ready + i * rs, now);
       air_stat_add(c->rt, AIR_STAT_WINDOWS, (int64_t)nready);
       fflush(c->out);
     }
   }
+  air_progress_sink_wm(c->rt, c->wm_slot, wm);
   if (wm == AIR_WM_END)
     finish(c);
 }
@@ -131,6 +135,7 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
   c->rt = rt;
   c->def = *def;
   c->out = stdout;
+  c->wm_slot = air_progress_sink(rt);
   if (def->path) {
     size_t n = strlen(def->path);
     c->tmp_path = air_xmalloc(rt, n + 5);

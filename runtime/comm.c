@@ -123,6 +123,7 @@ void air_fatal_main(AirRuntime *rt) {
   char seen[8][sizeof rt->fatal_msg];
   int nseen = 0;
   fflush(stdout);
+  air_progress_clear(rt);
   if (msg[0]) {
     fprintf(stderr, "%s: error: %s\n", rt->name, msg);
     snprintf(seen[nseen++], sizeof seen[0], "%s", msg);
@@ -218,12 +219,14 @@ void air_comm_run(AirRuntime *rt) {
       moved |= pump_receives(rt, recv[i]);
     if (!local_done && atomic_load(&rt->live) == 0 && sends_drained(rt, inf)) {
       local_done = true;
+      air_progress_poll(rt, true); /* the last report goes before the barrier */
       MPI_Ibarrier(rt->comm, &barrier);
     }
+    air_progress_poll(rt, local_done);
     if (local_done) {
       int flag = 0;
       MPI_Test(&barrier, &flag, MPI_STATUS_IGNORE);
-      if (flag)
+      if (flag && air_progress_settled(rt))
         break;
     }
     if (moved) {
@@ -234,5 +237,6 @@ void air_comm_run(AirRuntime *rt) {
       idle_us = idle_us * 2 > AIR_IDLE_MAX_US ? AIR_IDLE_MAX_US : idle_us * 2;
     }
   }
+  air_progress_finish(rt);
   free(inf);
 }

@@ -242,6 +242,7 @@ AirRuntime *air_init(int *argc, char ***argv, const char *query_name) {
   }
   MPI_Bcast(&seed, 1, MPI_INT64_T, 0, rt->comm);
   rt->seed = seed;
+  air_progress_init(rt);
 
   rt->outq = calloc((size_t)rt->world, sizeof *rt->outq);
   if (!rt->outq)

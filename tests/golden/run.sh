@@ -4,6 +4,7 @@
 #   stderr.txt        airc --check query.airq     (exit 1 iff it says "error:")
 #   plan.txt          airc --explain query.airq
 #   plan-nofuse.txt   airc --explain --no-fuse query.airq
+#   plan.dot          airc --explain=dot query.airq
 #   query.c           airc -S, and the C must compile with -Wall -Wextra -Werror
 # UPDATE=1 rewrites the expected files that exist, plus those a case's
 # `update` file lists, instead of comparing. Run from the repository root.
@@ -17,7 +18,7 @@ case $AIRC in /*) ;; */*) AIRC=$root/$AIRC ;; esac
 MPICC=${MPICC:-mpicc}
 UPDATE=${UPDATE:-0}
 golden=$root/tests/golden
-known="stderr.txt plan.txt plan-nofuse.txt query.c"
+known="stderr.txt plan.txt plan-nofuse.txt plan.dot query.c"
 
 passed=0
 failed=0
@@ -158,6 +159,7 @@ run_case() {
       stderr.txt) check_stderr "$name" ;;
       plan.txt) check_plan "$name" plan.txt ;;
       plan-nofuse.txt) check_plan "$name" plan-nofuse.txt --no-fuse ;;
+      plan.dot) check_plan "$name" plan.dot --explain=dot ;;
       query.c) check_c "$name" ;;
     esac
   done

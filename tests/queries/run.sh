@@ -1,0 +1,84 @@
+#!/bin/sh
+# Every example in queries/ compiles with airc and runs briefly on 2 ranks:
+# exit status 0, the CSV header its select list implies (written out by hand
+# below, from the query text), and the end-of-run summary. Each query runs
+# in a copy of queries/ (its files are relative to it) for at most
+# --duration 2 s (finite sources end earlier). Run from the repository root
+# (make check-queries). Environment: AIRC (default build/airc), KEEP=1.
+
+set -u
+
+root=$(pwd)
+AIRC=${AIRC:-$root/build/airc}
+case $AIRC in /*) ;; */*) AIRC=$root/$AIRC ;; esac
+passed=0
+failed=0
+ok() { echo "ok queries $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL queries $*"; failed=$((failed + 1)); }
+show() { [ -s "$1" ] && head -n 20 "$1" | sed 's/^/    /'; return 0; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/airc-queries.XXXXXX") || exit 1
+if [ "${KEEP:-0}" = 1 ]; then
+  echo "queries: keeping $work"
+else
+  trap 'rm -rf "$work"' EXIT
+fi
+trap 'exit 130' INT TERM HUP
+
+# name | where the results go | their header | a line the summary must have
+expect() {
+  case $1 in
+    filter_map) echo "stdout|id,sensor,celsius,band|" ;;
+    table_join) echo "stdout|dept,orders,units,revenue,WINDOW_END|" ;;
+    global_reduce) echo "stdout|n,total,smallest,largest,mean,WINDOW_START,WINDOW_END|" ;;
+    hot_items) echo "stdout|auction,bids,top_price,WINDOW_END|events in" ;;
+    sessions) echo "stdout|user_id,clicks,payments,WINDOW_START,WINDOW_END|" ;;
+    ysb_star) echo "stdout|campaign_id,ctr,WINDOW_END|" ;;
+    trip_fares) echo "fares.csv|driver,n,avg_fare,top,WINDOW_START|late 2," ;;
+    swa) echo "stdout|key,total,WINDOW_END|" ;;
+    ysb) echo "stdout|campaign_id,views,WINDOW_END|" ;;
+    *) echo "" ;;
+  esac
+}
+
+cp -R "$root/queries" "$work/q"
+for path in "$root"/queries/*.airq; do
+  name=$(basename "$path" .airq)
+  spec=$(expect "$name")
+  if [ -z "$spec" ]; then
+    fail "$name: no expected header in tests/queries/run.sh"
+    continue
+  fi
+  dest=${spec%%|*}
+  rest=${spec#*|}
+  header=${rest%%|*}
+  summary=${rest#*|}
+  if (cd "$work/q" && "$AIRC" --cflags -Werror "$name.airq") > "$work/$name.airc" 2>&1; then
+    ok "$name compiles"
+  else
+    fail "$name compiles"
+    show "$work/$name.airc"
+    continue
+  fi
+  (cd "$work/q" && timeout 60 mpirun -np 2 "./$name" --duration 2) \
+    > "$work/$name.out" 2> "$work/$name.err"
+  rc=$?
+  out=$work/$name.out
+  [ "$dest" != stdout ] && out=$work/q/$dest
+  if [ $rc -ne 0 ]; then
+    fail "$name runs: exit status $rc"
+    show "$work/$name.err"
+  elif [ ! -f "$out" ] || [ "$(head -n 1 "$out")" != "$header" ]; then
+    fail "$name runs: expected header '$header' in $dest"
+    [ -f "$out" ] && show "$out"
+  elif ! grep -q "events in" "$work/$name.err" ||
+      { [ -n "$summary" ] && ! grep -q -- "$summary" "$work/$name.err"; }; then
+    fail "$name runs: summary"
+    show "$work/$name.err"
+  else
+    ok "$name runs on 2 ranks ($(($(wc -l < "$out") - 1)) rows)"
+  fi
+done
+
+echo "queries: $passed passed, $failed failed"
+[ $failed -eq 0 ] && [ $passed -gt 0 ]
