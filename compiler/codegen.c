@@ -648,6 +648,15 @@ static void emit_chain_types(Gen *g, const Chain *ch) {
     fprintf(o, "typedef struct P%d { /* a per-rank partial aggregate */\n", c);
     fprintf(o, "  int64_t wstart; /* window start, ms */\n  K%d key;\n  A%d acc;\n} P%d;\n", c, c, c);
   }
+  if (ch->join_at >= 0 || ch->windowed) {
+    /* one hash per key type: a single integer key is mixed, not hashed as bytes */
+    Type k0 = ch->join_at >= 0 ? join_key_type(s) : s->nkeys == 1 ? s->keys[0]->type : (Type){TY_VARCHAR, 0};
+    fprintf(o, "static inline uint64_t hash_K%d(const K%d *k) {\n", c, c);
+    if (k0.kind == TY_INT || k0.kind == TY_BIGINT || k0.kind == TY_TIMESTAMP)
+      fprintf(o, "  return air_hash_u64((uint64_t)k->k0);\n}\n");
+    else
+      fprintf(o, "  return air_hash_bytes(k, sizeof *k);\n}\n");
+  }
   /* rows between pipelines */
   char nm[16];
   snprintf(nm, sizeof nm, "R%d", c);
@@ -977,7 +986,7 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
     /* the key is one table column: its hash was made when the table loaded */
     fprintf(o, "%sconst uint64_t kh = t->h%d;\n", ind, k0->col_idx);
   else
-    fprintf(o, "%sconst uint64_t kh = air_hash_bytes(keyp, sizeof *keyp);\n", ind);
+    fprintf(o, "%sconst uint64_t kh = hash_K%d(keyp);\n", ind, ch->index);
   char ind2[160];
   indent_more(ind2, sizeof ind2, ind);
   if (w->kind == WIN_SESSION) {
@@ -1002,7 +1011,7 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
 static void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, const char *ind) {
   const WindowSpec *w = ch->sel->window;
   emit_join_key(o, ch, &env->cx, side, ind);
-  fprintf(o, "%sconst uint64_t kh = air_hash_bytes(&key, sizeof key);\n", ind);
+  fprintf(o, "%sconst uint64_t kh = hash_K%d(&key);\n", ind, ch->index);
   fprintf(o, "%sbool in_window = false;\n", ind);
   fprintf(o, "%sfor (int64_t ws = air_hop_first_start(r->ts, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= r->ts; ws += INT64_C(%" PRId64 ")) {\n",
           ind, w->size_ms, w->advance_ms, w->advance_ms);
@@ -1075,7 +1084,7 @@ static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, cons
       emit_join_key(o, ch, &env->cx, e->to_input, ind2);
     else
       emit_key_build(o, ch, &env->cx, ind2);
-    fprintf(o, "%s  const int dest = (int)(air_hash_bytes(&key, sizeof key) %% (uint64_t)air_world(g_rt));\n", ind);
+    fprintf(o, "%s  const int dest = (int)(hash_K%d(&key) %% (uint64_t)air_world(g_rt));\n", ind, ch->index);
     fprintf(o, "%s  memcpy(air_out_row(%s, dest), &row, sizeof row);\n%s}\n", ind, port, ind);
     break;
   }
@@ -1212,8 +1221,7 @@ static void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *e
     snprintf(port, sizeof port, env->outs, st->outs[0]);
     fprintf(o, "%s      const A%d *acc = ap;\n", ind, c);
     if (s->nkeys)
-      fprintf(o, "%s      const int dest = (int)(air_hash_bytes(key, sizeof *key) %% (uint64_t)air_world(g_rt));\n",
-              ind);
+      fprintf(o, "%s      const int dest = (int)(hash_K%d(key) %% (uint64_t)air_world(g_rt));\n", ind, c);
     else
       fprintf(o, "%s      const int dest = 0; /* a Reduce ends on rank 0 */\n", ind);
     fprintf(o, "%s      P%d *p = air_out_row(%s, dest);\n", ind, c, port);
@@ -1578,8 +1586,7 @@ static void emit_stage(Gen *g, const Stage *st) {
   if (st->final) {
     fprintf(b, "  const P%d *in = rows;\n  for (size_t k = 0; k < nrows; k++) {\n", c);
     fprintf(b, "    const P%d *p0 = &in[k];\n    bool is_new;\n", c);
-    fprintf(b, "    A%d *acc = air_windows_acc(%s, p0->wstart, &p0->key, air_hash_bytes(&p0->key, sizeof p0->key), &is_new);\n",
-            c, win);
+    fprintf(b, "    A%d *acc = air_windows_acc(%s, p0->wstart, &p0->key, hash_K%d(&p0->key), &is_new);\n", c, win, c);
     fprintf(b, "    const A%d *p = &p0->acc;\n", c);
     emit_acc_merge(b, ch, "    ");
     fprintf(b, "  }\n");

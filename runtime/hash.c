@@ -66,6 +66,18 @@ uint64_t air_hash_bytes(const void *data, size_t len) {
 
 /* ---- the table ---------------------------------------------------------- */
 
+/* Keys compare equal. An 8-byte key (a BIGINT group key) is one load and
+ * compare instead of a call to memcmp: perf showed memcmp at 12% of SWA. */
+static inline bool key_eq(const void *a, const void *b, size_t n) {
+  if (n == 8) {
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return x == y;
+  }
+  return memcmp(a, b, n) == 0;
+}
+
 struct AirHash {
   unsigned char *slots; /* cap slots of slot_size bytes */
   size_t cap;           /* slots, a power of two */
@@ -139,7 +151,7 @@ void *air_hash_find(const AirHash *h, const void *key, uint64_t hash) {
   for (;;) {
     uint64_t s = SLOT_HASH(h, i);
     if (s == 0) return NULL;
-    if (s == sh && memcmp(SLOT_KEY(h, i), key, h->key_size) == 0)
+    if (s == sh && key_eq(SLOT_KEY(h, i), key, h->key_size))
       return SLOT_VAL(h, i);
     i = (i + 1) & h->mask;
   }
@@ -172,7 +184,7 @@ void *air_hash_upsert(AirHash *h, const void *key, uint64_t hash,
   for (;;) {
     uint64_t s = SLOT_HASH(h, i);
     if (s == 0) break;
-    if (s == sh && memcmp(SLOT_KEY(h, i), key, h->key_size) == 0) {
+    if (s == sh && key_eq(SLOT_KEY(h, i), key, h->key_size)) {
       if (is_new) *is_new = false;
       return SLOT_VAL(h, i);
     }

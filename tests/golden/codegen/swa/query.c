@@ -128,6 +128,9 @@ typedef struct P0 { /* a per-rank partial aggregate */
   K0 key;
   A0 acc;
 } P0;
+static inline uint64_t hash_K0(const K0 *k) {
+  return air_hash_u64((uint64_t)k->k0);
+}
 typedef struct R0 { /* a row between pipelines */
   int64_t ts; /* event time, ms */
   int64_t wstart, wend; /* the window of a joined row, ms */
@@ -195,7 +198,7 @@ static void stage2_batch(AirVertex *v, int input, const void *rows, size_t nrows
   for (size_t k = 0; k < nrows; k++) {
     const P0 *p0 = &in[k];
     bool is_new;
-    A0 *acc = air_windows_acc(stage2.win, p0->wstart, &p0->key, air_hash_bytes(&p0->key, sizeof p0->key), &is_new);
+    A0 *acc = air_windows_acc(stage2.win, p0->wstart, &p0->key, hash_K0(&p0->key), &is_new);
     const A0 *p = &p0->acc;
     if (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;
     acc->a0 = (int64_t)((uint64_t)acc->a0 + (uint64_t)p->a0);
@@ -220,6 +223,7 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
       void *ap;
       while (air_hash_next(tab, &pos, &kp, &ap)) {
         const K0 *key = kp;
+        (void)key;
         const A0 *acc = ap;
         const int64_t wstart = ws, wend = ws + INT64_C(1000);
         (void)wstart;
@@ -258,8 +262,9 @@ static void source0_advance(SrcState0 *st, int64_t wm, int64_t now) {
         void *ap;
         while (air_hash_next(tab, &pos, &kp, &ap)) {
           const K0 *key = kp;
+          (void)key;
           const A0 *acc = ap;
-          const int dest = (int)(air_hash_bytes(key, sizeof *key) % (uint64_t)air_world(g_rt));
+          const int dest = (int)(hash_K0(key) % (uint64_t)air_world(g_rt));
           P0 *p = air_out_row(st->oe0, dest);
           p->wstart = ws;
           p->key = *key;
@@ -310,7 +315,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         memset(&key, 0, sizeof key);
         key.k0 = s.c0;
         const K0 *keyp = &key;
-        const uint64_t kh = air_hash_bytes(keyp, sizeof *keyp);
+        const uint64_t kh = hash_K0(keyp);
         bool in_window = false;
         for (int64_t ws = air_hop_first_start(s.c2, INT64_C(1000), INT64_C(1000)); ws <= s.c2; ws += INT64_C(1000)) {
           if (ws + INT64_C(1000) <= st.wm) continue; /* window already closed */
