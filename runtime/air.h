@@ -51,6 +51,12 @@ AirRuntime *air_vertex_runtime(const AirVertex *v);
  * non-zero status. Never returns. */
 void air_fatal(AirRuntime *rt, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
+/* Called before run-time state grows by `more` bytes (`what` names it):
+ * ends the run like air_fatal, with "memory limit: ...", when this rank
+ * would pass its budget, rather than leave it to the kernel's OOM killer.
+ * The budget is AIR_MEMORY_LIMIT_MB per rank (0: no limit), by default 75%
+ * of the node's memory shared by the ranks on the node. */
+void air_memory_check(size_t more, const char *what);
 
 /* ======================================================================
  * Edges, vertices, ports (vertex.c, comm.c, queue.c)
@@ -142,7 +148,9 @@ typedef enum {
   AIR_STAT_DROPPED,    /* rows lost for any other reason (must stay 0) */
   AIR_STAT_BAD_ROWS,   /* malformed input rows skipped */
   AIR_STAT_WINDOWS,    /* window result rows (one per key and window) */
-  AIR_STAT_DIV_ZERO,   /* integer divisions by zero (result 0) */
+  AIR_STAT_DIV_ZERO,   /* divisions by zero (integers: result 0) */
+  AIR_STAT_BYTES_SENT, /* bytes sent to other ranks (MPI messages, headers included) */
+  AIR_STAT_MESSAGES,   /* MPI messages sent to other ranks */
   AIR_STAT_COUNT,
 } AirStat;
 void air_stat_add(AirRuntime *rt, AirStat s, int64_t n); /* thread-safe */

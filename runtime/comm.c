@@ -55,6 +55,8 @@ static bool pump_sends(AirRuntime *rt, Inflight *f, int d) {
     /* Issend, not Isend: completion means the receiver took it, so the
      * number of batches between two ranks stays bounded. */
     MPI_Issend(b, (int)bytes, MPI_BYTE, d, b->edge, rt->comm, &f->req[f->n]);
+    air_stat_add(rt, AIR_STAT_BYTES_SENT, (int64_t)bytes);
+    air_stat_add(rt, AIR_STAT_MESSAGES, 1);
     f->b[f->n++] = b;
     moved = true;
   }

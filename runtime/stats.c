@@ -96,6 +96,8 @@ static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_r
   if (rt->show_stats) {
     fprintf(stderr, "airc: %s: filtered %lld, division by zero %lld\n", q,
             (long long)m->count[AIR_STAT_FILTERED], (long long)m->count[AIR_STAT_DIV_ZERO]);
+    fprintf(stderr, "airc: %s: sent %lld bytes in %lld messages to other ranks\n", q,
+            (long long)m->count[AIR_STAT_BYTES_SENT], (long long)m->count[AIR_STAT_MESSAGES]);
     for (int r = 0; r < rt->world; r++)
       fprintf(stderr, "airc: %s: rank %d: %lld events in\n", q, r, (long long)per_rank[r]);
   }
@@ -117,11 +119,12 @@ static void write_json(AirRuntime *rt, const Summary *m) {
   fprintf(f,
           "{\"events_in\":%lld,\"events_per_s\":%.1f,\"windows\":%lld,\"late\":%lld,"
           "\"dropped\":%lld,\"unmatched\":%lld,\"bad_rows\":%lld,\"filtered\":%lld,"
-          "\"div_zero\":%lld,\"latency_ms\":{\"mean\":",
+          "\"div_zero\":%lld,\"bytes_sent\":%lld,\"messages\":%lld,\"latency_ms\":{\"mean\":",
           (long long)m->count[AIR_STAT_EVENTS_IN], m->rate, (long long)m->count[AIR_STAT_WINDOWS],
           (long long)m->count[AIR_STAT_LATE], (long long)m->count[AIR_STAT_DROPPED],
           (long long)m->count[AIR_STAT_UNMATCHED], (long long)m->count[AIR_STAT_BAD_ROWS],
-          (long long)m->count[AIR_STAT_FILTERED], (long long)m->count[AIR_STAT_DIV_ZERO]);
+          (long long)m->count[AIR_STAT_FILTERED], (long long)m->count[AIR_STAT_DIV_ZERO],
+          (long long)m->count[AIR_STAT_BYTES_SENT], (long long)m->count[AIR_STAT_MESSAGES]);
   json_num(f, m->has_lat, m->mean);
   fputs(",\"p50\":", f);
   json_num(f, m->has_lat, m->p50);
