@@ -879,6 +879,7 @@ typedef struct SegEnv {
   const char *win;     /* the window or session state (aggregating pipelines) */
   const char *ts;      /* the row's event time */
   const char *late_fill; /* generators: columns made only for rows passing the first Filter */
+  bool dense;          /* the window state is an AirDense (dense_key) */
   Ctx cx;              /* where columns live */
 } SegEnv;
 
@@ -965,6 +966,24 @@ static void emit_acc_merge(FILE *o, const Chain *ch, const char *ind) {
   }
 }
 
+/* A partial aggregate in a generator's loop whose single group key is a
+ * generated uniform(lo, hi) integer column of a small range keeps its
+ * windows in arrays indexed by the key (AirDense) instead of hash tables. */
+static bool dense_key(const Stage *st, int64_t *lo, int64_t *hi) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  if (!st->partial || !in_source_loop(st) || ch->session || s->nkeys != 1) return false;
+  const Expr *k = s->keys[0];
+  const Relation *r = ch->source;
+  if (k->kind != EX_COLUMN || k->from_idx != 0 || r->source != SRC_DATAGEN) return false;
+  const Column *col = &r->cols[k->col_idx];
+  if ((col->type.kind != TY_INT && col->type.kind != TY_BIGINT) || col->gen.kind != GEN_UNIFORM) return false;
+  if (col->gen.a > col->gen.b || (uint64_t)col->gen.b - (uint64_t)col->gen.a >= (1u << 16)) return false;
+  *lo = col->gen.a;
+  *hi = col->gen.b;
+  return true;
+}
+
 /* Put the row into every open window it belongs to (tumbling: advance ==
  * size), or into its session; a row whose windows all closed is late. */
 static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, const char *ind) {
@@ -972,6 +991,22 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
   const char *ts = env->ts;
   const Select *s = ch->sel;
   const Expr *k0 = s->nkeys == 1 ? s->keys[0] : NULL;
+  if (env->dense) {
+    fprintf(o, "%sconst int64_t kv = (int64_t)", ind);
+    emit_expr(o, k0, &env->cx);
+    fprintf(o, ";\n%sbool in_window = false;\n", ind);
+    fprintf(o, "%sfor (int64_t ws = air_hop_first_start(%s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= %s; ws += INT64_C(%" PRId64 ")) {\n",
+            ind, env->ts, w->size_ms, w->advance_ms, env->ts, w->advance_ms);
+    fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind, w->size_ms,
+            env->wm);
+    fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
+    fprintf(o, "%s  A%d *acc = air_dense_acc(%s, ws, kv, &is_new);\n", ind, ch->index, env->win);
+    char ind2d[160];
+    indent_more(ind2d, sizeof ind2d, ind);
+    emit_acc_update(o, ch, &env->cx, ind2d, env->ts);
+    fprintf(o, "%s}\n%sif (!in_window) %slate++;\n", ind, ind, env->cnt);
+    return;
+  }
   if (k0 && is_padded_array(k0, &env->cx)) {
     /* a single string column is already a key of K's layout */
     fprintf(o, "%sconst K%d *keyp = (const K%d *)", ind, ch->index, ch->index);
@@ -1209,6 +1244,22 @@ static void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *e
   const Chain *ch = st->chain;
   const Select *s = ch->sel;
   int c = ch->index;
+  if (env->dense) {
+    char port[64];
+    snprintf(port, sizeof port, env->outs, st->outs[0]);
+    fprintf(o, "%s{\n%s  int64_t ws;\n", ind, ind);
+    fprintf(o, "%s  while (air_dense_pop_closed(%s, wm, INT64_C(%" PRId64 "), &ws)) {\n", ind, env->win,
+            s->window->size_ms);
+    fprintf(o, "%s    closed = true;\n%s    size_t pos = 0;\n%s    int64_t kv;\n%s    void *ap;\n", ind, ind, ind, ind);
+    fprintf(o, "%s    while (air_dense_next(%s, &pos, &kv, &ap)) {\n", ind, env->win);
+    fprintf(o, "%s      K%d key;\n%s      memset(&key, 0, sizeof key);\n", ind, c, ind);
+    fprintf(o, "%s      key.k0 = (%s)kv;\n", ind, ctype(s->keys[0]->type));
+    fprintf(o, "%s      const int dest = (int)(hash_K%d(&key) %% (uint64_t)air_world(g_rt));\n", ind, c);
+    fprintf(o, "%s      P%d *p = air_out_row(%s, dest);\n", ind, c, port);
+    fprintf(o, "%s      p->wstart = ws;\n%s      p->key = key;\n%s      p->acc = *(const A%d *)ap;\n", ind, ind, ind, c);
+    fprintf(o, "%s    }\n%s  }\n%s}\n", ind, ind, ind);
+    return;
+  }
   fprintf(o, "%s{\n%s  int64_t ws;\n%s  AirHash *tab;\n", ind, ind, ind);
   fprintf(o, "%s  while ((tab = air_windows_pop_closed(%s, wm, INT64_C(%" PRId64 "), &ws)) != NULL) {\n", ind,
           env->win, s->window->size_ms);
@@ -1284,6 +1335,8 @@ static void source_env(const Gen *g, const Stage *st, SegEnv *env, bool ptr, cha
   env->win = win;
   colref(ts, nt, &env->cx, st->leg, leg_source(st)->time_col);
   env->ts = ts;
+  int64_t lo, hi;
+  env->dense = dense_key(st, &lo, &hi);
 }
 
 /* Mark the columns of FROM item f that e reads. */
@@ -1361,7 +1414,11 @@ static void emit_source(Gen *g, const Relation *r) {
     for (int k = 0; k < st->nouts; k++)
       fprintf(o, "  AirOut *oe%d; /* pipeline %d's port on edge %d */\n", st->outs[k], st->id, st->outs[k]);
     fprintf(o, "  int64_t sent%d; /* when pipeline %d last sent a watermark */\n", st->id, st->id);
-    if (st->partial) fprintf(o, "  AirWindows *win%d; /* pipeline %d's partial aggregates */\n", st->id, st->id);
+    int64_t lo, hi;
+    if (dense_key(st, &lo, &hi))
+      fprintf(o, "  AirDense *win%d; /* pipeline %d's partial aggregates, by key - %" PRId64 " */\n", st->id, st->id, lo);
+    else if (st->partial)
+      fprintf(o, "  AirWindows *win%d; /* pipeline %d's partial aggregates */\n", st->id, st->id);
   }
   fprintf(o, "} %s;\n\n", state);
 
@@ -1433,7 +1490,11 @@ static void emit_source(Gen *g, const Relation *r) {
     if (!first_stage) first_stage = st->id;
     for (int k = 0; k < st->nouts; k++)
       fprintf(open.f, "  st.oe%d = air_out_open(v, inst, g_edge[%d]);\n", st->outs[k], st->outs[k]);
-    if (st->partial)
+    int64_t lo, hi;
+    if (dense_key(st, &lo, &hi))
+      fprintf(open.f, "  st.win%d = air_dense_new(INT64_C(%" PRId64 "), INT64_C(%" PRId64 "), sizeof(A%d));\n", st->id,
+              lo, hi, st->chain->index);
+    else if (st->partial)
       fprintf(open.f, "  st.win%d = air_windows_new(sizeof(K%d), sizeof(A%d));\n", st->id, st->chain->index,
               st->chain->index);
     SegEnv env;
@@ -1459,7 +1520,9 @@ static void emit_source(Gen *g, const Relation *r) {
   fprintf(finish.f, "  %s_advance(&st, AIR_WM_END, air_now_ms());\n", fn);
   for (int i = 0; i < ph->nstages; i++) {
     const Stage *st = &ph->stages[i];
-    if (loop_stage_of(st, r) && st->partial) fprintf(finish.f, "  air_windows_free(st.win%d);\n", st->id);
+    int64_t lo, hi;
+    if (loop_stage_of(st, r) && st->partial)
+      fprintf(finish.f, "  %s(st.win%d);\n", dense_key(st, &lo, &hi) ? "air_dense_free" : "air_windows_free", st->id);
   }
 
   char id[16], rate[32], limit[32], seed[32], ncols[16], csvv[32];

@@ -241,6 +241,22 @@ AirHash *air_windows_pop_closed(AirWindows *w, int64_t wm, int64_t size_ms,
 void air_windows_recycle(AirWindows *w, AirHash *h);
 size_t air_windows_open_count(const AirWindows *w);
 
+/* Window state for a group key known to lie in [lo, hi] (a generated
+ * uniform column): per window an array indexed by key - lo (dense.c). The
+ * caller guarantees lo <= key <= hi. */
+typedef struct AirDense AirDense;
+AirDense *air_dense_new(int64_t lo, int64_t hi, size_t acc_size);
+void air_dense_free(AirDense *d); /* accepts NULL */
+/* The accumulator of (window start, key), zeroed when new. */
+void *air_dense_acc(AirDense *d, int64_t win_start, int64_t key, bool *is_new);
+/* Hand out the earliest open window with start + size_ms <= wm (false when
+ * none): iterate it with air_dense_next; the next pop or air_dense_recycle
+ * gives it back. */
+bool air_dense_pop_closed(AirDense *d, int64_t wm, int64_t size_ms, int64_t *win_start);
+bool air_dense_next(AirDense *d, size_t *pos, int64_t *key, void **acc);
+void air_dense_recycle(AirDense *d);
+size_t air_dense_open_count(const AirDense *d);
+
 /* ======================================================================
  * Generators (gen.c). Row i of a stream is a function of (seed, i) alone:
  *   mix64            as air_mix64 above

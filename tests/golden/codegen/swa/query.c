@@ -177,7 +177,7 @@ typedef struct SrcState0 { /* one instance of source events */
   int64_t filtered, unmatched, late; /* counters not yet added to the stats */
   AirOut *oe0; /* pipeline 1's port on edge 0 */
   int64_t sent1; /* when pipeline 1 last sent a watermark */
-  AirWindows *win1; /* pipeline 1's partial aggregates */
+  AirDense *win1; /* pipeline 1's partial aggregates, by key - 0 */
 } SrcState0;
 
 
@@ -254,23 +254,21 @@ static void source0_advance(SrcState0 *st, int64_t wm, int64_t now) {
     bool closed = false;
     {
       int64_t ws;
-      AirHash *tab;
-      while ((tab = air_windows_pop_closed(st->win1, wm, INT64_C(1000), &ws)) != NULL) {
+      while (air_dense_pop_closed(st->win1, wm, INT64_C(1000), &ws)) {
         closed = true;
         size_t pos = 0;
-        const void *kp;
+        int64_t kv;
         void *ap;
-        while (air_hash_next(tab, &pos, &kp, &ap)) {
-          const K0 *key = kp;
-          (void)key;
-          const A0 *acc = ap;
-          const int dest = (int)(hash_K0(key) % (uint64_t)air_world(g_rt));
+        while (air_dense_next(st->win1, &pos, &kv, &ap)) {
+          K0 key;
+          memset(&key, 0, sizeof key);
+          key.k0 = (int64_t)kv;
+          const int dest = (int)(hash_K0(&key) % (uint64_t)air_world(g_rt));
           P0 *p = air_out_row(st->oe0, dest);
           p->wstart = ws;
-          p->key = *key;
-          p->acc = *acc;
+          p->key = key;
+          p->acc = *(const A0 *)ap;
         }
-        air_windows_recycle(st->win1, tab);
       }
     }
     if (wm == AIR_WM_END) {
@@ -292,7 +290,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   st.wm = AIR_WM_NONE;
   st.maxts = AIR_WM_NONE;
   st.oe0 = air_out_open(v, inst, g_edge[0]);
-  st.win1 = air_windows_new(sizeof(K0), sizeof(A0));
+  st.win1 = air_dense_new(INT64_C(0), INT64_C(9), sizeof(A0));
   AirGen *g = air_gen_open(v, inst, INT64_C(0), INT64_C(1000), INT64_C(1), true);
   const int64_t seed = air_gen_seed(g);
   for (;;) {
@@ -311,17 +309,13 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       s.c2 = (int64_t)(int64_t)((uint64_t)INT64_C(0) + i * (uint64_t)INT64_C(1));
       if (s.c2 > st.maxts) st.maxts = s.c2;
       do { /* query 1: Source -> Aggregation */
-        K0 key;
-        memset(&key, 0, sizeof key);
-        key.k0 = s.c0;
-        const K0 *keyp = &key;
-        const uint64_t kh = hash_K0(keyp);
+        const int64_t kv = (int64_t)s.c0;
         bool in_window = false;
         for (int64_t ws = air_hop_first_start(s.c2, INT64_C(1000), INT64_C(1000)); ws <= s.c2; ws += INT64_C(1000)) {
           if (ws + INT64_C(1000) <= st.wm) continue; /* window already closed */
           in_window = true;
           bool is_new;
-          A0 *acc = air_windows_acc(st.win1, ws, keyp, kh, &is_new);
+          A0 *acc = air_dense_acc(st.win1, ws, kv, &is_new);
           if (is_new || s.c2 > acc->maxts) acc->maxts = s.c2;
           acc->a0 = (int64_t)((uint64_t)acc->a0 + (uint64_t)(int64_t)s.c1);
           acc->a1++;
@@ -338,7 +332,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       source0_advance(&st, st.maxts - INT64_C(0), now);
   }
   source0_advance(&st, AIR_WM_END, air_now_ms());
-  air_windows_free(st.win1);
+  air_dense_free(st.win1);
   air_gen_close(g);
 }
 
