@@ -1184,8 +1184,16 @@ static void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv 
         }
         fprintf(o, "%sconst TK%d *tkp = &tk;\n", ind2, t->index);
       }
-      fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, tkp, air_hash_bytes(tkp, sizeof *tkp));\n", ind2,
-              t->index, t->index);
+      const Relation *src = leg_source(st);
+      if (lk->kind == EX_COLUMN && lk->from_idx == st->leg && env->cx.col_fmt[st->leg] &&
+          strcmp(env->cx.col_fmt[st->leg], "s.c%d") == 0 && src->source == SRC_YSB &&
+          src->cols[lk->col_idx].ysb_field == 2 && lk->type.len == 36 && kt.kind == TY_VARCHAR && kt.len == 36)
+        /* a generated ad id: its hash was made once, at program start */
+        fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, tkp, air_ysb_ad_hashes[r%d %% AIR_YSB_ADS]);\n", ind2,
+                t->index, t->index, lk->col_idx);
+      else
+        fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, tkp, air_hash_bytes(tkp, sizeof *tkp));\n", ind2,
+                t->index, t->index);
       fprintf(o, "%sif (!t) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, ind2, env->cnt, ind2, ind2);
       env->cx.col_fmt[1] = "t->c%d";
       break;
@@ -1360,8 +1368,8 @@ static void emit_gen_fill(FILE *f, const Relation *r, int i, const char *ind) {
     if (col->ysb_field == 6) /* ts: ingestion time */
       fprintf(f, "%s%s = now;\n", ind, dst);
     else
-      fprintf(f, "%sair_ysb_fill(%d, air_gen_col(h, %d), %s, sizeof %s);\n", ind, col->ysb_field, col->ysb_field,
-              dst, dst);
+      fprintf(f, "%sconst uint64_t r%d = air_gen_col(h, %d);\n%sair_ysb_fill(%d, r%d, %s, sizeof %s);\n", ind, i,
+              col->ysb_field, ind, col->ysb_field, i, dst, dst);
     return;
   }
   const char *ct = ctype(col->type);

@@ -308,6 +308,9 @@ extern char air_ysb_ad_ids_padded[AIR_YSB_ADS][AIR_YSB_PAD];
 extern const char air_ysb_event_types_padded[3][AIR_YSB_PAD];
 extern const char air_ysb_ad_types_padded[5][AIR_YSB_PAD];
 void air_ysb_fill_slow(int field, uint64_t r, char *out, size_t cap);
+/* air_hash_bytes of ad id k as a VARCHAR(36) column (37 bytes, NUL-padded):
+ * a join on it looks the generated id up without hashing it per event. */
+extern uint64_t air_ysb_ad_hashes[AIR_YSB_ADS];
 static inline void air_ysb_fill(int field, uint64_t r, char *out, size_t cap) {
   const char *src;
   switch (field) {

@@ -67,8 +67,13 @@ const char air_ysb_event_types_padded[3][AIR_YSB_PAD] = {"view", "click", "purch
 const char air_ysb_ad_types_padded[5][AIR_YSB_PAD] = {"banner", "modal", "sponsored-search", "mail",
                                                       "mobile"};
 
+uint64_t air_ysb_ad_hashes[AIR_YSB_ADS];
+
 __attribute__((constructor)) static void ysb_ad_ids_init(void) {
-  for (int k = 0; k < AIR_YSB_ADS; k++) air_ysb_ad_uuid(k, air_ysb_ad_ids_padded[k]);
+  for (int k = 0; k < AIR_YSB_ADS; k++) {
+    air_ysb_ad_uuid(k, air_ysb_ad_ids_padded[k]);
+    air_ysb_ad_hashes[k] = air_hash_bytes(air_ysb_ad_ids_padded[k], 37);
+  }
 }
 
 void air_ysb_fill_slow(int field, uint64_t r, char *out, size_t cap) {
