@@ -61,6 +61,15 @@ void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...)
 void diag_fatal_noloc(Diag *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Edit distance between two words, ignoring case, a swap of neighbouring
+ * letters counting as one edit; words over 63 bytes are "far" (INT16_MAX). */
+int diag_edit_distance(const char *a, const char *b);
+/* The candidate closest to a misspelt word, or NULL when none is close
+ * enough to be what was meant (distance 0 for a 1-byte word, 1 up to
+ * 5 bytes, else 2). Ties go to the earlier candidate; a candidate equal to
+ * word is skipped; NULL entries are allowed. For "did you mean" notes. */
+const char *diag_suggest(const char *word, const char *const *candidates, int n);
+
 /* ======================================================================
  * Types (shared by ast.c and sema.c)
  * ====================================================================== */

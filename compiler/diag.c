@@ -223,3 +223,73 @@ void diag_fatal_noloc(Diag *d, const char *fmt, ...) {
   fputc('\n', f);
   d->nerrors++;
 }
+
+/* ---------------------------------------------------------------------
+ * "did you mean" suggestions
+ * --------------------------------------------------------------------- */
+
+enum { SUGGEST_MAX_LEN = 63 }; /* longer words are never typos worth fixing */
+
+static int lower(int c) {
+  return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* Edit distance where a swap of two neighbours counts as one edit (the
+ * commonest typo: GROPU) and case does not count at all, since keywords
+ * are case-insensitive and a column typed in the wrong case is still the
+ * column the user meant. */
+int diag_edit_distance(const char *a, const char *b) {
+  size_t m = strlen(a), n = strlen(b);
+  if (m > SUGGEST_MAX_LEN || n > SUGGEST_MAX_LEN)
+    return INT16_MAX;
+  int d[SUGGEST_MAX_LEN + 1][SUGGEST_MAX_LEN + 1];
+  for (size_t i = 0; i <= m; i++)
+    d[i][0] = (int)i;
+  for (size_t j = 0; j <= n; j++)
+    d[0][j] = (int)j;
+  for (size_t i = 1; i <= m; i++) {
+    for (size_t j = 1; j <= n; j++) {
+      int ca = lower((unsigned char)a[i - 1]), cb = lower((unsigned char)b[j - 1]);
+      int best = d[i - 1][j - 1] + (ca != cb);
+      if (d[i - 1][j] + 1 < best)
+        best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best)
+        best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && ca == lower((unsigned char)b[j - 2]) &&
+          lower((unsigned char)a[i - 2]) == cb && d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
+    }
+  }
+  return d[m][n];
+}
+
+/* How far a word may be from what was meant: one letter is no evidence at
+ * all, and two edits in a five-letter word leave little of it. */
+static int suggest_limit(size_t len) {
+  if (len <= 1)
+    return 0;
+  if (len <= 5)
+    return 1;
+  return 2;
+}
+
+const char *diag_suggest(const char *word, const char *const *candidates, int n) {
+  if (!word || !candidates)
+    return NULL;
+  int limit = suggest_limit(strlen(word));
+  const char *best = NULL;
+  int best_dist = limit + 1;
+  for (int i = 0; i < n; i++) {
+    const char *c = candidates[i];
+    /* the word itself is not a suggestion (it failed for another reason) */
+    if (!c || !c[0] || strcmp(c, word) == 0)
+      continue;
+    int dist = diag_edit_distance(word, c);
+    if (dist < best_dist) {
+      best = c;
+      best_dist = dist;
+    }
+  }
+  return best;
+}

@@ -111,7 +111,7 @@ static int list_len(Expr *e) {
 
 /* An integer literal, possibly negated: the only thing options and
  * generator arguments accept as a number. */
-static bool const_int(Expr *e, int64_t *out) {
+static bool const_int(const Expr *e, int64_t *out) {
   if (!e)
     return false;
   if (e->kind == EX_INT) {
@@ -134,60 +134,47 @@ static const char *rel_kind_name(const Relation *r) {
 }
 
 /* ---------------------------------------------------------------------
- * "did you mean" suggestions: the closest candidate by edit distance
+ * "did you mean" notes: candidates are gathered per message, and
+ * diag_suggest (diag.c) picks the closest one
  * --------------------------------------------------------------------- */
 
-typedef struct Suggest {
-  const char *target; /* the misspelt name */
-  const char *best;   /* closest candidate so far */
-  int dist;           /* its distance */
-} Suggest;
+typedef struct Names {
+  const char **v; /* candidate names (borrowed) */
+  int n, cap;
+} Names;
 
-static int edit_distance(const char *a, const char *b) {
-  size_t m = strlen(a), n = strlen(b);
-  if (m > 63 || n > 63)
-    return 1000;
-  int row[64];
-  for (size_t j = 0; j <= n; j++)
-    row[j] = (int)j;
-  for (size_t i = 1; i <= m; i++) {
-    int diag = row[0];
-    row[0] = (int)i;
-    for (size_t j = 1; j <= n; j++) {
-      int up = row[j];
-      int best = diag + (a[i - 1] != b[j - 1]);
-      if (up + 1 < best)
-        best = up + 1;
-      if (row[j - 1] + 1 < best)
-        best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
+static void names_add(Arena *a, Names *ns, const char *name) {
+  if (ns->n == ns->cap) {
+    int cap = ns->cap ? ns->cap * 2 : 16;
+    const char **nv = arena_alloc(a, sizeof(char *) * (size_t)cap);
+    if (ns->n)
+      memcpy(nv, ns->v, sizeof(char *) * (size_t)ns->n);
+    ns->v = nv;
+    ns->cap = cap;
   }
-  return row[n];
+  ns->v[ns->n++] = name;
 }
 
-static void suggest_add(Suggest *s, const char *cand) {
-  if (!cand || strcmp(cand, s->target) == 0)
-    return;
-  int d = strcasecmp(cand, s->target) == 0 ? 0 : edit_distance(s->target, cand);
-  int limit = strlen(s->target) >= 4 ? 2 : 1;
-  if (d <= limit && (!s->best || d < s->dist)) {
-    s->best = cand;
-    s->dist = d;
-  }
+static void suggest_note(Sema *s, SrcLoc loc, const char *word, const Names *ns) {
+  const char *best = diag_suggest(word, ns->v, ns->n);
+  if (best)
+    diag_note(s->d, loc, "did you mean '%s'?", best);
 }
 
-static void suggest_note(Sema *s, SrcLoc loc, Suggest *sg) {
-  if (sg->best)
-    diag_note(s->d, loc, "did you mean '%s'?", sg->best);
+static void suggest_from_list(Sema *s, SrcLoc loc, const char *word, const char *const *list,
+                              int n) {
+  const char *best = diag_suggest(word, list, n);
+  if (best)
+    diag_note(s->d, loc, "did you mean '%s'?", best);
 }
 
-static void suggest_relation(Sema *s, SrcLoc loc, const char *name) {
-  Suggest sg = {name, NULL, 0};
+/* Relations of the kinds in `kinds` (a mask of 1 << RelKind). */
+static void suggest_relation(Sema *s, SrcLoc loc, const char *name, unsigned kinds) {
+  Names ns = {0};
   for (int i = 0; i < s->cat->nrels; i++)
-    suggest_add(&sg, s->cat->rels[i]->name);
-  suggest_note(s, loc, &sg);
+    if (kinds & (1u << s->cat->rels[i]->kind))
+      names_add(s->arena, &ns, s->cat->rels[i]->name);
+  suggest_note(s, loc, name, &ns);
 }
 
 /* ---------------------------------------------------------------------
@@ -329,10 +316,7 @@ static void unknown_qualifier(Scope *sc, Expr *e) {
       return;
     }
   }
-  Suggest sg = {e->qual, NULL, 0};
-  for (int i = 0; i < sc->nfrom; i++)
-    suggest_add(&sg, sc->qual[i]);
-  suggest_note(s, e->loc, &sg);
+  suggest_from_list(s, e->loc, e->qual, sc->qual, sc->nfrom);
 }
 
 static Type resolve_column(Scope *sc, Expr *e) {
@@ -353,10 +337,10 @@ static Type resolve_column(Scope *sc, Expr *e) {
       if (!is_broken(s, r)) {
         diag_error(s->d, e->name_loc, "unknown column '%s' in %s '%s'", e->name,
                    rel_kind_name(r), r->name);
-        Suggest sg = {e->name, NULL, 0};
+        Names ns = {0};
         for (int j = 0; j < r->ncols; j++)
-          suggest_add(&sg, r->cols[j].name);
-        suggest_note(s, e->name_loc, &sg);
+          names_add(s->arena, &ns, r->cols[j].name);
+        suggest_note(s, e->name_loc, e->name, &ns);
       }
       return mk_type(TY_ERROR);
     }
@@ -389,17 +373,37 @@ static Type resolve_column(Scope *sc, Expr *e) {
                    rel_kind_name(sc->rel[0]), sc->rel[0]->name);
       else
         diag_error(s->d, e->name_loc, "unknown column '%s' in FROM clause", e->name);
-      Suggest sg = {e->name, NULL, 0};
+      Names ns = {0};
       for (int i = 0; i < sc->nfrom; i++)
         for (int j = 0; j < sc->rel[i]->ncols; j++)
-          suggest_add(&sg, sc->rel[i]->cols[j].name);
-      suggest_note(s, e->name_loc, &sg);
+          names_add(s->arena, &ns, sc->rel[i]->cols[j].name);
+      suggest_note(s, e->name_loc, e->name, &ns);
       return mk_type(TY_ERROR);
     }
   }
   e->from_idx = from;
   e->col_idx = col;
   return sc->rel[from]->cols[col].type;
+}
+
+/* After a type error involving e: if e is a column, where its type comes
+ * from, so the user sees whether to fix the query or the declaration. */
+static void note_decl(Scope *sc, const Expr *e) {
+  if (!e || e->kind != EX_COLUMN || e->from_idx < 0 || e->col_idx < 0)
+    return;
+  Relation *r = sc->rel[e->from_idx];
+  if (!r || e->col_idx >= r->ncols)
+    return;
+  const Column *c = &r->cols[e->col_idx];
+  char b[32];
+  if (c->loc.line > 0)
+    diag_note(sc->s->d, c->loc, "'%s' is %s %s here", c->name,
+              r->kind == REL_DERIVED ? "defined as" : "declared", tyname(c->type, b));
+}
+
+static void note_decls(Scope *sc, const Expr *a, const Expr *b) {
+  note_decl(sc, a);
+  note_decl(sc, b);
 }
 
 static Type check_binary(Scope *sc, Expr *e) {
@@ -429,6 +433,7 @@ static Type check_binary(Scope *sc, Expr *e) {
     }
     diag_error(d, e->loc, "cannot apply '%s' to %s and %s", op_text(e->op), tyname(l, b1),
                tyname(r, b2));
+    note_decls(sc, e->lhs, e->rhs);
     return mk_type(TY_ERROR);
   case OP_MOD:
     if (is_err(l) || is_err(r))
@@ -437,6 +442,7 @@ static Type check_binary(Scope *sc, Expr *e) {
       return promote(l, r);
     diag_error(d, e->loc, "cannot apply '%%' to %s and %s: it needs integers", tyname(l, b1),
                tyname(r, b2));
+    note_decls(sc, e->lhs, e->rhs);
     return mk_type(TY_ERROR);
   case OP_EQ:
   case OP_NE:
@@ -449,6 +455,7 @@ static Type check_binary(Scope *sc, Expr *e) {
     if (comparable(l, r))
       return mk_type(TY_BOOL);
     diag_error(d, e->loc, "cannot compare %s with %s", tyname(l, b1), tyname(r, b2));
+    note_decls(sc, e->lhs, e->rhs);
     return mk_type(TY_ERROR);
   case OP_AND:
   case OP_OR: {
@@ -456,11 +463,13 @@ static Type check_binary(Scope *sc, Expr *e) {
     if (!is_err(l) && l.kind != TY_BOOL) {
       diag_error(d, e->lhs->loc, "operand of %s must be BOOLEAN, not %s", op_text(e->op),
                  tyname(l, b1));
+      note_decl(sc, e->lhs);
       ok = false;
     }
     if (!is_err(r) && r.kind != TY_BOOL) {
       diag_error(d, e->rhs->loc, "operand of %s must be BOOLEAN, not %s", op_text(e->op),
                  tyname(r, b1));
+      note_decl(sc, e->rhs);
       ok = false;
     }
     return ok ? mk_type(TY_BOOL) : mk_type(TY_ERROR);
@@ -480,11 +489,13 @@ static Type check_unary(Scope *sc, Expr *e) {
     if (t.kind == TY_BOOL)
       return t;
     diag_error(sc->s->d, e->loc, "operand of NOT must be BOOLEAN, not %s", tyname(t, b));
+    note_decl(sc, e->lhs);
     return mk_type(TY_ERROR);
   }
   if (is_num(t) || t.kind == TY_INTERVAL)
     return t;
   diag_error(sc->s->d, e->loc, "operand of unary '-' must be numeric, not %s", tyname(t, b));
+  note_decl(sc, e->lhs);
   return mk_type(TY_ERROR);
 }
 
@@ -514,6 +525,7 @@ static Type check_membership(Scope *sc, Expr *e) {
       ok = false;
     } else if (!is_err(subj) && !comparable(subj, t)) {
       diag_error(sc->s->d, v->loc, "cannot compare %s with %s", tyname(subj, b1), tyname(t, b2));
+      note_decls(sc, e->lhs, v);
       ok = false;
     }
   }
@@ -649,6 +661,7 @@ static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
     break;
   }
   diag_error(d, arg->loc, "%s needs a numeric argument, not %s", e->name, tyname(t, b));
+  note_decl(sc, arg);
   return mk_type(TY_ERROR);
 }
 
@@ -660,11 +673,9 @@ static Type check_call(Scope *sc, Expr *e) {
   FuncKind fk = func_kind_of(e->name);
   if (fk == FN_NONE) {
     diag_error(d, e->loc, "unknown function '%s'", e->name);
-    static const char *known[] = {"ABS", "LEAST", "GREATEST", "LENGTH", "COUNT", "SUM", "MIN", "MAX", "AVG"};
-    Suggest sg = {e->name, NULL, 0};
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-      suggest_add(&sg, known[i]);
-    suggest_note(sc->s, e->loc, &sg);
+    static const char *const known[] = {"ABS", "LEAST", "GREATEST", "LENGTH", "COUNT",
+                                        "SUM", "MIN",   "MAX",      "AVG"};
+    suggest_from_list(sc->s, e->loc, e->name, known, (int)(sizeof known / sizeof known[0]));
     return mk_type(TY_ERROR);
   }
   e->func = fk;
@@ -683,6 +694,7 @@ static Type check_call(Scope *sc, Expr *e) {
     case FN_ABS:
       if (!is_num(t)) {
         diag_error(d, a->loc, "%s needs a numeric argument, not %s", e->name, tyname(t, b1));
+        note_decl(sc, a);
         ok = false;
       }
       res = t;
@@ -690,6 +702,7 @@ static Type check_call(Scope *sc, Expr *e) {
     case FN_LENGTH:
       if (t.kind != TY_VARCHAR) {
         diag_error(d, a->loc, "%s needs a VARCHAR argument, not %s", e->name, tyname(t, b1));
+        note_decl(sc, a);
         ok = false;
       }
       res = mk_type(TY_INT);
@@ -700,6 +713,7 @@ static Type check_call(Scope *sc, Expr *e) {
       } else if (!common_type(res, t, &res) || t.kind == TY_INTERVAL) {
         diag_error(d, a->loc, "arguments of %s have incompatible types %s and %s", e->name,
                    tyname(res, b1), tyname(t, b2));
+        note_decl(sc, a);
         ok = false;
       }
       break;
@@ -985,6 +999,204 @@ static void check_window(Sema *s, WindowSpec *w) {
 }
 
 /* ---------------------------------------------------------------------
+ * Warnings: legal queries that are probably not what was meant
+ * --------------------------------------------------------------------- */
+
+/* A duration as the query would write it: "5 SECONDS", "1500 MILLISECONDS". */
+static const char *fmt_interval(char *buf, size_t n, int64_t ms) {
+  static const struct { int64_t ms; const char *one, *many; } units[] = {
+      {3600000, "HOUR", "HOURS"}, {60000, "MINUTE", "MINUTES"}, {1000, "SECOND", "SECONDS"}};
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (ms % units[i].ms == 0) {
+      int64_t v = ms / units[i].ms;
+      snprintf(buf, n, "%lld %s", (long long)v, v == 1 ? units[i].one : units[i].many);
+      return buf;
+    }
+  snprintf(buf, n, "%lld %s", (long long)ms, ms == 1 ? "MILLISECOND" : "MILLISECONDS");
+  return buf;
+}
+
+/* Where a stream's watermark bound was written: a non-windowed derived
+ * stream inherits its input's, so follow the chain back to the source. */
+static SrcLoc watermark_loc(const Relation *r) {
+  for (int hops = 0; r && hops < 1000; hops++) {
+    if (r->def && r->def->wm)
+      return r->def->wm->expr ? r->def->wm->expr->loc : r->def->wm->loc;
+    if (r->kind != REL_DERIVED || !r->def || !r->def->select)
+      break;
+    const Select *sel = r->def->select;
+    r = sel->from[sel->time_from].rel;
+  }
+  return r ? r->loc : (SrcLoc){0, 0, 0};
+}
+
+/* A window shorter than the disorder its input tolerates: every window
+ * waits longer than it lasts before it is emitted, and many are open at
+ * once; usually the bound or the window is a slip of the unit. */
+static void warn_window(Scope *sc) {
+  Sema *s = sc->s;
+  WindowSpec *w = sc->sel->window;
+  const char *what = NULL;
+  int64_t len = 0;
+  SrcLoc at = w->loc;
+  for (int i = 0; i < sc->nfrom; i++) {
+    Relation *r = sc->rel[i];
+    if (!r || r->kind == REL_TABLE || !r->has_watermark || r->wm_bound_ms <= 0)
+      continue;
+    int64_t bound = r->wm_bound_ms;
+    if (w->kind == WIN_SESSION && w->gap_ms > 0 && w->gap_ms < bound) {
+      what = "SESSION GAP", len = w->gap_ms, at = w->gap->loc;
+    } else if (w->kind != WIN_SESSION && w->size_ms > 0 && w->size_ms < bound) {
+      what = "window SIZE", len = w->size_ms, at = w->size->loc;
+    } else if (w->kind == WIN_HOPPING && w->advance_ms > 0 && w->advance_ms < bound) {
+      what = "ADVANCE BY", len = w->advance_ms, at = w->advance->loc;
+    } else {
+      continue;
+    }
+    char b1[48], b2[48];
+    diag_warning(s->d, at, "%s %s is shorter than the WATERMARK bound of stream '%s' (%s)",
+                 what, fmt_interval(b1, sizeof b1, len), r->name,
+                 fmt_interval(b2, sizeof b2, bound));
+    diag_note(s->d, watermark_loc(r),
+              "'%s' tolerates %s of disorder here, so a window is emitted only that long "
+              "after it ends",
+              r->name, b2);
+    return;
+  }
+}
+
+static void warn_hopping(Sema *s, WindowSpec *w) {
+  if (w->kind != WIN_HOPPING || w->size_ms <= 0 || w->advance_ms <= 0 ||
+      w->advance_ms > w->size_ms || w->size_ms % w->advance_ms == 0)
+    return;
+  char b1[48], b2[48];
+  int64_t q = w->size_ms / w->advance_ms;
+  diag_warning(s->d, w->advance->loc,
+               "HOPPING SIZE %s is not a multiple of ADVANCE BY %s, so each row falls into "
+               "%lld or %lld windows",
+               fmt_interval(b1, sizeof b1, w->size_ms), fmt_interval(b2, sizeof b2, w->advance_ms),
+               (long long)q, (long long)q + 1);
+}
+
+enum { TRUTH_UNKNOWN = -1, TRUTH_FALSE = 0, TRUTH_TRUE = 1 };
+
+/* Truth of a condition when it does not depend on the row: literals,
+ * NOT/AND/OR of those, comparisons of integer literals, and comparisons of
+ * a COUNT with a literal (a COUNT in an emitted window is at least 1: there
+ * are no NULLs, and windows exist only where rows fell). *count is set to
+ * the COUNT call the answer rests on, if any. */
+static int const_truth(const Expr *e, const Expr **count) {
+  if (!e)
+    return TRUTH_UNKNOWN;
+  if (e->kind == EX_BOOL)
+    return e->ival ? TRUTH_TRUE : TRUTH_FALSE;
+  if (e->kind == EX_UNARY && e->op == OP_NOT) {
+    int t = const_truth(e->lhs, count);
+    return t == TRUTH_UNKNOWN ? t : !t;
+  }
+  if (e->kind != EX_BINARY)
+    return TRUTH_UNKNOWN;
+  if (e->op == OP_AND || e->op == OP_OR) {
+    const Expr *cl = NULL, *cr = NULL;
+    int l = const_truth(e->lhs, &cl), r = const_truth(e->rhs, &cr);
+    int decisive = e->op == OP_AND ? TRUTH_FALSE : TRUTH_TRUE;
+    if (l == decisive || r == decisive) {
+      *count = l == decisive ? cl : cr;
+      return decisive;
+    }
+    if (l != TRUTH_UNKNOWN && r != TRUTH_UNKNOWN) {
+      *count = cl ? cl : cr;
+      return l;
+    }
+    return TRUTH_UNKNOWN;
+  }
+  int64_t a, b;
+  OpKind op = e->op;
+  if (const_int(e->lhs, &a) && const_int(e->rhs, &b)) {
+    switch (op) {
+    case OP_EQ: return a == b;
+    case OP_NE: return a != b;
+    case OP_LT: return a < b;
+    case OP_LE: return a <= b;
+    case OP_GT: return a > b;
+    case OP_GE: return a >= b;
+    default: return TRUTH_UNKNOWN;
+    }
+  }
+  const Expr *cnt = e->lhs, *lit = e->rhs;
+  if (!(cnt->kind == EX_CALL && (cnt->agg == AGG_COUNT || cnt->agg == AGG_COUNT_STAR))) {
+    cnt = e->rhs;
+    lit = e->lhs;
+    /* c < COUNT is COUNT > c */
+    static const OpKind flip[] = {[OP_LT] = OP_GT, [OP_LE] = OP_GE, [OP_GT] = OP_LT,
+                                  [OP_GE] = OP_LE, [OP_EQ] = OP_EQ, [OP_NE] = OP_NE};
+    if (op >= OP_EQ && op <= OP_GE)
+      op = flip[op];
+  }
+  if (!(cnt->kind == EX_CALL && (cnt->agg == AGG_COUNT || cnt->agg == AGG_COUNT_STAR)) ||
+      !const_int(lit, &b))
+    return TRUTH_UNKNOWN;
+  int t = TRUTH_UNKNOWN;
+  switch (op) {
+  case OP_LT: t = b <= 1 ? TRUTH_FALSE : t; break;
+  case OP_LE:
+  case OP_EQ: t = b < 1 ? TRUTH_FALSE : t; break;
+  case OP_GT:
+  case OP_NE: t = b < 1 ? TRUTH_TRUE : t; break;
+  case OP_GE: t = b <= 1 ? TRUTH_TRUE : t; break;
+  default: break;
+  }
+  if (t != TRUTH_UNKNOWN)
+    *count = cnt;
+  return t;
+}
+
+static void warn_conditions(Sema *s, Select *sel) {
+  const Expr *count = NULL;
+  if (sel->where && sel->where->type.kind == TY_BOOL &&
+      const_truth(sel->where, &count) == TRUTH_FALSE)
+    diag_warning(s->d, sel->where->loc, "WHERE condition is always false, so the query emits no rows");
+  count = NULL;
+  if (sel->having && sel->having->type.kind == TY_BOOL &&
+      const_truth(sel->having, &count) == TRUTH_FALSE) {
+    diag_warning(s->d, sel->having->loc,
+                 "HAVING condition is never true, so the query emits no rows");
+    if (count)
+      diag_note(s->d, count->loc, "%s is at least 1 in every group of a window",
+                expr_label(count));
+  }
+}
+
+/* Declared and never used: usually a typo elsewhere, or a leftover. Only
+ * for a program without errors, where every query resolved its names. */
+static void warn_unused(Sema *s, Program *p) {
+  for (int i = 0; i < s->cat->nrels; i++) {
+    Relation *r = s->cat->rels[i];
+    switch (r->kind) {
+    case REL_SOURCE:
+    case REL_TABLE:
+      if (!r->used)
+        diag_warning(s->d, r->loc, "%s '%s' is declared but never read", rel_kind_name(r),
+                     r->name);
+      break;
+    case REL_DERIVED:
+      if (!r->used)
+        diag_warning(s->d, r->loc, "stream '%s' is computed but never read", r->name);
+      break;
+    case REL_SINK: {
+      bool written = false;
+      for (Stmt *st = p->stmts; st && !written; st = st->next)
+        written = st->kind == ST_INSERT && st->rel == r;
+      if (!written)
+        diag_warning(s->d, r->loc, "sink '%s' is declared but nothing is inserted into it",
+                     r->name);
+      break;
+    }
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------
  * SELECT
  * --------------------------------------------------------------------- */
 
@@ -1011,7 +1223,9 @@ static void resolve_from(Scope *sc) {
     Relation *r = catalog_find(s->cat, f->name);
     if (!r) {
       diag_error(s->d, f->loc, "unknown stream '%s'", f->name);
-      suggest_relation(s, f->loc, f->name);
+      suggest_relation(s, f->loc, f->name,
+                       i == 0 ? 1u << REL_SOURCE | 1u << REL_DERIVED
+                              : 1u << REL_SOURCE | 1u << REL_DERIVED | 1u << REL_TABLE);
       sc->bad_from = true;
       continue;
     }
@@ -1126,8 +1340,10 @@ static void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *st
     sc.clause = CL_WHERE;
     Type t = check_expr(&sc, sel->where);
     char b[32];
-    if (!is_err(t) && t.kind != TY_BOOL)
+    if (!is_err(t) && t.kind != TY_BOOL) {
       diag_error(s->d, sel->where->loc, "WHERE condition must be BOOLEAN, not %s", tyname(t, b));
+      note_decl(&sc, sel->where);
+    }
   }
 
   sc.clause = CL_GROUP_BY;
@@ -1141,8 +1357,11 @@ static void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *st
     }
   }
 
-  if (sel->window)
+  if (sel->window) {
     check_window(s, sel->window);
+    warn_hopping(s, sel->window);
+    warn_window(&sc);
+  }
 
   if (sel->having) {
     sc.clause = CL_HAVING;
@@ -1201,6 +1420,7 @@ static void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *st
     sel->qkind = QK_REDUCE;
   else
     sel->qkind = QK_MAP;
+  warn_conditions(s, sel);
 
   if (stream) {
     for (int i = 0; i < sel->nout; i++) {
@@ -1290,11 +1510,11 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
         k = i;
     if (k < 0) {
       diag_error(s->d, o->loc, "unknown option '%s'", o->key);
-      Suggest sg = {o->key, NULL, 0};
+      Names ns = {0};
       for (int i = 0; i < OPT_COUNT; i++)
         if (option_keys[i].kinds & (1u << r->kind))
-          suggest_add(&sg, option_keys[i].key);
-      suggest_note(s, o->loc, &sg);
+          names_add(s->arena, &ns, option_keys[i].key);
+      suggest_note(s, o->loc, o->key, &ns);
       continue;
     }
     if (!(option_keys[k].kinds & (1u << r->kind))) {
@@ -1321,11 +1541,16 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
         r->source = SRC_CSV;
       else if (strcasecmp(v, "datagen") == 0 && r->kind == REL_SOURCE)
         r->source = SRC_DATAGEN;
-      else if (r->kind == REL_TABLE)
-        diag_error(s->d, o->value->loc, "unknown table source '%s' (expected 'csv' or 'ysb')", v);
-      else
-        diag_error(s->d, o->value->loc,
-                   "unknown source kind '%s' (expected 'ysb', 'datagen' or 'csv')", v);
+      else {
+        if (r->kind == REL_TABLE)
+          diag_error(s->d, o->value->loc, "unknown table source '%s' (expected 'csv' or 'ysb')",
+                     v);
+        else
+          diag_error(s->d, o->value->loc,
+                     "unknown source kind '%s' (expected 'ysb', 'datagen' or 'csv')", v);
+        static const char *const kinds[] = {"csv", "ysb", "datagen"};
+        suggest_from_list(s, o->value->loc, v, kinds, r->kind == REL_TABLE ? 2 : 3);
+      }
     }
   }
   if ((o = slot[OPT_SINK])) {
@@ -1333,8 +1558,11 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     if (v) {
       if (strcasecmp(v, "csv") == 0)
         r->sink = SINK_CSV;
-      else
+      else {
         diag_error(s->d, o->value->loc, "unknown sink kind '%s' (expected 'csv')", v);
+        static const char *const kinds[] = {"csv"};
+        suggest_from_list(s, o->value->loc, v, kinds, 1);
+      }
     }
   }
   if ((o = slot[OPT_PATH])) {
@@ -1460,10 +1688,10 @@ static void check_ysb_source(Sema *s, Stmt *st, Relation *r) {
                  "column '%s' is not in the ysb schema "
                  "(user_id, page_id, ad_id, ad_type, event_type, ip, ts)",
                  c->name);
-      Suggest sg = {c->name, NULL, 0};
+      Names ns = {0};
       for (size_t k = 0; k < sizeof ysb_schema / sizeof ysb_schema[0]; k++)
-        suggest_add(&sg, ysb_schema[k].name);
-      suggest_note(s, c->loc, &sg);
+        names_add(s->arena, &ns, ysb_schema[k].name);
+      suggest_note(s, c->loc, c->name, &ns);
       continue;
     }
     c->ysb_field = f;
@@ -1476,9 +1704,12 @@ static void check_ysb_table(Sema *s, Stmt *st, Relation *r) {
   for (ColumnDef *cd = st->cols; cd; cd = cd->next) {
     if (strcmp(cd->name, "ad_id") == 0 || strcmp(cd->name, "campaign_id") == 0)
       check_schema_type(s, cd, TY_VARCHAR, 36, "ysb table");
-    else
+    else {
       diag_error(s->d, cd->loc, "column '%s' is not in the ysb campaign table (ad_id, campaign_id)",
                  cd->name);
+      static const char *const known[] = {"ad_id", "campaign_id"};
+      suggest_from_list(s, cd->loc, cd->name, known, 2);
+    }
   }
   if (r->key_col >= 0 && strcmp(r->cols[r->key_col].name, "ad_id") != 0)
     diag_error(s->d, st->pkey_loc, "the ysb campaign table's PRIMARY KEY must be ad_id");
@@ -1585,11 +1816,8 @@ static void check_gen(Sema *s, Column *c, ColumnDef *cd) {
   } else {
     diag_error(d, g->loc, "unknown generator '%s' (expected sequence, uniform, choice, uuid or now)",
                fn);
-    static const char *known[] = {"sequence", "uniform", "choice", "uuid", "now"};
-    Suggest sg = {fn, NULL, 0};
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-      suggest_add(&sg, known[i]);
-    suggest_note(s, g->loc, &sg);
+    static const char *const known[] = {"sequence", "uniform", "choice", "uuid", "now"};
+    suggest_from_list(s, g->loc, fn, known, (int)(sizeof known / sizeof known[0]));
   }
 }
 
@@ -1600,10 +1828,10 @@ static void check_watermark(Sema *s, Stmt *st, Relation *r) {
   int c = find_col(r, wm->column);
   if (c < 0) {
     diag_error(s->d, wm->loc, "unknown column '%s' in WATERMARK FOR", wm->column);
-    Suggest sg = {wm->column, NULL, 0};
+    Names ns = {0};
     for (int i = 0; i < r->ncols; i++)
-      suggest_add(&sg, r->cols[i].name);
-    suggest_note(s, wm->loc, &sg);
+      names_add(s->arena, &ns, r->cols[i].name);
+    suggest_note(s, wm->loc, wm->column, &ns);
     return;
   }
   if (r->cols[c].type.kind != TY_TIMESTAMP) {
@@ -1705,9 +1933,14 @@ static void check_table(Sema *s, Stmt *st) {
     diag_error(s->d, st->name_loc, "table '%s' needs a PRIMARY KEY", r->name);
   } else {
     r->key_col = find_col(r, st->pkey);
-    if (r->key_col < 0)
+    if (r->key_col < 0) {
       diag_error(s->d, st->pkey_loc, "PRIMARY KEY column '%s' is not a column of table '%s'",
                  st->pkey, r->name);
+      Names ns = {0};
+      for (int i = 0; i < r->ncols; i++)
+        names_add(s->arena, &ns, r->cols[i].name);
+      suggest_note(s, st->pkey_loc, st->pkey, &ns);
+    }
   }
   if (r->source == SRC_YSB)
     check_ysb_table(s, st, r);
@@ -1805,7 +2038,7 @@ static void check_insert(Sema *s, Stmt *st) {
   Relation *r = catalog_find(s->cat, st->name);
   if (!r) {
     diag_error(s->d, st->name_loc, "unknown sink '%s'", st->name);
-    suggest_relation(s, st->name_loc, st->name);
+    suggest_relation(s, st->name_loc, st->name, 1u << REL_SINK);
   } else if (r->kind != REL_SINK) {
     diag_error(s->d, st->name_loc, "INSERT INTO needs a sink, and '%s' is a %s", st->name,
                rel_kind_name(r));
@@ -1830,5 +2063,7 @@ Catalog *sema_check(Arena *a, Diag *d, Program *p) {
     case ST_SELECT: check_select(&s, st->select, NULL, NULL); break;
     }
   }
+  if (d->nerrors == 0 && p)
+    warn_unused(&s, p);
   return s.cat;
 }

@@ -140,6 +140,7 @@ int airqlex(AIRQSTYPE *lval, AIRQLTYPE *lloc, yyscan_t scanner);
   } while (0)
 
 static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const char *msg);
+static void suggest_unit(ParseState *ps, const AirqLoc *loc, const char *word);
 
 enum { MAX_ERRORS = 50,   /* the parser stops after this many */
        TEXT_MAX = 65536 }; /* longest Expr.text kept whole */
@@ -784,6 +785,7 @@ unit:
 | IDENT {
     airq_error_at(ps, &@1,
                   "unknown time unit '%s' (expected MILLISECOND, SECOND, MINUTE or HOUR)", $1);
+    suggest_unit(ps, &@1, $1);
     YYERROR;
   }
 ;
@@ -1025,6 +1027,143 @@ static bool starts_expr(yysymbol_kind_t k) {
   return false;
 }
 
+/* ---- "did you mean" for keywords ---------------------------------- */
+
+enum { KW_MAX = 24 }; /* longest keyword, with room to spare */
+
+static const char *const type_words[] = {"BOOLEAN", "INT",      "INTEGER",  "BIGINT",
+                                         "DOUBLE",  "TIMESTAMP"};
+static const char *const unit_words[] = {"MILLISECOND", "MILLISECONDS", "SECOND", "SECONDS",
+                                         "MINUTE",      "MINUTES",      "HOUR",   "HOURS"};
+
+/* The keyword a token stands for (SELECT), or false for punctuation and
+ * descriptions such as "identifier" (keywords are the all-capital names). */
+static bool keyword_of(yysymbol_kind_t k, char *buf, size_t n) {
+  const char *name = yysymbol_name(k);
+  size_t len = strlen(name);
+  if (len >= 2 && name[0] == '"' && name[len - 1] == '"') {
+    name++;
+    len -= 2;
+  }
+  if (len == 0 || len >= n)
+    return false;
+  for (size_t i = 0; i < len; i++)
+    if (!((name[i] >= 'A' && name[i] <= 'Z') || name[i] == '_'))
+      return false;
+  memcpy(buf, name, len);
+  buf[len] = '\0';
+  return true;
+}
+
+/* The words that would have been accepted where a keyword was expected. */
+static int keyword_candidates(const yysymbol_kind_t *exp, int nexp,
+                              char (*store)[KW_MAX], const char **cands, int max) {
+  int n = 0;
+  for (int i = 0; i < nexp; i++) {
+    if (exp[i] == YYSYMBOL_TYPENAME || exp[i] == YYSYMBOL_UNIT) {
+      bool types = exp[i] == YYSYMBOL_TYPENAME;
+      const char *const *w = types ? type_words : unit_words;
+      int nw = types ? (int)(sizeof type_words / sizeof *type_words)
+                     : (int)(sizeof unit_words / sizeof *unit_words);
+      for (int j = 0; j < nw && n < max; j++)
+        cands[n++] = w[j];
+    } else if (n < max && keyword_of(exp[i], store[i], KW_MAX)) {
+      cands[n++] = store[i];
+    }
+  }
+  return n;
+}
+
+static void suggest_unit(ParseState *ps, const AirqLoc *loc, const char *word) {
+  const char *best = diag_suggest(word, unit_words, (int)(sizeof unit_words / sizeof *unit_words));
+  if (best && !ps->stop)
+    diag_note(ps->d, airq_srcloc(loc), "did you mean '%s'?", best);
+}
+
+static bool is_keyword_word(const char *word) {
+  char kw[KW_MAX];
+  for (int k = 0; k < YYNTOKENS; k++)
+    if (keyword_of((yysymbol_kind_t)k, kw, sizeof kw) && strcasecmp(kw, word) == 0)
+      return true;
+  for (size_t j = 0; j < sizeof type_words / sizeof *type_words; j++)
+    if (strcasecmp(type_words[j], word) == 0)
+      return true;
+  for (size_t j = 0; j < sizeof unit_words / sizeof *unit_words; j++)
+    if (strcasecmp(unit_words[j], word) == 0)
+      return true;
+  return false;
+}
+
+static bool word_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The word just before the token at `l`, when only white space separates
+ * them: a misspelt keyword that the grammar took as an alias (FROM s GROPU
+ * BY k) shows up only at the token after it. */
+static bool word_before(const ParseState *ps, const AirqLoc *l, char *buf, size_t n,
+                        SrcLoc *at) {
+  const char *t = ps->d->text;
+  size_t end = l->first_off;
+  if (!t || end > ps->d->text_len)
+    return false;
+  while (end > 0 && (t[end - 1] == ' ' || t[end - 1] == '\t' || t[end - 1] == '\n' ||
+                     t[end - 1] == '\r'))
+    end--;
+  size_t start = end;
+  while (start > 0 && word_char(t[start - 1]))
+    start--;
+  if (start == end || end - start >= n || (t[start] >= '0' && t[start] <= '9'))
+    return false;
+  size_t bol = start;
+  while (bol > 0 && t[bol - 1] != '\n')
+    bol--;
+  for (size_t i = bol; i + 1 < start; i++)
+    if ((t[i] == '-' && t[i + 1] == '-') || t[i] == '\'' || (t[i] == '/' && t[i + 1] == '*'))
+      return false; /* in a comment or after a quote: not a token we can trust */
+  int newlines = 0;
+  for (size_t i = start; i < l->first_off; i++)
+    newlines += t[i] == '\n';
+  memcpy(buf, t + start, end - start);
+  buf[end - start] = '\0';
+  at->line = l->first_line - newlines;
+  at->col = (int)(start - bol) + 1;
+  at->len = (int)(end - start);
+  return at->line > 0;
+}
+
+/* After a syntax error: "did you mean 'GROUP'?" when the offending
+ * identifier, or the identifier just before the offending token, is one
+ * typo away from a keyword the parser would have accepted there. */
+static void suggest_keyword(ParseState *ps, const yypcontext_t *ctx, yysymbol_kind_t tok,
+                            const yysymbol_kind_t *exp, int nexp) {
+  char store[YYNTOKENS][KW_MAX];
+  const char *cands[YYNTOKENS + 16];
+  int ncands = keyword_candidates(exp, nexp, store, cands, (int)(sizeof cands / sizeof *cands));
+  if (ncands == 0 || ps->stop)
+    return;
+  const AirqLoc *l = yypcontext_location(ctx);
+  char word[KW_MAX * 2];
+  if (tok == YYSYMBOL_IDENT && l->first_len > 0 && (size_t)l->first_len < sizeof word &&
+      l->first_off + (size_t)l->first_len <= ps->d->text_len) {
+    memcpy(word, ps->d->text + l->first_off, (size_t)l->first_len);
+    word[l->first_len] = '\0';
+    const char *best = diag_suggest(word, cands, ncands);
+    if (best) {
+      diag_note(ps->d, airq_srcloc(l), "did you mean '%s'?", best);
+      return;
+    }
+  }
+  SrcLoc at;
+  /* a short alias next to a short keyword (ts, AS) is no evidence of a typo */
+  if (tok == YYSYMBOL_YYEMPTY || !word_before(ps, l, word, sizeof word, &at) ||
+      strlen(word) < 3 || is_keyword_word(word))
+    return;
+  const char *best = diag_suggest(word, cands, ncands);
+  if (best)
+    diag_note(ps->d, at, "did you mean '%s'?", best);
+}
+
 /* "syntax error, unexpected X[, expecting A or B]". The expected tokens are
  * listed only when there are few of them; a missing ';' before the next
  * statement or the end of file is named alone, because that is what it is. */
@@ -1095,6 +1234,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Pars
     }
   }
   airq_error_at(ps, yypcontext_location(ctx), "%s", msg);
+  suggest_keyword(ps, ctx, tok, exp, nexp);
   return 0;
 }
 

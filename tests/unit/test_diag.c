@@ -198,6 +198,64 @@ static void test_diag_long_message(void **state) {
   free(c.buf);
 }
 
+/* Distances worked out by hand: a swap of neighbours is one edit, case is
+ * free, insertions and deletions one each. */
+static void test_diag_edit_distance(void **state) {
+  (void)state;
+  assert_int_equal(diag_edit_distance("GROUP", "GROUP"), 0);
+  assert_int_equal(diag_edit_distance("GROPU", "GROUP"), 1);     /* swap U,P */
+  assert_int_equal(diag_edit_distance("FORM", "FROM"), 1);       /* swap O,R */
+  assert_int_equal(diag_edit_distance("select", "SELECT"), 0);   /* case only */
+  assert_int_equal(diag_edit_distance("SELEC", "SELECT"), 1);    /* one insertion */
+  assert_int_equal(diag_edit_distance("TUMBLNG", "TUMBLING"), 1);
+  assert_int_equal(diag_edit_distance("csvv", "csv"), 1);        /* one deletion */
+  assert_int_equal(diag_edit_distance("kitten", "sitting"), 3);  /* k->s, e->i, +g */
+  assert_int_equal(diag_edit_distance("", "abc"), 3);
+  assert_int_equal(diag_edit_distance("abc", ""), 3);
+  assert_int_equal(diag_edit_distance("ca", "abc"), 3);          /* no swap then insert */
+  char big[80];
+  memset(big, 'a', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  assert_true(diag_edit_distance(big, "a") > 1000);
+}
+
+static void test_diag_suggest_closest(void **state) {
+  (void)state;
+  static const char *const cols[] = {"user_id", "ad_id", "event_type", "ts"};
+  assert_string_equal(diag_suggest("event_typ", cols, 4), "event_type");
+  assert_string_equal(diag_suggest("EVENT_TYPE", cols, 4), "event_type");
+  assert_string_equal(diag_suggest("ad_di", cols, 4), "ad_id");
+  /* the nearer candidate wins even when it comes later */
+  static const char *const two[] = {"abxxef", "abcdeg"};
+  assert_string_equal(diag_suggest("abcdef", two, 2), "abcdeg");
+  /* ties go to the first */
+  static const char *const units[] = {"SECOND", "SECONDS"};
+  assert_string_equal(diag_suggest("SECONS", units, 2), "SECOND");
+}
+
+static void test_diag_suggest_nothing_close(void **state) {
+  (void)state;
+  static const char *const rels[] = {"trips", NULL, ""};
+  assert_null(diag_suggest("taxis", rels, 3));   /* 3 edits */
+  assert_null(diag_suggest("trips", rels, 3));   /* the word itself is no suggestion */
+  assert_null(diag_suggest("x", rels, 0));
+  assert_null(diag_suggest(NULL, rels, 3));
+  assert_null(diag_suggest("x", NULL, 3));
+  /* limits by length: 0 edits for 1 byte, 1 up to 5 bytes, 2 beyond */
+  static const char *const one[] = {"y", "X"};
+  assert_string_equal(diag_suggest("x", one, 2), "X");
+  static const char *const v[] = {"v"};
+  assert_string_equal(diag_suggest("vv", v, 1), "v");
+  static const char *const s[] = {"s"};
+  assert_null(diag_suggest("sss", s, 1));
+  static const char *const five[] = {"abxye"};
+  assert_null(diag_suggest("abcde", five, 1));
+  static const char *const six[] = {"abxyef"};
+  assert_string_equal(diag_suggest("abcdef", six, 1), "abxyef");
+  static const char *const seven[] = {"abxyzfg"};
+  assert_null(diag_suggest("abcdefg", seven, 1));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_diag_error_caret),
@@ -211,6 +269,9 @@ int main(void) {
       cmocka_unit_test(test_diag_line_beyond_text),
       cmocka_unit_test(test_diag_long_line_cut),
       cmocka_unit_test(test_diag_long_message),
+      cmocka_unit_test(test_diag_edit_distance),
+      cmocka_unit_test(test_diag_suggest_closest),
+      cmocka_unit_test(test_diag_suggest_nothing_close),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
