@@ -21,6 +21,7 @@
 #define AIR_IDLE_MIN_US 20  /* comm loop back-off when idle, us */
 #define AIR_IDLE_MAX_US 1000
 #define AIR_TAG_FATAL AIR_MAX_EDGES /* reserved MPI tag (unused edges stop below) */
+#define AIR_TAG_STOP (AIR_MAX_EDGES + 2) /* a rank got SIGINT/SIGTERM (+1: progress.c) */
 
 /* ======================================================================
  * Bounded blocking queue (queue.c)
@@ -195,6 +196,7 @@ double air_mono_s(void);                 /* monotonic clock, s */
 void air_fail(AirRuntime *rt, const char *fmt, ...) /* message; exit status 1 at the end */
     __attribute__((format(printf, 2, 3)));
 void *air_xmalloc(AirRuntime *rt, size_t n); /* never NULL: ends the run when out of memory */
+int air_signal_seen(void); /* SIGINT or SIGTERM received by this process, else 0 */
 
 void air_stats_init(AirStats *s);
 void air_stats_free(AirStats *s);

@@ -5,6 +5,7 @@
  * has room, so it never blocks and memory stays bounded: a slow consumer
  * leaves messages with their senders, whose sends then do not complete,
  * whose queues fill, whose producers block. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -197,6 +198,39 @@ static bool sends_drained(AirRuntime *rt, const Inflight *inf) {
  * thing each sends, so nothing more can arrive for them; the barrier only
  * keeps MPI's blocking collectives that follow (which spin) from burning a
  * core while other ranks still work. */
+/* SIGINT or SIGTERM to one rank stops the whole job, as it does when the
+ * launcher forwards it to every rank: otherwise the other ranks' sources
+ * would run on (forever, without --duration or a limit). The rank that got
+ * it tells every other; each then stops its sources, so every open window
+ * closes and the results are written as at a normal end. */
+static void poll_stop(AirRuntime *rt, bool *told) {
+  int sig = 0, from = rt->rank, flag = 0;
+  MPI_Status st;
+  MPI_Iprobe(MPI_ANY_SOURCE, AIR_TAG_STOP, rt->comm, &flag, &st);
+  if (flag) {
+    MPI_Recv(&sig, 1, MPI_INT, st.MPI_SOURCE, AIR_TAG_STOP, rt->comm, MPI_STATUS_IGNORE);
+    from = st.MPI_SOURCE;
+  }
+  if (*told)
+    return;
+  if (!sig && (sig = air_signal_seen()) != 0) {
+    for (int r = 0; r < rt->world; r++) {
+      if (r == rt->rank)
+        continue;
+      MPI_Request req;
+      MPI_Isend(&sig, 1, MPI_INT, r, AIR_TAG_STOP, rt->comm, &req);
+      MPI_Request_free(&req); /* 4 bytes go eagerly; nobody waits on it */
+    }
+  }
+  if (!sig)
+    return;
+  *told = true;
+  atomic_store(&rt->stop, true);
+  if (rt->rank == 0 && !rt->quiet)
+    fprintf(stderr, "airc: %s: %s on rank %d: stopping the sources, closing the open windows\n",
+            rt->name, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal", from);
+}
+
 void air_comm_run(AirRuntime *rt) {
   Inflight *inf = air_xmalloc(rt, (size_t)rt->world * sizeof *inf);
   for (int d = 0; d < rt->world; d++)
@@ -209,10 +243,11 @@ void air_comm_run(AirRuntime *rt) {
       recv[nrecv++] = e;
   }
   long idle_us = AIR_IDLE_MIN_US;
-  bool local_done = false;
+  bool local_done = false, stop_told = false;
   MPI_Request barrier = MPI_REQUEST_NULL;
   for (;;) {
     air_fatal_poll(rt);
+    poll_stop(rt, &stop_told);
     bool moved = false;
     for (int d = 0; d < rt->world; d++)
       if (d != rt->rank)
@@ -237,6 +272,16 @@ void air_comm_run(AirRuntime *rt) {
       struct timespec ts = {0, idle_us * 1000};
       nanosleep(&ts, NULL);
       idle_us = idle_us * 2 > AIR_IDLE_MAX_US ? AIR_IDLE_MAX_US : idle_us * 2;
+    }
+  }
+  /* Stop notices sent before their senders reached the barrier: receive
+   * them, so none is left unmatched at MPI_Finalize. */
+  for (int flag = 1; flag;) {
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, AIR_TAG_STOP, rt->comm, &flag, &st);
+    if (flag) {
+      int sig;
+      MPI_Recv(&sig, 1, MPI_INT, st.MPI_SOURCE, AIR_TAG_STOP, rt->comm, MPI_STATUS_IGNORE);
     }
   }
   air_progress_finish(rt);

@@ -310,6 +310,9 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
                            c->index % (uint64_t)c->world == (uint64_t)c->rank;
     int nf = scan(c, mine_if_counted ? max : 0, &end, &nl);
     if (nf == SCAN_MORE) {
+      /* --duration or a signal stops a file source too, here, once per
+       * buffer and between records, so no record is cut in two. */
+      if (c->rt && air_should_stop(c->rt)) return -1;
       refill(c);
       continue;
     }

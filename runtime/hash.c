@@ -108,6 +108,7 @@ static void out_of_memory(size_t entries) {
 
 static unsigned char *alloc_slots(size_t cap, size_t slot_size) {
   if (cap > SIZE_MAX / slot_size) out_of_memory(cap);
+  air_memory_check(cap * slot_size, "a hash table (group keys, table rows)");
   unsigned char *s = calloc(cap, slot_size);
   if (!s) out_of_memory(cap);
   return s;

@@ -16,9 +16,10 @@
 static volatile sig_atomic_t signalled;
 
 static void on_signal(int sig) {
-  (void)sig;
-  signalled = 1;
+  signalled = sig;
 }
+
+int air_signal_seen(void) { return signalled; }
 
 double air_mono_s(void) {
   struct timespec ts;
@@ -204,6 +205,82 @@ static void parse_flags(AirRuntime *rt, int *argc, char ***argv) {
   *argc = keep;
 }
 
+/* ---- memory guard --------------------------------------------------------
+ * Linux overcommits: a group table that outgrows RAM is not refused by
+ * malloc, its pages are, later, by the OOM killer's SIGKILL, which says
+ * nothing. So every large growth of run-time state (hash tables, held
+ * results, join buffers) first asks air_memory_check whether this rank
+ * would pass its budget, and ends the run with a message instead. The
+ * budget is AIR_MEMORY_LIMIT_MB (per rank; 0 turns the guard off), by
+ * default 75% of the node's memory (or of its cgroup limit, if lower)
+ * shared by the ranks on this node. */
+#define MEM_CHECK_MIN ((size_t)1 << 20) /* smaller growths are not checked */
+
+static AirRuntime *mem_rt;   /* for air_fatal; NULL before air_init (unit tests) */
+static size_t mem_limit;     /* bytes per rank; 0 = not computed yet */
+static bool mem_off;         /* AIR_MEMORY_LIMIT_MB=0 */
+
+static size_t node_memory(void) {
+  size_t total = 0;
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (f) {
+    unsigned long long kb;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+      if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
+        total = (size_t)kb * 1024;
+        break;
+      }
+    fclose(f);
+  }
+  f = fopen("/sys/fs/cgroup/memory.max", "r"); /* "max" when unlimited */
+  if (f) {
+    unsigned long long b;
+    if (fscanf(f, "%llu", &b) == 1 && b > 0 && (total == 0 || b < total))
+      total = (size_t)b;
+    fclose(f);
+  }
+  return total ? total : (size_t)4 << 30; /* no /proc: assume a small node */
+}
+
+static void memory_limit_init(int local_ranks) {
+  const char *env = getenv("AIR_MEMORY_LIMIT_MB");
+  int64_t mb;
+  if (env && *env && parse_i64(env, &mb) && mb >= 0) {
+    mem_off = mb == 0;
+    mem_limit = (size_t)mb << 20;
+    return;
+  }
+  if (env && *env)
+    fprintf(stderr, "airc: warning: ignoring AIR_MEMORY_LIMIT_MB='%s' (megabytes per rank)\n", env);
+  mem_limit = node_memory() / 4 * 3 / (size_t)(local_ranks > 0 ? local_ranks : 1);
+}
+
+static size_t resident_bytes(void) {
+  unsigned long long size = 0, res = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (!f)
+    return 0;
+  if (fscanf(f, "%llu %llu", &size, &res) != 2)
+    res = 0;
+  fclose(f);
+  return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+void air_memory_check(size_t more, const char *what) {
+  if (more < MEM_CHECK_MIN || mem_off)
+    return;
+  if (mem_limit == 0)
+    memory_limit_init(1);
+  size_t rss = resident_bytes();
+  if (more <= mem_limit && rss <= mem_limit - more)
+    return;
+  air_fatal(mem_rt,
+            "memory limit: %s needs %zu MB more, this rank holds %zu MB of its %zu MB "
+            "(AIR_MEMORY_LIMIT_MB sets the limit per rank)",
+            what, more >> 20, rss >> 20, mem_limit >> 20);
+}
+
 AirRuntime *air_init(int *argc, char ***argv, const char *query_name) {
   int provided;
   if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
@@ -244,6 +321,17 @@ AirRuntime *air_init(int *argc, char ***argv, const char *query_name) {
   rt->seed = seed;
   air_progress_init(rt);
 
+  /* The memory budget is shared by the ranks of one node. */
+  MPI_Comm node;
+  int local_ranks = 1;
+  if (MPI_Comm_split_type(rt->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+      MPI_SUCCESS) {
+    MPI_Comm_size(node, &local_ranks);
+    MPI_Comm_free(&node);
+  }
+  memory_limit_init(local_ranks);
+  mem_rt = rt;
+
   rt->outq = calloc((size_t)rt->world, sizeof *rt->outq);
   if (!rt->outq)
     air_fatal(rt, "out of memory");
@@ -261,6 +349,11 @@ AirRuntime *air_init(int *argc, char ***argv, const char *query_name) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  /* A sink on a pipe or FIFO whose reader went away: the write fails with
+   * EPIPE and the collector says so, instead of a silent death by SIGPIPE
+   * (which mpirun would report only as a bad termination). */
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &sa, NULL);
   rt->t0 = air_mono_s();
   return rt;
 }
@@ -285,6 +378,7 @@ int air_run(AirRuntime *rt) {
   air_stats_free(&rt->stats);
   pthread_mutex_destroy(&rt->fatal_mu);
   MPI_Comm_free(&rt->comm);
+  mem_rt = NULL;
   free(rt);
   MPI_Finalize();
   return all;

@@ -64,6 +64,7 @@ static uint64_t stored_hash(uint64_t hash) { return hash ? hash : 1; }
 
 static unsigned char *table_alloc(size_t cap, size_t slot_size) {
   if (cap > SIZE_MAX / slot_size) sessions_oom("session table");
+  air_memory_check(cap * slot_size, "a session table");
   unsigned char *p = calloc(cap, slot_size);
   if (!p) sessions_oom("session table");
   return p;

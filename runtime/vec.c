@@ -12,6 +12,8 @@ void air_vec_push(AirVec *v, const void *row, size_t row_size) {
   if (v->n == v->cap) {
     size_t cap = v->cap ? v->cap * 2 : VEC_FIRST_CAP;
     size_t unit = row_size ? row_size : 1;
+    if (cap <= SIZE_MAX / unit)
+      air_memory_check(cap * unit, "a join buffer");
     void *p = cap > SIZE_MAX / unit ? NULL : realloc(v->data, cap * unit);
     if (!p) {
       fprintf(stderr, "airc runtime: out of memory (row buffer of %zu rows)\n",
