@@ -15,8 +15,8 @@
  * ====================================================================== */
 
 #define AIR_INQ_BATCHES 64  /* input queue of a consumer vertex, batches */
-#define AIR_OUTQ_BATCHES 32 /* outbound queue per destination rank, batches */
-#define AIR_MAX_INFLIGHT 8  /* outstanding MPI_Issend per destination rank */
+#define AIR_OUTQ_BATCHES 8  /* outbound queue per (destination rank, edge), batches */
+#define AIR_MAX_INFLIGHT 4  /* outstanding MPI_Issend per (destination rank, edge) */
 #define AIR_RECV_BURST 16   /* receives per edge per comm-loop round (fairness) */
 #define AIR_IDLE_MIN_US 20  /* comm loop back-off when idle, us */
 #define AIR_IDLE_MAX_US 1000
@@ -180,7 +180,7 @@ struct AirRuntime {
   AirEdge *edges[AIR_MAX_EDGES];
   AirVertex **vertices;
   int nvertices;
-  AirQueue **outq;        /* per destination rank (NULL for self) */
+  AirQueue **outq;        /* per (destination rank, edge): [d * AIR_MAX_EDGES + edge], NULL for self */
   atomic_int live;        /* vertex threads still running on this rank */
   pthread_t main_thread;  /* the one thread that may call MPI */
   pthread_mutex_t fatal_mu;

@@ -1,10 +1,17 @@
 /* comm.c - the main thread's MPI loop. Only this thread calls MPI
  * (MPI_THREAD_FUNNELED). Vertex threads hand it batches through one bounded
- * queue per destination rank; it posts at most AIR_MAX_INFLIGHT synchronous
- * sends per rank, and receives on an edge only while that edge's consumer
- * has room, so it never blocks and memory stays bounded: a slow consumer
- * leaves messages with their senders, whose sends then do not complete,
- * whose queues fill, whose producers block. */
+ * queue per (destination rank, edge); it posts at most AIR_MAX_INFLIGHT
+ * synchronous sends per (rank, edge), and receives on an edge only while
+ * that edge's consumer has room, so it never blocks and memory stays
+ * bounded: a slow consumer leaves messages with their senders, whose sends
+ * then do not complete, whose queues fill, whose producers block.
+ *
+ * Queues and send slots are per edge, not per rank: with one queue per rank,
+ * batches for a full consumer blocked the batches behind them for other
+ * consumers, and two ranks sending to each other's full consumers waited on
+ * each other for ever (seen with --no-fuse YSB, 2 ranks x 2 threads). Per
+ * edge, a full consumer holds up only its own producers, and the vertex
+ * graph has no cycle. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +27,7 @@ void air_batch_send(AirRuntime *rt, AirEdge *e, int dest, AirBatch *b) {
       air_fatal(rt, "edge %d has no consumer on rank %d", e->id, dest);
     air_queue_push(e->consumer->inq, b);
   } else {
-    air_queue_push(rt->outq[dest], b);
+    air_queue_push(rt->outq[dest * AIR_MAX_EDGES + e->id], b);
   }
 }
 
@@ -33,7 +40,7 @@ typedef struct Inflight {
 /* Complete finished sends to d and post new ones; true if anything moved.
  * MPI keeps messages of one (sender, tag, comm) in posting order, and the
  * queue is FIFO, so each sender's rows and watermarks arrive in order. */
-static bool pump_sends(AirRuntime *rt, Inflight *f, int d) {
+static bool pump_sends(AirRuntime *rt, Inflight *f, int d, AirQueue *q) {
   bool moved = false;
   for (int i = 0; i < f->n;) {
     int flag = 0;
@@ -49,7 +56,7 @@ static bool pump_sends(AirRuntime *rt, Inflight *f, int d) {
     }
   }
   while (f->n < AIR_MAX_INFLIGHT) {
-    AirBatch *b = air_queue_try_pop(rt->outq[d]);
+    AirBatch *b = air_queue_try_pop(q);
     if (!b)
       break;
     size_t bytes = sizeof *b + (size_t)b->nrows * rt->edges[b->edge]->row_size;
@@ -184,12 +191,9 @@ void air_fatal_poll(AirRuntime *rt) {
 }
 
 static bool sends_drained(AirRuntime *rt, const Inflight *inf) {
-  for (int d = 0; d < rt->world; d++) {
-    if (d == rt->rank)
-      continue;
-    if (inf[d].n || air_queue_count(rt->outq[d]))
+  for (int i = 0; i < rt->world * AIR_MAX_EDGES; i++)
+    if (rt->outq[i] && (inf[i].n || air_queue_count(rt->outq[i])))
       return false;
-  }
   return true;
 }
 
@@ -232,9 +236,9 @@ static void poll_stop(AirRuntime *rt, bool *told) {
 }
 
 void air_comm_run(AirRuntime *rt) {
-  Inflight *inf = air_xmalloc(rt, (size_t)rt->world * sizeof *inf);
-  for (int d = 0; d < rt->world; d++)
-    inf[d].n = 0;
+  Inflight *inf = air_xmalloc(rt, (size_t)rt->world * AIR_MAX_EDGES * sizeof *inf);
+  for (int i = 0; i < rt->world * AIR_MAX_EDGES; i++)
+    inf[i].n = 0;
   AirEdge *recv[AIR_MAX_EDGES];
   int nrecv = 0;
   for (int i = 0; i < AIR_MAX_EDGES; i++) {
@@ -249,9 +253,9 @@ void air_comm_run(AirRuntime *rt) {
     air_fatal_poll(rt);
     poll_stop(rt, &stop_told);
     bool moved = false;
-    for (int d = 0; d < rt->world; d++)
-      if (d != rt->rank)
-        moved |= pump_sends(rt, &inf[d], d);
+    for (int i = 0; i < rt->world * AIR_MAX_EDGES; i++)
+      if (rt->outq[i])
+        moved |= pump_sends(rt, &inf[i], i / AIR_MAX_EDGES, rt->outq[i]);
     for (int i = 0; i < nrecv; i++)
       moved |= pump_receives(rt, recv[i]);
     if (!local_done && atomic_load(&rt->live) == 0 && sends_drained(rt, inf)) {

@@ -332,17 +332,6 @@ AirRuntime *air_init(int *argc, char ***argv, const char *query_name) {
   memory_limit_init(local_ranks);
   mem_rt = rt;
 
-  rt->outq = calloc((size_t)rt->world, sizeof *rt->outq);
-  if (!rt->outq)
-    air_fatal(rt, "out of memory");
-  for (int d = 0; d < rt->world; d++) {
-    if (d == rt->rank)
-      continue;
-    rt->outq[d] = air_queue_new(AIR_OUTQ_BATCHES);
-    if (!rt->outq[d])
-      air_fatal(rt, "out of memory");
-  }
-
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -359,6 +348,21 @@ AirRuntime *air_init(int *argc, char ***argv, const char *query_name) {
 }
 
 int air_run(AirRuntime *rt) {
+  /* One outbound queue per (destination, edge); every edge exists now. */
+  rt->outq = calloc((size_t)rt->world * AIR_MAX_EDGES, sizeof *rt->outq);
+  if (!rt->outq)
+    air_fatal(rt, "out of memory");
+  for (int d = 0; d < rt->world; d++) {
+    if (d == rt->rank)
+      continue;
+    for (int e = 0; e < AIR_MAX_EDGES; e++) {
+      if (!rt->edges[e])
+        continue;
+      rt->outq[d * AIR_MAX_EDGES + e] = air_queue_new(AIR_OUTQ_BATCHES);
+      if (!rt->outq[d * AIR_MAX_EDGES + e])
+        air_fatal(rt, "out of memory");
+    }
+  }
   rt->t0 = air_mono_s();
   air_vertices_start(rt);
   air_comm_run(rt);
@@ -372,8 +376,8 @@ int air_run(AirRuntime *rt) {
   MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MAX, rt->comm);
 
   air_vertices_free(rt);
-  for (int d = 0; d < rt->world; d++)
-    air_queue_free(rt->outq[d]);
+  for (int i = 0; rt->outq && i < rt->world * AIR_MAX_EDGES; i++)
+    air_queue_free(rt->outq[i]);
   free(rt->outq);
   air_stats_free(&rt->stats);
   pthread_mutex_destroy(&rt->fatal_mu);
