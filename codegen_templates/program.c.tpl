@@ -103,6 +103,19 @@ static inline double q_str_f64(const char *s) {
   return end == s || *end ? 0.0 : v;
 }
 static inline bool q_str_bool(const char *s) { return strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0; }
+/* The first window of a row: rows of one chunk of a generator share their
+ * ingestion time, so the division is done once per distinct time. */
+typedef struct QWinCache {
+  int64_t ts; /* the last event time seen */
+  int64_t ws; /* its first window's start */
+} QWinCache;
+static inline int64_t q_hop_first(QWinCache *c, int64_t ts, int64_t size, int64_t adv) {
+  if (ts != c->ts) {
+    c->ts = ts;
+    c->ws = air_hop_first_start(ts, size, adv);
+  }
+  return c->ws;
+}
 static inline int q_cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
 static inline int q_cmp_f64(double a, double b) { return a < b ? -1 : a > b; }
 

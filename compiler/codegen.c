@@ -995,7 +995,8 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
     fprintf(o, "%sconst int64_t kv = (int64_t)", ind);
     emit_expr(o, k0, &env->cx);
     fprintf(o, ";\n%sbool in_window = false;\n", ind);
-    fprintf(o, "%sfor (int64_t ws = air_hop_first_start(%s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= %s; ws += INT64_C(%" PRId64 ")) {\n",
+    fprintf(o, "%sstatic _Thread_local QWinCache wc = {INT64_MIN, 0};\n", ind);
+    fprintf(o, "%sfor (int64_t ws = q_hop_first(&wc, %s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= %s; ws += INT64_C(%" PRId64 ")) {\n",
             ind, env->ts, w->size_ms, w->advance_ms, env->ts, w->advance_ms);
     fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind, w->size_ms,
             env->wm);
@@ -1032,7 +1033,8 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
     return;
   }
   fprintf(o, "%sbool in_window = false;\n", ind);
-  fprintf(o, "%sfor (int64_t ws = air_hop_first_start(%s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= %s; ws += INT64_C(%" PRId64 ")) {\n",
+  fprintf(o, "%sstatic _Thread_local QWinCache wc = {INT64_MIN, 0};\n", ind);
+  fprintf(o, "%sfor (int64_t ws = q_hop_first(&wc, %s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= %s; ws += INT64_C(%" PRId64 ")) {\n",
           ind, ts, w->size_ms, w->advance_ms, ts, w->advance_ms);
   fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind,
           w->size_ms, env->wm);

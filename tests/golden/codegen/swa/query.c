@@ -103,6 +103,19 @@ static inline double q_str_f64(const char *s) {
   return end == s || *end ? 0.0 : v;
 }
 static inline bool q_str_bool(const char *s) { return strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0; }
+/* The first window of a row: rows of one chunk of a generator share their
+ * ingestion time, so the division is done once per distinct time. */
+typedef struct QWinCache {
+  int64_t ts; /* the last event time seen */
+  int64_t ws; /* its first window's start */
+} QWinCache;
+static inline int64_t q_hop_first(QWinCache *c, int64_t ts, int64_t size, int64_t adv) {
+  if (ts != c->ts) {
+    c->ts = ts;
+    c->ws = air_hop_first_start(ts, size, adv);
+  }
+  return c->ws;
+}
 static inline int q_cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
 static inline int q_cmp_f64(double a, double b) { return a < b ? -1 : a > b; }
 
@@ -311,7 +324,8 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       do { /* query 1: Source -> Aggregation */
         const int64_t kv = (int64_t)s.c0;
         bool in_window = false;
-        for (int64_t ws = air_hop_first_start(s.c2, INT64_C(1000), INT64_C(1000)); ws <= s.c2; ws += INT64_C(1000)) {
+        static _Thread_local QWinCache wc = {INT64_MIN, 0};
+        for (int64_t ws = q_hop_first(&wc, s.c2, INT64_C(1000), INT64_C(1000)); ws <= s.c2; ws += INT64_C(1000)) {
           if (ws + INT64_C(1000) <= st.wm) continue; /* window already closed */
           in_window = true;
           bool is_new;
