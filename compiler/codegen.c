@@ -228,24 +228,21 @@ static void emit_int_literal(FILE *out, int64_t v, Type t) {
     fprintf(out, "INT64_C(%" PRId64 ")", v);
 }
 
+/* fn(lhs, rhs) with both operands converted to t. */
+static void emit_call2(FILE *out, const char *fn, const Expr *e, Type t, const Ctx *cx) {
+  fprintf(out, "%s(", fn);
+  emit_as(out, e->lhs, t, cx);
+  fprintf(out, ", ");
+  emit_as(out, e->rhs, t, cx);
+  fputc(')', out);
+}
+
 static void emit_arith(FILE *out, const Expr *e, const Ctx *cx) {
   Type t = e->type;
   if (t.kind == TY_DOUBLE) {
     const char *o = e->op == OP_ADD ? "+" : e->op == OP_SUB ? "-" : e->op == OP_MUL ? "*" : "/";
-    if (e->op == OP_MOD) {
-      fprintf(out, "fmod(");
-      emit_as(out, e->lhs, t, cx);
-      fprintf(out, ", ");
-      emit_as(out, e->rhs, t, cx);
-      fputc(')', out);
-      return;
-    }
-    if (e->op == OP_DIV) {
-      fprintf(out, "q_div_f64(");
-      emit_as(out, e->lhs, t, cx);
-      fprintf(out, ", ");
-      emit_as(out, e->rhs, t, cx);
-      fputc(')', out);
+    if (e->op == OP_MOD || e->op == OP_DIV) {
+      emit_call2(out, e->op == OP_MOD ? "fmod" : "q_div_f64", e, t, cx);
       return;
     }
     fputc('(', out);
@@ -260,11 +257,9 @@ static void emit_arith(FILE *out, const Expr *e, const Ctx *cx) {
   const char *ut = narrow ? "uint32_t" : "uint64_t";
   Type opt = narrow ? (Type){TY_INT, 0} : (Type){TY_BIGINT, 0};
   if (e->op == OP_DIV || e->op == OP_MOD) {
-    fprintf(out, "q_%s_%s(", e->op == OP_DIV ? "div" : "mod", narrow ? "i32" : "i64");
-    emit_as(out, e->lhs, opt, cx);
-    fprintf(out, ", ");
-    emit_as(out, e->rhs, opt, cx);
-    fputc(')', out);
+    char fn[16];
+    snprintf(fn, sizeof fn, "q_%s_%s", e->op == OP_DIV ? "div" : "mod", narrow ? "i32" : "i64");
+    emit_call2(out, fn, e, opt, cx);
     return;
   }
   const char *o = e->op == OP_ADD ? "+" : e->op == OP_SUB ? "-" : "*";
