@@ -27,7 +27,7 @@ TEMPLATES    := $(sort $(wildcard codegen_templates/*.tpl))
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all deps check check-unit check-golden check-e2e demo clean update-golden
+.PHONY: all deps deps-quiet check check-unit check-golden check-e2e demo clean update-golden
 all: $(B)/airc $(B)/libair.a $(B)/include/air.h
 
 # --- compiler -------------------------------------------------------------
@@ -84,7 +84,7 @@ $(B)/tests/test_%: tests/unit/test_%.c $(B)/libairc.a $(B)/libair.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CSTD) $(CFLAGS) $(WARN) -pthread -Icompiler -Iruntime -I$(B)/grammar $< $(B)/libairc.a $(B)/libair.a -lcmocka -lm -o $@
 
-check: all check-unit check-golden check-e2e check-install check-queries
+check: deps-quiet all check-unit check-golden check-e2e check-install check-queries
 
 check-unit: $(UNIT_BIN)
 	@sh tests/run_unit.sh $(UNIT_BIN)
