@@ -66,12 +66,13 @@ static void c_str(FILE *out, const char *s) {
   fputc('"', out);
 }
 
-/* Text from the query inside a C comment: no '*', '/', '?', '\' or control
- * bytes survive, so the comment can neither end early nor splice lines. */
+/* Text from the query inside a C comment: no '*', '?', '\' or control
+ * bytes survive, so the comment can neither end early (without '*' there is
+ * no comment end or start) nor splice lines; '/' alone is harmless. */
 static void c_comment(FILE *out, const char *s) {
   for (; s && *s; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c >= 0x20 && c < 0x7f && c != '*' && c != '/' && c != '?' && c != '\\')
+    if (c >= 0x20 && c < 0x7f && c != '*' && c != '?' && c != '\\')
       fputc(c, out);
     else
       fputc('_', out);
