@@ -975,6 +975,8 @@ static bool dense_key(const Stage *st, int64_t *lo, int64_t *hi) {
   const Column *col = &r->cols[k->col_idx];
   if ((col->type.kind != TY_INT && col->type.kind != TY_BIGINT) || col->gen.kind != GEN_UNIFORM) return false;
   if (col->gen.a > col->gen.b || (uint64_t)col->gen.b - (uint64_t)col->gen.a >= (1u << 16)) return false;
+  /* an INT column wraps values outside int32: they would leave [lo, hi] */
+  if (col->type.kind == TY_INT && (col->gen.a < INT32_MIN || col->gen.b > INT32_MAX)) return false;
   *lo = col->gen.a;
   *hi = col->gen.b;
   return true;
