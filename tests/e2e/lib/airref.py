@@ -256,6 +256,15 @@ def print_result(header, rows, out=None):
 # --------------------------------------------------------------------------
 
 
+def output_lines(path):
+    """A program's output file as lines, without the empty one after the last newline."""
+    with open(path, newline="") as f:
+        lines = f.read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def read_csv(path, header=False):
     """All records of a well-formed RFC 4180 file, as lists of strings."""
     with open(path, newline="", encoding="utf-8") as f:

@@ -17,7 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
 from airref import (YSB_AD_ID, YSB_EVENT_TYPE, YSB_EVENT_TYPES, col_value, row_hash,
-                    ysb_campaign_of_ad, ysb_campaign_uuid)
+                    ysb_campaign_of_ad, ysb_campaign_uuid, output_lines)
 
 SEED, LIMIT = 5, 100000
 
@@ -46,10 +46,7 @@ def is_ratio(ctr, kmax, vmax):
 
 def main(path):
     errors = []
-    with open(path, newline="") as f:
-        lines = f.read().split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = output_lines(path)
     if not lines or lines[0] != "campaign_id,ctr,WINDOW_END":
         errors.append(f"bad header: {lines[:1]!r}")
     if len(lines) < 2:
