@@ -269,7 +269,7 @@ docs-png: all
 BENCH_CFLAGS := $(CSTD) -O2 $(WARN) -I$(B)/include
 BENCH_PY_FLAGS := $(if $(filter 1 yes true,$(BENCH_QUICK)),--quick) $(if $(BENCH_DURATION),--duration $(BENCH_DURATION))
 
-$(B)/bench/ceiling_%: bench/ceiling_%.c $(B)/libair.a $(B)/include/air.h
+$(B)/bench/ceiling_%: bench/ceiling_%.c bench/ceiling.h $(B)/libair.a $(B)/include/air.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BENCH_CFLAGS) $< $(B)/libair.a -lm -pthread -o $@
 

@@ -25,6 +25,7 @@
  * checksum.
  */
 #include "air.h"
+#include "ceiling.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,27 +86,6 @@ static inline int tab_find(const char *ad) {
     j = (j + 1) & (TAB_SIZE - 1);
   }
   return -1;
-}
-
-static int64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* CPU seconds of this process: on a shared machine, events per CPU-second
- * is the figure that other tenants disturb least. */
-static double cpu_s(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
-
-static double mono_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 typedef struct Counts {
@@ -171,7 +151,7 @@ int main(int argc, char **argv) {
   int64_t wstart = INT64_MIN;
   double t0 = mono_s(), t1 = t0;
   for (;;) {
-    int64_t ts = now_ms();
+    int64_t ts = air_now_ms();
     t1 = mono_s();
     if (limit == 0 && t1 - t0 >= duration)
       break;
