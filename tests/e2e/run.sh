@@ -23,32 +23,9 @@ PYTHONDONTWRITEBYTECODE=1
 export PYTHONDONTWRITEBYTECODE
 lib=$root/tests/e2e/lib
 
-passed=0
-failed=0
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/airc-e2e.XXXXXX") || exit 1
-if [ "${KEEP:-0}" = 1 ]; then
-  echo "e2e: keeping $work"
-else
-  trap 'rm -rf "$work"' EXIT
-fi
-trap 'exit 130' INT TERM HUP
-
-ok() {
-  echo "ok $*"
-  passed=$((passed + 1))
-}
-
-fail() {
-  echo "FAIL $*"
-  failed=$((failed + 1))
-}
-
-# Indented excerpt of a file, so a failure explains itself in `make` output.
-show() {
-  [ -s "$1" ] && head -n "${2:-30}" "$1" | sed 's/^/    /'
-  return 0
-}
+harness=e2e
+# shellcheck source=tests/lib.sh
+. "$root/tests/lib.sh"
 
 # The comparable form of an output: as is, or with the rows below the header
 # sorted when the case says their order is unspecified.
@@ -229,5 +206,5 @@ for n in $names; do
   run_case "$n"
 done
 
-echo "e2e: $passed passed, $failed failed"
+summary
 [ $failed -eq 0 ] && [ $passed -gt 0 ]

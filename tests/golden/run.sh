@@ -20,32 +20,11 @@ UPDATE=${UPDATE:-0}
 golden=$root/tests/golden
 known="stderr.txt plan.txt plan-nofuse.txt plan.dot query.c"
 
-passed=0
-failed=0
 ncases=0
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/airc-golden.XXXXXX") || exit 1
-if [ "${KEEP:-0}" = 1 ]; then
-  echo "golden: keeping $work"
-else
-  trap 'rm -rf "$work"' EXIT
-fi
-trap 'exit 130' INT TERM HUP
-
-ok() {
-  echo "ok $*"
-  passed=$((passed + 1))
-}
-
-fail() {
-  echo "FAIL $*"
-  failed=$((failed + 1))
-}
-
-show() {
-  [ -s "$1" ] && head -n "${2:-40}" "$1" | sed 's/^/    /'
-  return 0
-}
+harness=golden
+show_lines=40
+# shellcheck source=tests/lib.sh
+. "$root/tests/lib.sh"
 
 # airc's status is 0 or 1 by contract; anything else (a signal, an abort)
 # is a crash whatever the check expects.
@@ -180,5 +159,5 @@ if [ $ncases -eq 0 ]; then
   fail "golden: no case found under tests/golden"
 fi
 
-echo "golden: $passed passed, $failed failed"
+summary
 [ $failed -eq 0 ]

@@ -8,26 +8,18 @@
 set -u
 
 root=$(pwd)
-passed=0
-failed=0
-ok() { echo "ok install $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL install $*"; failed=$((failed + 1)); }
-show() { [ -s "$1" ] && head -n 20 "$1" | sed 's/^/    /'; return 0; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/airc-install.XXXXXX") || exit 1
-if [ "${KEEP:-0}" = 1 ]; then
-  echo "install: keeping $work"
-else
-  trap 'rm -rf "$work"' EXIT
-fi
-trap 'exit 130' INT TERM HUP
+harness=install
+ok_prefix="install "
+show_lines=20
+# shellcheck source=tests/lib.sh
+. "$root/tests/lib.sh"
 prefix=$work/prefix
 user=$work/elsewhere
 mkdir -p "$user"
 unset AIRC_RUNTIME_DIR AIRC_TEMPLATE_DIR
 
 finish() {
-  echo "install: $passed passed, $failed failed"
+  summary
   [ $failed -eq 0 ]
   exit $?
 }

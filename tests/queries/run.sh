@@ -11,19 +11,11 @@ set -u
 root=$(pwd)
 AIRC=${AIRC:-$root/build/airc}
 case $AIRC in /*) ;; */*) AIRC=$root/$AIRC ;; esac
-passed=0
-failed=0
-ok() { echo "ok queries $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL queries $*"; failed=$((failed + 1)); }
-show() { [ -s "$1" ] && head -n 20 "$1" | sed 's/^/    /'; return 0; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/airc-queries.XXXXXX") || exit 1
-if [ "${KEEP:-0}" = 1 ]; then
-  echo "queries: keeping $work"
-else
-  trap 'rm -rf "$work"' EXIT
-fi
-trap 'exit 130' INT TERM HUP
+harness=queries
+ok_prefix="queries "
+show_lines=20
+# shellcheck source=tests/lib.sh
+. "$root/tests/lib.sh"
 
 # name | where the results go | their header | a line the summary must have
 expect() {
@@ -80,5 +72,5 @@ for path in "$root"/queries/*.airq; do
   fi
 done
 
-echo "queries: $passed passed, $failed failed"
+summary
 [ $failed -eq 0 ] && [ $passed -gt 0 ]
