@@ -25,7 +25,7 @@ lib=$root/tests/e2e/lib
 
 harness=e2e
 # shellcheck source=tests/lib.sh
-. "$root/tests/lib.sh"
+. "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
 
 # The comparable form of an output: as is, or with the rows below the header
 # sorted when the case says their order is unspecified.

@@ -24,7 +24,7 @@ ncases=0
 harness=golden
 show_lines=40
 # shellcheck source=tests/lib.sh
-. "$root/tests/lib.sh"
+. "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
 
 # airc's status is 0 or 1 by contract; anything else (a signal, an abort)
 # is a crash whatever the check expects.

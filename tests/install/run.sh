@@ -12,7 +12,7 @@ harness=install
 ok_prefix="install "
 show_lines=20
 # shellcheck source=tests/lib.sh
-. "$root/tests/lib.sh"
+. "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
 prefix=$work/prefix
 user=$work/elsewhere
 mkdir -p "$user"

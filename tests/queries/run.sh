@@ -15,7 +15,7 @@ harness=queries
 ok_prefix="queries "
 show_lines=20
 # shellcheck source=tests/lib.sh
-. "$root/tests/lib.sh"
+. "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
 
 # name | where the results go | their header | a line the summary must have
 expect() {
