@@ -982,28 +982,43 @@ static bool dense_key(const Stage *st, int64_t *lo, int64_t *hi) {
   return true;
 }
 
-/* Put the row into every open window it belongs to (tumbling: advance ==
- * size), or into its session; a row whose windows all closed is late. */
+/* The loop over the open windows a row at time ts belongs to (tumbling:
+ * advance == size), skipping those already closed; `acc` is the C that
+ * yields the row's state in window ws. The caller writes the body and
+ * closes the loop with emit_window_loop_end. */
+static void emit_window_loop(FILE *o, const WindowSpec *w, const char *ts, const char *wm, const char *acc,
+                             const char *ind) {
+  fprintf(o, "%sbool in_window = false;\n", ind);
+  fprintf(o, "%sstatic _Thread_local QWinCache wc = {INT64_MIN, 0};\n", ind);
+  fprintf(o, "%sfor (int64_t ws = q_hop_first(&wc, %s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= %s; ws += INT64_C(%" PRId64 ")) {\n",
+          ind, ts, w->size_ms, w->advance_ms, ts, w->advance_ms);
+  fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind, w->size_ms, wm);
+  fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
+  fprintf(o, "%s  %s;\n", ind, acc);
+}
+
+/* A row none of whose windows was open is late. */
+static void emit_window_loop_end(FILE *o, const char *cnt, const char *ind) {
+  fprintf(o, "%s}\n%sif (!in_window) %slate++;\n", ind, ind, cnt);
+}
+
+/* Put the row into every open window it belongs to, or into its session;
+ * a row whose windows all closed is late. */
 static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, const char *ind) {
   const WindowSpec *w = ch->sel->window;
   const char *ts = env->ts;
   const Select *s = ch->sel;
   const Expr *k0 = s->nkeys == 1 ? s->keys[0] : NULL;
+  char ind2[160], acc[160];
+  indent_more(ind2, sizeof ind2, ind);
   if (env->dense) {
     fprintf(o, "%sconst int64_t kv = (int64_t)", ind);
     emit_expr(o, k0, &env->cx);
-    fprintf(o, ";\n%sbool in_window = false;\n", ind);
-    fprintf(o, "%sstatic _Thread_local QWinCache wc = {INT64_MIN, 0};\n", ind);
-    fprintf(o, "%sfor (int64_t ws = q_hop_first(&wc, %s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= %s; ws += INT64_C(%" PRId64 ")) {\n",
-            ind, env->ts, w->size_ms, w->advance_ms, env->ts, w->advance_ms);
-    fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind, w->size_ms,
-            env->wm);
-    fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
-    fprintf(o, "%s  A%d *acc = air_dense_acc(%s, ws, kv, &is_new);\n", ind, ch->index, env->win);
-    char ind2d[160];
-    indent_more(ind2d, sizeof ind2d, ind);
-    emit_acc_update(o, ch, &env->cx, ind2d, env->ts);
-    fprintf(o, "%s}\n%sif (!in_window) %slate++;\n", ind, ind, env->cnt);
+    fprintf(o, ";\n");
+    snprintf(acc, sizeof acc, "A%d *acc = air_dense_acc(%s, ws, kv, &is_new)", ch->index, env->win);
+    emit_window_loop(o, w, ts, env->wm, acc, ind);
+    emit_acc_update(o, ch, &env->cx, ind2, ts);
+    emit_window_loop_end(o, env->cnt, ind);
     return;
   }
   if (k0 && is_padded_array(k0, &env->cx)) {
@@ -1021,8 +1036,6 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
     fprintf(o, "%sconst uint64_t kh = t->h%d;\n", ind, k0->col_idx);
   else
     fprintf(o, "%sconst uint64_t kh = hash_K%d(keyp);\n", ind, ch->index);
-  char ind2[160];
-  indent_more(ind2, sizeof ind2, ind);
   if (w->kind == WIN_SESSION) {
     fprintf(o, "%sbool is_new;\n%sA%d *acc = air_sessions_acc(%s, keyp, kh, %s, %s, &is_new);\n", ind, ind,
             ch->index, env->win, ts, env->wm);
@@ -1030,32 +1043,21 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
     emit_acc_update(o, ch, &env->cx, ind, ts);
     return;
   }
-  fprintf(o, "%sbool in_window = false;\n", ind);
-  fprintf(o, "%sstatic _Thread_local QWinCache wc = {INT64_MIN, 0};\n", ind);
-  fprintf(o, "%sfor (int64_t ws = q_hop_first(&wc, %s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= %s; ws += INT64_C(%" PRId64 ")) {\n",
-          ind, ts, w->size_ms, w->advance_ms, ts, w->advance_ms);
-  fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind,
-          w->size_ms, env->wm);
-  fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
-  fprintf(o, "%s  A%d *acc = air_windows_acc(%s, ws, keyp, kh, &is_new);\n", ind, ch->index, env->win);
+  snprintf(acc, sizeof acc, "A%d *acc = air_windows_acc(%s, ws, keyp, kh, &is_new)", ch->index, env->win);
+  emit_window_loop(o, w, ts, env->wm, acc, ind);
   emit_acc_update(o, ch, &env->cx, ind2, ts);
-  fprintf(o, "%s}\n%sif (!in_window) %slate++;\n", ind, ind, env->cnt);
+  emit_window_loop_end(o, env->cnt, ind);
 }
 
 /* Put an input row of a stream-stream join into its windows' buffers. */
 static void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, const char *ind) {
-  const WindowSpec *w = ch->sel->window;
+  char acc[160];
   emit_join_key(o, ch, &env->cx, side, ind);
   fprintf(o, "%sconst uint64_t kh = hash_K%d(&key);\n", ind, ch->index);
-  fprintf(o, "%sbool in_window = false;\n", ind);
-  fprintf(o, "%sfor (int64_t ws = air_hop_first_start(r->ts, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= r->ts; ws += INT64_C(%" PRId64 ")) {\n",
-          ind, w->size_ms, w->advance_ms, w->advance_ms);
-  fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind,
-          w->size_ms, env->wm);
-  fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
-  fprintf(o, "%s  J%d *acc = air_windows_acc(%s, ws, &key, kh, &is_new);\n", ind, ch->index, env->win);
+  snprintf(acc, sizeof acc, "J%d *acc = air_windows_acc(%s, ws, &key, kh, &is_new)", ch->index, env->win);
+  emit_window_loop(o, ch->sel->window, "r->ts", env->wm, acc, ind);
   fprintf(o, "%s  air_vec_push(&acc->%s, r, sizeof *r);\n", ind, side ? "right" : "left");
-  fprintf(o, "%s}\n%sif (!in_window) late++;\n", ind, ind);
+  emit_window_loop_end(o, "", ind);
 }
 
 /* Send `var` (an O row) to every output edge of the stage. */
