@@ -259,6 +259,13 @@ check-install: all
 check-queries: all
 	@sh tests/queries/run.sh
 
+# Query shapes (filters around joins, derived streams into joins and
+# aggregates, ...), fused and not, on 1-3 ranks, against Python references.
+.PHONY: check-shapes
+check: check-shapes
+check-shapes: all
+	@python3 tests/shapes/run.py
+
 # The committed picture of YSB*'s plan (needs Debian's graphviz; not in check).
 docs-png: all
 	$(B)/airc --explain=dot queries/ysb_star.airq | dot -Tpng -o docs/ysb_star.png

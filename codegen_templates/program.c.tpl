@@ -116,6 +116,12 @@ static inline int64_t q_hop_first(QWinCache *c, int64_t ts, int64_t size, int64_
   }
   return c->ws;
 }
+/* A pipeline's row counters, added to the stats once per batch. */
+static inline void q_count_rows(int64_t filtered, int64_t unmatched, int64_t late) {
+  if (filtered) air_stat_add(g_rt, AIR_STAT_FILTERED, filtered);
+  if (unmatched) air_stat_add(g_rt, AIR_STAT_UNMATCHED, unmatched);
+  if (late) air_stat_add(g_rt, AIR_STAT_LATE, late);
+}
 static inline int q_cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
 static inline int q_cmp_f64(double a, double b) { return a < b ? -1 : a > b; }
 

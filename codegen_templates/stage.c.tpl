@@ -10,16 +10,18 @@ static void @FN@_batch(AirVertex *v, int input, const void *rows, size_t nrows, 
   (void)ctx;
   int64_t filtered = 0, unmatched = 0, late = 0;
 /*%% body %%*/
-  if (filtered) air_stat_add(g_rt, AIR_STAT_FILTERED, filtered);
-  if (unmatched) air_stat_add(g_rt, AIR_STAT_UNMATCHED, unmatched);
-  if (late) air_stat_add(g_rt, AIR_STAT_LATE, late);
+  q_count_rows(filtered, unmatched, late);
 }
 
+/* Closing a window may run operators too (a Filter after a Join): their
+ * counters are added like the batch function's. */
 static void @FN@_watermark(AirVertex *v, int64_t wm, void *ctx) {
   (void)v;
   (void)ctx;
   bool closed = false;
   (void)closed;
+  int64_t filtered = 0, unmatched = 0, late = 0;
 /*%% on_watermark %%*/
   @CTX@.wm = wm;
+  q_count_rows(filtered, unmatched, late);
 }

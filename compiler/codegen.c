@@ -1515,9 +1515,7 @@ static void emit_source(Gen *g, const Relation *r) {
   }
   /* chunk end: counters, then the watermark */
   FILE *ce = chunk_end.f;
-  fprintf(ce, "    if (st.filtered) air_stat_add(g_rt, AIR_STAT_FILTERED, st.filtered);\n");
-  fprintf(ce, "    if (st.unmatched) air_stat_add(g_rt, AIR_STAT_UNMATCHED, st.unmatched);\n");
-  fprintf(ce, "    if (st.late) air_stat_add(g_rt, AIR_STAT_LATE, st.late);\n");
+  fprintf(ce, "    q_count_rows(st.filtered, st.unmatched, st.late);\n");
   fprintf(ce, "    st.filtered = st.unmatched = st.late = 0;\n");
   if (r->ingestion_time) {
     fprintf(ce, "    %s_advance(&st, now, now);\n", fn);

@@ -116,6 +116,12 @@ static inline int64_t q_hop_first(QWinCache *c, int64_t ts, int64_t size, int64_
   }
   return c->ws;
 }
+/* A pipeline's row counters, added to the stats once per batch. */
+static inline void q_count_rows(int64_t filtered, int64_t unmatched, int64_t late) {
+  if (filtered) air_stat_add(g_rt, AIR_STAT_FILTERED, filtered);
+  if (unmatched) air_stat_add(g_rt, AIR_STAT_UNMATCHED, unmatched);
+  if (late) air_stat_add(g_rt, AIR_STAT_LATE, late);
+}
 static inline int q_cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
 static inline int q_cmp_f64(double a, double b) { return a < b ? -1 : a > b; }
 
@@ -217,16 +223,17 @@ static void stage2_batch(AirVertex *v, int input, const void *rows, size_t nrows
     acc->a0 = (int64_t)((uint64_t)acc->a0 + (uint64_t)p->a0);
     acc->a1 += p->a1;
   }
-  if (filtered) air_stat_add(g_rt, AIR_STAT_FILTERED, filtered);
-  if (unmatched) air_stat_add(g_rt, AIR_STAT_UNMATCHED, unmatched);
-  if (late) air_stat_add(g_rt, AIR_STAT_LATE, late);
+  q_count_rows(filtered, unmatched, late);
 }
 
+/* Closing a window may run operators too (a Filter after a Join): their
+ * counters are added like the batch function's. */
 static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
   (void)v;
   (void)ctx;
   bool closed = false;
   (void)closed;
+  int64_t filtered = 0, unmatched = 0, late = 0;
   {
     int64_t ws;
     AirHash *tab;
@@ -258,6 +265,7 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
     air_out_watermark(stage2.oe1, wm);
   }
   stage2.wm = wm;
+  q_count_rows(filtered, unmatched, late);
 }
 
 static void source0_advance(SrcState0 *st, int64_t wm, int64_t now) {
@@ -338,9 +346,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       } while (0);
     }
     air_stat_add(g_rt, AIR_STAT_EVENTS_IN, (int64_t)n);
-    if (st.filtered) air_stat_add(g_rt, AIR_STAT_FILTERED, st.filtered);
-    if (st.unmatched) air_stat_add(g_rt, AIR_STAT_UNMATCHED, st.unmatched);
-    if (st.late) air_stat_add(g_rt, AIR_STAT_LATE, st.late);
+    q_count_rows(st.filtered, st.unmatched, st.late);
     st.filtered = st.unmatched = st.late = 0;
     if (st.maxts != AIR_WM_NONE)
       source0_advance(&st, st.maxts - INT64_C(0), now);
