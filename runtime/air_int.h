@@ -190,6 +190,8 @@ struct AirRuntime {
   bool stdout_tty;        /* rank 0: results go to the terminal the line is on */
   _Atomic int64_t sink_wm[AIR_MAX_SINKS]; /* rank 0: each collector's watermark */
   int nsinks;             /* collectors registered (main thread, before air_run) */
+  struct AirSinkFile **files; /* rank 0: sink files written as path.tmp (collector.c) */
+  int nfiles;
 };
 
 double air_mono_s(void);                 /* monotonic clock, s */
@@ -232,5 +234,19 @@ int air_progress_sink(AirRuntime *rt);   /* a collector's slot for its watermark
 void air_progress_sink_wm(AirRuntime *rt, int slot, int64_t wm);
 /* Before result rows to out: erase the line when both share the terminal. */
 void air_progress_stdout(AirRuntime *rt, FILE *out);
+
+/* collector.c: sink files. Results are written to path.tmp; air_run renames
+ * each to path only when every rank ended with status 0, and removes them
+ * otherwise (air_fatal too), so path appears only for a complete run. */
+typedef struct AirSinkFile {
+  char *tmp;    /* path.tmp */
+  char *path;   /* the sink's path */
+  bool closed;  /* written and closed without error */
+} AirSinkFile;
+/* After the exit status of every rank is known (rank 0): rename or remove.
+ * Returns status, or 1 when a rename failed. */
+int air_sink_files_settle(AirRuntime *rt, int status);
+/* Remove every sink's path.tmp (a fatal error; any thread, rank 0). */
+void air_sink_files_remove(AirRuntime *rt);
 
 #endif /* AIR_INT_H */

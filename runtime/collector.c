@@ -11,7 +11,8 @@ typedef struct Collector {
   AirRuntime *rt;
   AirCollectorDef def;
   FILE *out;       /* stdout or the .tmp file */
-  char *tmp_path;  /* path + ".tmp", NULL for stdout */
+  AirSinkFile *file; /* the sink file's entry in the runtime, NULL for stdout */
+  char *tmp_path;  /* path + ".tmp", NULL for stdout (owned by file) */
   char *rows;      /* held rows (windowed) */
   size_t n, cap;   /* rows held / allocated */
   char *ready;     /* scratch for rows being written */
@@ -90,6 +91,8 @@ static void on_batch(AirVertex *v, int input, const void *rows, size_t nrows, vo
   c->n += nrows;
 }
 
+/* The end of the results: a sink file is closed here and renamed by
+ * air_run once every rank is known to have succeeded. */
 static void finish(Collector *c) {
   const char *shown = c->def.path ? c->def.path : "standard output";
   bool bad = ferror(c->out) != 0;
@@ -98,13 +101,10 @@ static void finish(Collector *c) {
     bad |= fclose(c->out) != 0;
     int err = errno;
     c->out = NULL;
-    if (bad) {
+    if (bad)
       air_fail(c->rt, "cannot write '%s': %s", c->tmp_path, err ? strerror(err) : "write error");
-      remove(c->tmp_path);
-    } else if (rename(c->tmp_path, c->def.path) != 0) {
-      air_fail(c->rt, "cannot rename '%s' to '%s': %s", c->tmp_path, c->def.path,
-               strerror(errno));
-    }
+    else
+      c->file->closed = true;
   } else {
     bad |= fflush(c->out) != 0;
     if (bad)
@@ -166,7 +166,6 @@ static void collector_free(void *ctx) {
   Collector *c = ctx;
   if (c->out && c->out != stdout)
     fclose(c->out);
-  free(c->tmp_path);
   free(c->rows);
   free(c->ready);
   free(c);
@@ -198,12 +197,21 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
   c->min_wend = INT64_MAX;
   if (def->path) {
     size_t n = strlen(def->path);
-    c->tmp_path = air_xmalloc(rt, n + 5);
+    AirSinkFile **files = realloc(rt->files, (size_t)(rt->nfiles + 1) * sizeof *files);
+    if (!files)
+      air_fatal(rt, "out of memory");
+    rt->files = files;
+    c->file = files[rt->nfiles] = air_xmalloc(rt, sizeof *c->file);
+    c->file->path = air_xmalloc(rt, n + 1);
+    memcpy(c->file->path, def->path, n + 1);
+    c->tmp_path = c->file->tmp = air_xmalloc(rt, n + 5);
     memcpy(c->tmp_path, def->path, n);
     memcpy(c->tmp_path + n, ".tmp", 5);
+    c->file->closed = false;
     c->out = fopen(c->tmp_path, "w");
     if (!c->out)
       air_fatal(rt, "cannot write '%s': %s", c->tmp_path, strerror(errno));
+    rt->nfiles++;
   }
   if (def->header) {
     fputs(def->header, c->out);
@@ -213,4 +221,32 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
   AirVertex *v = air_vertex_consumer(rt, name, inputs, 1, on_batch, on_watermark, c, true);
   v->destroy = collector_free;
   return v;
+}
+
+int air_sink_files_settle(AirRuntime *rt, int status) {
+  for (int i = 0; i < rt->nfiles; i++) {
+    AirSinkFile *f = rt->files[i];
+    if (status == 0 && f->closed) {
+      if (rename(f->tmp, f->path) != 0) {
+        air_fail(rt, "cannot rename '%s' to '%s': %s", f->tmp, f->path, strerror(errno));
+        status = 1;
+      }
+    } else {
+      remove(f->tmp);
+    }
+  }
+  for (int i = 0; i < rt->nfiles; i++) {
+    free(rt->files[i]->tmp);
+    free(rt->files[i]->path);
+    free(rt->files[i]);
+  }
+  free(rt->files);
+  rt->files = NULL;
+  rt->nfiles = 0;
+  return status;
+}
+
+void air_sink_files_remove(AirRuntime *rt) {
+  for (int i = 0; i < rt->nfiles; i++)
+    remove(rt->files[i]->tmp);
 }

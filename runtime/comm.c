@@ -129,9 +129,11 @@ void air_fatal_main(AirRuntime *rt) {
       nap_us(1000);
     }
   }
-  /* Rank 0: print distinct messages as they come, then end everyone. */
+  /* Rank 0: print distinct messages as they come, then end everyone. A
+   * failed run leaves no sink file, not even its .tmp. */
   char seen[8][sizeof rt->fatal_msg];
   int nseen = 0;
+  air_sink_files_remove(rt);
   fflush(stdout);
   air_progress_clear(rt);
   if (msg[0]) {

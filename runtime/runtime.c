@@ -374,6 +374,7 @@ int air_run(AirRuntime *rt) {
    * job everywhere. */
   int status = atomic_load(&rt->status), all = 0;
   MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MAX, rt->comm);
+  all = air_sink_files_settle(rt, all);
 
   air_vertices_free(rt);
   for (int i = 0; rt->outq && i < rt->world * AIR_MAX_EDGES; i++)
