@@ -177,6 +177,15 @@ static bool is_padded_array(const Expr *e, const Ctx *cx) {
   return e->kind == EX_COLUMN;
 }
 
+/* fn(l, r) with both operands converted to t. */
+static void emit_call2(FILE *out, const char *fn, const Expr *l, const Expr *r, Type t, const Ctx *cx) {
+  fprintf(out, "%s(", fn);
+  emit_as(out, l, t, cx);
+  fprintf(out, ", ");
+  emit_as(out, r, t, cx);
+  fputc(')', out);
+}
+
 static void emit_compare(FILE *out, const Expr *l, OpKind op, const Expr *r, const Ctx *cx) {
   if (l->type.kind == TY_VARCHAR && (op == OP_EQ || op == OP_NE)) {
     /* column = 'literal': one fixed-size memcmp, NUL included, since the
@@ -202,6 +211,13 @@ static void emit_compare(FILE *out, const Expr *l, OpKind op, const Expr *r, con
     return;
   }
   Type t = l->type.kind == TY_BOOL ? l->type : common_numeric(l->type, r->type);
+  if (t.kind == TY_DOUBLE) {
+    /* NaN = NaN, NaN above every number, -0 = 0 (program.c.tpl) */
+    fputc('(', out);
+    emit_call2(out, "q_cmp_f64", l, r, t, cx);
+    fprintf(out, " %s 0)", cmp_op(op));
+    return;
+  }
   fputc('(', out);
   emit_as(out, l, t, cx);
   fprintf(out, " %s ", cmp_op(op));
@@ -229,21 +245,12 @@ static void emit_int_literal(FILE *out, int64_t v, Type t) {
     fprintf(out, "INT64_C(%" PRId64 ")", v);
 }
 
-/* fn(lhs, rhs) with both operands converted to t. */
-static void emit_call2(FILE *out, const char *fn, const Expr *e, Type t, const Ctx *cx) {
-  fprintf(out, "%s(", fn);
-  emit_as(out, e->lhs, t, cx);
-  fprintf(out, ", ");
-  emit_as(out, e->rhs, t, cx);
-  fputc(')', out);
-}
-
 static void emit_arith(FILE *out, const Expr *e, const Ctx *cx) {
   Type t = e->type;
   if (t.kind == TY_DOUBLE) {
     const char *o = e->op == OP_ADD ? "+" : e->op == OP_SUB ? "-" : e->op == OP_MUL ? "*" : "/";
     if (e->op == OP_MOD || e->op == OP_DIV) {
-      emit_call2(out, e->op == OP_MOD ? "fmod" : "q_div_f64", e, t, cx);
+      emit_call2(out, e->op == OP_MOD ? "fmod" : "q_div_f64", e->lhs, e->rhs, t, cx);
       return;
     }
     fputc('(', out);
@@ -260,7 +267,7 @@ static void emit_arith(FILE *out, const Expr *e, const Ctx *cx) {
   if (e->op == OP_DIV || e->op == OP_MOD) {
     char fn[16];
     snprintf(fn, sizeof fn, "q_%s_%s", e->op == OP_DIV ? "div" : "mod", narrow ? "i32" : "i64");
-    emit_call2(out, fn, e, opt, cx);
+    emit_call2(out, fn, e->lhs, e->rhs, opt, cx);
     return;
   }
   const char *o = e->op == OP_ADD ? "+" : e->op == OP_SUB ? "-" : "*";
@@ -324,10 +331,20 @@ static void emit_default(FILE *out, Type t) {
   }
 }
 
+/* An aggregate over DOUBLE values that keeps an exact sum (AirXsum). */
+static bool exact_sum(const Expr *a) {
+  return (a->agg == AGG_SUM || a->agg == AGG_AVG) && a->args && a->args->kind != EX_STAR &&
+         a->args->type.kind == TY_DOUBLE;
+}
+
 static void emit_agg_value(FILE *out, const Expr *e, const Ctx *cx) {
   int j = e->agg_idx;
-  if (e->agg == AGG_AVG)
+  if (e->agg == AGG_AVG && exact_sum(e))
+    fprintf(out, "(air_xsum_value(&%s->a%ds) / (double)%s->a%dn)", cx->acc, j, cx->acc, j);
+  else if (e->agg == AGG_AVG)
     fprintf(out, "((double)%s->a%ds / (double)%s->a%dn)", cx->acc, j, cx->acc, j);
+  else if (exact_sum(e))
+    fprintf(out, "air_xsum_value(&%s->a%d)", cx->acc, j);
   else
     fprintf(out, "%s->a%d", cx->acc, j);
 }
@@ -627,11 +644,11 @@ static void emit_chain_types(Gen *g, const Chain *ch) {
       switch (a->agg) {
       case AGG_COUNT_STAR:
       case AGG_COUNT: fprintf(o, "  int64_t a%d; /* ", j); break;
-      case AGG_SUM: fprintf(o, "  %s a%d; /* ", at.kind == TY_DOUBLE ? "double" : "int64_t", j); break;
+      case AGG_SUM: fprintf(o, "  %s a%d; /* ", exact_sum(a) ? "AirXsum" : "int64_t", j); break;
       case AGG_MIN:
       case AGG_MAX: fprintf(o, "  %s a%d; /* ", ctype(at), j); break;
       case AGG_AVG:
-        fprintf(o, "  %s a%ds; /* sum of ", at.kind == TY_DOUBLE ? "double" : "int64_t", j);
+        fprintf(o, "  %s a%ds; /* sum of ", exact_sum(a) ? "AirXsum" : "int64_t", j);
         c_comment(o, a->text);
         fprintf(o, " */\n  int64_t a%dn; /* ", j);
         break;
@@ -691,7 +708,7 @@ static void emit_chain_types(Gen *g, const Chain *ch) {
         if (t.kind == TY_VARCHAR)
           fprintf(o, "  if ((r = strcmp(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
         else if (t.kind == TY_DOUBLE)
-          fprintf(o, "  if ((r = q_cmp_f64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
+          fprintf(o, "  if ((r = q_order_f64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
         else
           fprintf(o, "  if ((r = q_cmp_i64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
       }
@@ -828,6 +845,8 @@ static void emit_table(Gen *g, const Relation *r) {
   fprintf(f, "  TK%d tk;\n  memset(&tk, 0, sizeof tk);\n", r->index);
   if (kt.kind == TY_VARCHAR)
     fprintf(f, "  memcpy(tk.k, row->c%d, sizeof tk.k);\n", r->key_col);
+  else if (kt.kind == TY_DOUBLE)
+    fprintf(f, "  tk.k = q_f64_key(row->c%d);\n", r->key_col);
   else
     fprintf(f, "  tk.k = row->c%d;\n", r->key_col);
   fprintf(f, "  bool is_new;\n  T%d *slot = air_hash_upsert(tab%d, &tk, air_hash_bytes(&tk, sizeof tk), &is_new);\n",
@@ -879,13 +898,24 @@ typedef struct SegEnv {
   Ctx cx;              /* where columns live */
 } SegEnv;
 
+/* dst = key value e of type t: a DOUBLE key is normalized (q_f64_key). */
+static void emit_key_assign(FILE *o, const char *ind, const char *dst, const Expr *e, Type t, const Ctx *cx) {
+  if (t.kind != TY_DOUBLE) {
+    emit_assign(o, ind, dst, e, t, cx);
+    return;
+  }
+  fprintf(o, "%s%s = q_f64_key(", ind, dst);
+  emit_as(o, e, t, cx);
+  fprintf(o, ");\n");
+}
+
 static void emit_key_build(FILE *o, const Chain *ch, const Ctx *cx, const char *ind) {
   const Select *s = ch->sel;
   fprintf(o, "%sK%d key;\n%smemset(&key, 0, sizeof key);\n", ind, ch->index, ind);
   for (int i = 0; i < s->nkeys; i++) {
     char dst[32];
     snprintf(dst, sizeof dst, "key.k%d", i);
-    emit_assign(o, ind, dst, s->keys[i], s->keys[i]->type, cx);
+    emit_key_assign(o, ind, dst, s->keys[i], s->keys[i]->type, cx);
   }
 }
 
@@ -893,7 +923,19 @@ static void emit_key_build(FILE *o, const Chain *ch, const Ctx *cx, const char *
 static void emit_join_key(FILE *o, const Chain *ch, const Ctx *cx, int side, const char *ind) {
   const Select *s = ch->sel;
   fprintf(o, "%sK%d key;\n%smemset(&key, 0, sizeof key);\n", ind, ch->index, ind);
-  emit_assign(o, ind, "key.k0", side ? s->join_rkey : s->join_lkey, join_key_type(s), cx);
+  emit_key_assign(o, ind, "key.k0", side ? s->join_rkey : s->join_lkey, join_key_type(s), cx);
+}
+
+/* The condition under which value `v` replaces MIN or MAX accumulator j:
+ * DOUBLEs in the total order of q_order_f64 (NaN above every number, -0
+ * below +0), so that the result does not depend on the order of the rows. */
+static void min_max_cond(char *buf, size_t n, const Expr *a, const char *v, int j) {
+  bool dbl = a->args->type.kind == TY_DOUBLE;
+  const char *op = a->agg == AGG_MIN ? "<" : ">";
+  if (dbl)
+    snprintf(buf, n, "q_order_f64(%s, acc->a%d) %s 0", v, j, op);
+  else
+    snprintf(buf, n, "%s %s acc->a%d", v, op, j);
 }
 
 static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char *ind, const char *ts) {
@@ -908,10 +950,10 @@ static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char 
     case AGG_SUM:
     case AGG_AVG: {
       const char *suffix = a->agg == AGG_AVG ? "s" : "";
-      if (x->type.kind == TY_DOUBLE) {
-        fprintf(o, "%sacc->a%d%s += ", ind, j, suffix);
+      if (exact_sum(a)) {
+        fprintf(o, "%sair_xsum_add(&acc->a%d%s, ", ind, j, suffix);
         emit_expr(o, x, cx);
-        fprintf(o, ";\n");
+        fprintf(o, ");\n");
       } else {
         fprintf(o, "%sacc->a%d%s = (int64_t)((uint64_t)acc->a%d%s + (uint64_t)(int64_t)", ind, j, suffix, j,
                 suffix);
@@ -922,12 +964,14 @@ static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char 
       break;
     }
     case AGG_MIN:
-    case AGG_MAX:
+    case AGG_MAX: {
       fprintf(o, "%s{\n%s  %s v = ", ind, ind, ctype(x->type));
       emit_expr(o, x, cx);
-      fprintf(o, ";\n%s  if (is_new || v %s acc->a%d) acc->a%d = v;\n%s}\n", ind,
-              a->agg == AGG_MIN ? "<" : ">", j, j, ind);
+      char cond[96];
+      min_max_cond(cond, sizeof cond, a, "v", j);
+      fprintf(o, ";\n%s  if (is_new || %s) acc->a%d = v;\n%s}\n", ind, cond, j, ind);
       break;
+    }
     case AGG_NONE: break;
     }
   }
@@ -939,24 +983,28 @@ static void emit_acc_merge(FILE *o, const Chain *ch, const char *ind) {
   fprintf(o, "%sif (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;\n", ind);
   for (int j = 0; j < s->naggs; j++) {
     const Expr *a = s->aggs[j];
-    bool dbl = a->args && a->args->kind != EX_STAR && a->args->type.kind == TY_DOUBLE;
+    bool exact = exact_sum(a);
+    const char *suffix = a->agg == AGG_AVG ? "s" : "";
     switch (a->agg) {
     case AGG_COUNT_STAR:
     case AGG_COUNT: fprintf(o, "%sacc->a%d += p->a%d;\n", ind, j, j); break;
     case AGG_SUM:
-      if (dbl) fprintf(o, "%sacc->a%d += p->a%d;\n", ind, j, j);
-      else fprintf(o, "%sacc->a%d = (int64_t)((uint64_t)acc->a%d + (uint64_t)p->a%d);\n", ind, j, j, j);
-      break;
     case AGG_AVG:
-      if (dbl) fprintf(o, "%sacc->a%ds += p->a%ds;\n", ind, j, j);
-      else fprintf(o, "%sacc->a%ds = (int64_t)((uint64_t)acc->a%ds + (uint64_t)p->a%ds);\n", ind, j, j, j);
-      fprintf(o, "%sacc->a%dn += p->a%dn;\n", ind, j, j);
+      if (exact)
+        fprintf(o, "%sair_xsum_merge(&acc->a%d%s, &p->a%d%s);\n", ind, j, suffix, j, suffix);
+      else
+        fprintf(o, "%sacc->a%d%s = (int64_t)((uint64_t)acc->a%d%s + (uint64_t)p->a%d%s);\n", ind, j, suffix,
+                j, suffix, j, suffix);
+      if (a->agg == AGG_AVG) fprintf(o, "%sacc->a%dn += p->a%dn;\n", ind, j, j);
       break;
     case AGG_MIN:
-    case AGG_MAX:
-      fprintf(o, "%sif (is_new || p->a%d %s acc->a%d) acc->a%d = p->a%d;\n", ind, j,
-              a->agg == AGG_MIN ? "<" : ">", j, j, j);
+    case AGG_MAX: {
+      char val[32], cond[96];
+      snprintf(val, sizeof val, "p->a%d", j);
+      min_max_cond(cond, sizeof cond, a, val, j);
+      fprintf(o, "%sif (is_new || %s) acc->a%d = p->a%d;\n", ind, cond, j, j);
       break;
+    }
     case AGG_NONE: break;
     }
   }
@@ -1179,6 +1227,8 @@ static void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv 
           fprintf(o, ";\n%sif (!q_fits(lk, %d)) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, kt.len, ind2,
                   env->cnt, ind2, ind2);
           fprintf(o, "%sq_strcpy(tk.k, sizeof tk.k, lk);\n", ind2);
+        } else if (kt.kind == TY_DOUBLE) {
+          emit_key_assign(o, ind2, "tk.k", lk, kt, &env->cx);
         } else {
           fprintf(o, "%stk.k = ", ind2);
           emit_expr(o, lk, &env->cx);

@@ -384,6 +384,75 @@ void air_write_bool(FILE *f, bool v);       /* true / false */
 
 
 /* ======================================================================
+ * Exact DOUBLE sums (xsum.c)
+ * ====================================================================== */
+
+/* The exact sum of any number of doubles, as one fixed-point integer wide
+ * enough for every finite double (bit 0 is 2^-1074, the smallest
+ * subnormal; bits up to 2^1087 leave room for 2^63 additions of DBL_MAX),
+ * in two's complement over 34 64-bit limbs, plus flags for NaN and the
+ * infinities. Integer addition is associative and commutative, so the sum
+ * does not depend on the order of the additions or merges: SUM and AVG of
+ * DOUBLE give the same bits for any number of ranks, fused or not, and the
+ * value is the exact sum rounded once to the nearest double (ties to even).
+ * A zeroed AirXsum is the empty sum; copy it by value (it holds no pointer). */
+#define AIR_XSUM_LIMBS 34
+enum { AIR_XSUM_NAN = 1, AIR_XSUM_PINF = 2, AIR_XSUM_NINF = 4 };
+typedef struct AirXsum {
+  uint64_t limb[AIR_XSUM_LIMBS]; /* least significant first */
+  uint64_t special;              /* AIR_XSUM_* flags seen */
+} AirXsum;
+
+static inline void air_xsum_add(AirXsum *s, double x) {
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  uint64_t e = (bits >> 52) & 0x7ff, m = bits & ((UINT64_C(1) << 52) - 1);
+  if (e == 0x7ff) {
+    s->special |= m ? AIR_XSUM_NAN : (bits >> 63) ? AIR_XSUM_NINF : AIR_XSUM_PINF;
+    return;
+  }
+  if (m == 0 && e == 0)
+    return; /* +0 and -0 */
+  unsigned pos = 0;
+  if (e) {
+    m |= UINT64_C(1) << 52;
+    pos = (unsigned)e - 1;
+  }
+  unsigned i = pos / 64, off = pos % 64;
+  uint64_t lo = m << off, hi = off ? m >> (64 - off) : 0;
+  if (!(bits >> 63)) {
+    uint64_t t = s->limb[i] + lo;
+    uint64_t c = t < lo;
+    s->limb[i] = t;
+    t = s->limb[i + 1] + hi;
+    uint64_t c2 = t < hi;
+    t += c;
+    c2 |= t < c;
+    s->limb[i + 1] = t;
+    for (unsigned k = i + 2; c2 && k < AIR_XSUM_LIMBS; k++)
+      c2 = ++s->limb[k] == 0;
+  } else {
+    uint64_t t = s->limb[i];
+    uint64_t b = t < lo;
+    s->limb[i] = t - lo;
+    t = s->limb[i + 1];
+    uint64_t b2 = t < hi;
+    t -= hi;
+    b2 |= t < b;
+    t -= b;
+    s->limb[i + 1] = t;
+    for (unsigned k = i + 2; b2 && k < AIR_XSUM_LIMBS; k++)
+      b2 = s->limb[k]-- == 0;
+  }
+}
+/* dst += src (both exact sums). */
+void air_xsum_merge(AirXsum *dst, const AirXsum *src);
+/* The exact sum rounded to the nearest double: NaN if a NaN was added or
+ * both infinities, else the infinity added, else the rounded sum (+0 for an
+ * exact zero, and +-inf when it is beyond the largest double). */
+double air_xsum_value(const AirXsum *s);
+
+/* ======================================================================
  * Session windows (session.c) and row vectors (vec.c)
  * ====================================================================== */
 

@@ -136,6 +136,8 @@ run_case() {
   [ -f "$dir/args" ] && args=$(cat "$dir/args")
   outputs=""
   [ -f "$dir/outputs" ] && outputs=$(cat "$dir/outputs")
+  repeat=1
+  [ -f "$dir/repeat" ] && repeat=$(cat "$dir/repeat")
 
   if [ ! -f "$dir/query.airq" ]; then
     fail "$name: no query.airq"
@@ -186,7 +188,15 @@ run_case() {
       continue
     fi
     for np in $ranks; do
-      run_one "$name" "$np" "$variant" "$bin"
+      if [ "$repeat" = 1 ]; then
+        run_one "$name" "$np" "$variant" "$bin"
+        continue
+      fi
+      i=1
+      while [ "$i" -le "$repeat" ]; do
+        run_one "$name" "$np" "$variant#$i" "$bin"
+        i=$((i + 1))
+      done
     done
   done
 }

@@ -123,7 +123,27 @@ static inline void q_count_rows(int64_t filtered, int64_t unmatched, int64_t lat
   if (late) air_stat_add(g_rt, AIR_STAT_LATE, late);
 }
 static inline int q_cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
-static inline int q_cmp_f64(double a, double b) { return a < b ? -1 : a > b; }
+/* DOUBLE comparison as SQL engines make it (PostgreSQL, Spark): NaN equals
+ * NaN and is greater than every number; -0 equals 0. */
+static inline int q_cmp_f64(double a, double b) {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  if (a == b) return 0;
+  return (a != a) - (b != b); /* at least one NaN */
+}
+/* A total order refining q_cmp_f64, -0 before +0: MIN, MAX and the order of
+ * result rows do not depend on the order rows arrive in. */
+static inline int q_order_f64(double a, double b) {
+  int r = q_cmp_f64(a, b);
+  if (r != 0 || a != 0) return r;
+  return (int)(signbit(b) != 0) - (int)(signbit(a) != 0);
+}
+/* A DOUBLE group or join key: -0 as 0 and every NaN as one NaN, so that
+ * values equal under q_cmp_f64 are one key (hashed and compared as bytes). */
+static inline double q_f64_key(double x) {
+  if (x != x) return NAN;
+  return x == 0 ? 0.0 : x;
+}
 
 static AirEdge *g_edge[1]; /* edges by id (the MPI tag) */
 static AirCsv *g_csv0; /* opened before the run starts */
