@@ -116,6 +116,10 @@ static inline int64_t q_hop_first(QWinCache *c, int64_t ts, int64_t size, int64_
   }
   return c->ws;
 }
+/* A watermark held back by hold ms (no watermark and the end stay). */
+static inline int64_t q_wm_back(int64_t wm, int64_t hold) {
+  return wm == AIR_WM_NONE || wm == AIR_WM_END ? wm : wm - hold;
+}
 /* A pipeline's row counters, added to the stats once per batch. */
 static inline void q_count_rows(int64_t filtered, int64_t unmatched, int64_t late) {
   if (filtered) air_stat_add(g_rt, AIR_STAT_FILTERED, filtered);

@@ -366,6 +366,8 @@ struct Relation {
   int time_col;          /* event-time column index, or -1 (tables) */
   bool has_watermark;    /* WATERMARK clause given */
   int64_t wm_bound_ms;   /* tolerated disorder in ms (0 without WATERMARK) */
+  int64_t wm_hold_ms;    /* windowed derived stream: its watermark is its query's minus this,
+                            the most its event time can be behind its window's end */
   bool ingestion_time;   /* the time column is wall-clock ingestion time */
   int key_col;           /* TABLE: PRIMARY KEY column index */
   SourceKind source;     /* REL_SOURCE/REL_TABLE: where rows come from */

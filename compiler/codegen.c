@@ -684,6 +684,7 @@ static void emit_chain_types(Gen *g, const Chain *ch) {
   /* the result row: to the collector, or to the readers of a derived stream */
   fprintf(o, "typedef struct O%d { /* a result row */\n", c);
   fprintf(o, "  int64_t wend; /* window end, ms */\n  int64_t ts; /* event time, ms */\n");
+  fprintf(o, "  int64_t srcwm; /* for a derived stream's readers: windows ending by then are closed to it */\n");
   if (ch->windowed && ch->join_at < 0)
     for (int i = 0; i < s->nkeys; i++) {
       snprintf(nm, sizeof nm, "k%d", i);
@@ -1122,7 +1123,7 @@ static void emit_out_row(FILE *o, const Stage *st, const SegEnv *env, const char
   const Chain *ch = st->chain;
   const Select *s = ch->sel;
   fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
-  fprintf(o, "%sout.ts = %s;\n", ind, env->ts);
+  fprintf(o, "%sout.ts = %s;\n%sout.srcwm = %s;\n", ind, env->ts, ind, env->wm);
   if (env->cx.wend) fprintf(o, "%sout.wend = %s;\n", ind, env->cx.wend);
   for (int i = 0; i < s->nout; i++) {
     char dst[32];
@@ -1270,6 +1271,18 @@ static void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv 
   fprintf(o, "%s} while (0);\n", ind);
 }
 
+/* A windowed derived stream's watermark hold (0 for other chains). */
+static int64_t chain_hold(const Chain *ch) { return ch->derived ? ch->derived->wm_hold_ms : 0; }
+
+/* The srcwm of a result row of a window ending at `wend` (C): one below the
+ * least event time a row of that window can have, so that it is never late
+ * for the derived stream's readers, whose watermark is at most that (the
+ * producing stage forwards its own held back, emit_forward_wm). */
+static const char *result_srcwm(char *buf, size_t n, const Chain *ch, const char *wend) {
+  snprintf(buf, n, "(%s - INT64_C(%" PRId64 ") - 1)", wend, chain_hold(ch));
+  return buf;
+}
+
 /* The O row of one closed window of key `key` with accumulators `acc`. */
 static void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char *ind,
                                const char *skip) {
@@ -1284,6 +1297,8 @@ static void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, cons
   }
   fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
   fprintf(o, "%sout.wend = wend;\n%sout.ts = acc->maxts;\n", ind, ind);
+  char srcwm[96];
+  fprintf(o, "%sout.srcwm = %s;\n", ind, result_srcwm(srcwm, sizeof srcwm, ch, "wend"));
   for (int i = 0; i < s->nkeys; i++) {
     if (s->keys[i]->type.kind == TY_VARCHAR)
       fprintf(o, "%smemcpy(out.k%d, key->k%d, sizeof out.k%d);\n", ind, i, i, i);
@@ -1348,7 +1363,8 @@ static void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *e
     fprintf(o, "%s          const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
     SegEnv je = *env;
     je.ts = "ts";
-    je.wm = "AIR_WM_NONE"; /* joined rows are not checked again */
+    char jwm[96];
+    je.wm = result_srcwm(jwm, sizeof jwm, ch, "wend"); /* joined rows are not checked again */
     je.cx.col_fmt[0] = "l->f0c%d";
     je.cx.col_fmt[1] = "rr->f1c%d";
     je.cx.implicit_ts[0] = je.cx.implicit_ts[1] = -1;
@@ -1369,12 +1385,18 @@ static void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *e
   fprintf(o, "%s    }\n%s    air_windows_recycle(%s, tab);\n%s  }\n%s}\n", ind, ind, env->win, ind, ind);
 }
 
-/* Watermark wm to every output of a stage (ports named by env->outs). */
+/* Watermark wm to every output of a stage (ports named by env->outs). The
+ * stage making a windowed derived stream holds it back by the most the
+ * stream's event time can trail its window's end (sema's wm_hold_ms). */
 static void emit_forward_wm(FILE *o, const Stage *st, const char *outs, const char *ind) {
+  int64_t hold = st->chain->producer == st->id - 1 ? chain_hold(st->chain) : 0;
   for (int k = 0; k < st->nouts; k++) {
     char port[64];
     snprintf(port, sizeof port, outs, st->outs[k]);
-    fprintf(o, "%sair_out_watermark(%s, wm);\n", ind, port);
+    if (hold)
+      fprintf(o, "%sair_out_watermark(%s, q_wm_back(wm, INT64_C(%" PRId64 ")));\n", ind, port, hold);
+    else
+      fprintf(o, "%sair_out_watermark(%s, wm);\n", ind, port);
   }
 }
 
@@ -1691,9 +1713,9 @@ static void emit_stage(Gen *g, const Stage *st) {
   SegEnv env = {.cnt = "", .outs = outs, .win = win, .wm = wmv};
   stage_ctx(g, st, &env.cx, false);
   /* Lateness is decided against the watermark of the row's source rank
-   * when it was read (carried in R rows), so that a row is late or not
-   * whatever the fusion and the timing of other ranks' watermarks. */
-  if (st->first > 0) env.wm = "r->srcwm";
+   * when it was read (carried in R and O rows), so that a row is late or
+   * not whatever the fusion and the timing of other ranks' watermarks. */
+  env.wm = "r->srcwm";
   char ts[96];
   if (st->first == 0)
     colref(ts, sizeof ts, &env.cx, st->leg, leg_source(st)->time_col);

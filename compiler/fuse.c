@@ -263,6 +263,28 @@ static void print_time(FILE *out, const Relation *r) {
             r->cols[r->time_col].name);
 }
 
+/* A derived stream's event time and watermark (sema.c's derive_time). */
+static void print_derived_time(FILE *out, const Relation *r) {
+  const Select *s = r->def->select;
+  const char *col = r->cols[r->time_col].name;
+  fprintf(out, "    time: %s.%s, ", r->name, col);
+  if (!s->window) {
+    fprintf(out, "the event time of its input's rows; watermark = its input's\n");
+    return;
+  }
+  if (r->time_col == s->nout)
+    fprintf(out, "the latest event time of the rows behind each result");
+  else
+    fprintf(out, "%s of each result", s->out[r->time_col].expr->text);
+  fprintf(out, "; watermark = its query's");
+  if (r->wm_hold_ms) {
+    fprintf(out, " minus ");
+    print_ms(out, r->wm_hold_ms);
+    fprintf(out, " (the most %s trails its window's end)", col);
+  }
+  fputc('\n', out);
+}
+
 static void print_keys(FILE *out, const Select *s) {
   for (int i = 0; i < s->nkeys; i++) fprintf(out, "%s%s", i ? ", " : "", s->keys[i]->text);
 }
@@ -314,8 +336,7 @@ void explain_print(FILE *out, const Physical *ph) {
       for (int c = 0; c < pl->nchains; c++)
         if (pl->chains[c].derived == r) q = c + 1;
       fprintf(out, "stream %s: derived, the results of query %d\n", r->name, q);
-      fprintf(out, "    time: %s.%s, the latest event time of the rows behind each result; watermark = its query's\n",
-              r->name, r->cols[r->time_col].name);
+      print_derived_time(out, r);
     } else {
     fprintf(out, "source %s: %s", r->name, source_kind(r));
     if (r->source == SRC_CSV) fprintf(out, " '%s'%s", r->path ? r->path : "", r->header ? " with header" : "");

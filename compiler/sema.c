@@ -1960,6 +1960,67 @@ static void check_sink(Sema *s, Stmt *st) {
     catalog_add(s, r);
 }
 
+/* Is e a reference to the event-time column of one of the query's streams? */
+static bool is_event_time(const Select *sel, const Expr *e) {
+  if (!e || e->kind != EX_COLUMN || e->from_idx < 0 || e->from_idx >= sel->nfrom) return false;
+  const Relation *in = sel->from[e->from_idx].rel;
+  return in && in->kind != REL_TABLE && in->time_col == e->col_idx;
+}
+
+/* How far behind its window's end the event time `e` of a windowed result
+ * row can be (e NULL: the implicit ts, the latest event time of the rows
+ * behind it). Results of a window leave when the watermark passes the
+ * window's end, so later results have ends above today's watermark W and
+ * event times above W - hold: the derived stream's watermark is its
+ * query's minus the hold, and no row of it is late for its readers. False
+ * when e has no such bound (an expression of anything else, or a SESSION's
+ * start, which can be arbitrarily old). */
+static bool time_hold(const Select *sel, const Expr *e, int64_t *hold) {
+  const WindowSpec *w = sel->window;
+  bool session = w->kind == WIN_SESSION;
+  /* an event time of a row in the window: at least its start (sessions:
+   * only the latest, at least end - gap) */
+  int64_t row = session ? w->gap_ms : w->size_ms;
+  if (!e) {
+    *hold = row;
+    return true;
+  }
+  switch (e->kind) {
+  case EX_WINDOW_END: *hold = 0; return true;
+  case EX_WINDOW_START:
+    *hold = w->size_ms;
+    return !session;
+  case EX_BINARY: {
+    /* t + k, k + t, t - k for an interval or integer literal k (ms) */
+    const Expr *t = e->lhs, *k = e->rhs;
+    if (e->op == OP_ADD && (t->kind == EX_INTERVAL || t->kind == EX_INT)) t = e->rhs, k = e->lhs;
+    int64_t h;
+    if ((e->op != OP_ADD && e->op != OP_SUB) || (k->kind != EX_INTERVAL && k->kind != EX_INT) ||
+        !time_hold(sel, t, &h))
+      return false;
+    if (e->op == OP_ADD)
+      h -= k->ival; /* h >= 0 and k <= INT64_MAX: no overflow */
+    else if (__builtin_add_overflow(h, k->ival, &h))
+      return false;
+    *hold = h < 0 ? 0 : h; /* ahead of the window's end: the query's own watermark is safe */
+    return true;
+  }
+  case EX_CALL:
+    /* MAX or MIN of the input's event time (a session's MIN is its start) */
+    if ((e->agg != AGG_MAX && e->agg != AGG_MIN) || (session && e->agg == AGG_MIN) ||
+        !is_event_time(sel, e->args))
+      return false;
+    *hold = row;
+    return true;
+  case EX_COLUMN:
+    /* a row's own event time (a join's column, a GROUP BY key): in the window */
+    if (session || !is_event_time(sel, e)) return false;
+    *hold = w->size_ms;
+    return true;
+  default: return false;
+  }
+}
+
 /* The event-time column of a derived stream; see the comment at the top. */
 static void derive_time(Sema *s, Relation *r, Select *sel, SrcLoc *locs) {
   Relation *in = sel->from[sel->time_from].rel;
@@ -1982,8 +2043,17 @@ static void derive_time(Sema *s, Relation *r, Select *sel, SrcLoc *locs) {
                    "column 'ts' of stream '%s' must be TIMESTAMP, not %s: "
                    "ts is a derived stream's event time",
                    r->name, tyname(t, b));
+      if (t.kind == TY_TIMESTAMP && !time_hold(sel, sel->out[ts].expr, &r->wm_hold_ms))
+        diag_error(s->d, sel->out[ts].expr->loc,
+                   "the event time 'ts' of stream '%s' must be %s, or one of these plus or minus an "
+                   "interval, so that its watermark can follow it%s",
+                   r->name,
+                   sel->window->kind == WIN_SESSION ? "WINDOW_END or MAX of the event time"
+                                                     : "WINDOW_START, WINDOW_END, MIN or MAX of the event time",
+                   sel->window->kind == WIN_SESSION ? " (a session's start can be any time before its end)" : "");
       return;
     }
+    time_hold(sel, NULL, &r->wm_hold_ms);
   } else {
     for (int i = 0; i < sel->nout && in; i++) {
       Expr *e = sel->out[i].expr;

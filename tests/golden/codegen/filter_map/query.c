@@ -116,6 +116,10 @@ static inline int64_t q_hop_first(QWinCache *c, int64_t ts, int64_t size, int64_
   }
   return c->ws;
 }
+/* A watermark held back by hold ms (no watermark and the end stay). */
+static inline int64_t q_wm_back(int64_t wm, int64_t hold) {
+  return wm == AIR_WM_NONE || wm == AIR_WM_END ? wm : wm - hold;
+}
 /* A pipeline's row counters, added to the stats once per batch. */
 static inline void q_count_rows(int64_t filtered, int64_t unmatched, int64_t late) {
   if (filtered) air_stat_add(g_rt, AIR_STAT_FILTERED, filtered);
@@ -168,6 +172,7 @@ typedef struct R0 { /* a row between pipelines */
 typedef struct O0 { /* a result row */
   int64_t wend; /* window end, ms */
   int64_t ts; /* event time, ms */
+  int64_t srcwm; /* for a derived stream's readers: windows ending by then are closed to it */
   int64_t o0; /* id */
   int32_t o1; /* y */
   char o2[9]; /* label */
@@ -269,6 +274,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         O0 out;
         memset(&out, 0, sizeof out);
         out.ts = s.c3;
+        out.srcwm = st.wm;
         out.o0 = s.c0;
         out.o1 = ((int32_t)((uint32_t)((int32_t)((uint32_t)s.c1 * (uint32_t)((int32_t)2))) + (uint32_t)((int32_t)1)));
         memcpy(out.o2, s.c2, sizeof out.o2);

@@ -116,6 +116,10 @@ static inline int64_t q_hop_first(QWinCache *c, int64_t ts, int64_t size, int64_
   }
   return c->ws;
 }
+/* A watermark held back by hold ms (no watermark and the end stay). */
+static inline int64_t q_wm_back(int64_t wm, int64_t hold) {
+  return wm == AIR_WM_NONE || wm == AIR_WM_END ? wm : wm - hold;
+}
 /* A pipeline's row counters, added to the stats once per batch. */
 static inline void q_count_rows(int64_t filtered, int64_t unmatched, int64_t late) {
   if (filtered) air_stat_add(g_rt, AIR_STAT_FILTERED, filtered);
@@ -181,6 +185,7 @@ typedef struct R0 { /* a row between pipelines */
 typedef struct O0 { /* a result row */
   int64_t wend; /* window end, ms */
   int64_t ts; /* event time, ms */
+  int64_t srcwm; /* for a derived stream's readers: windows ending by then are closed to it */
   int64_t k0; /* key */
   int64_t o0; /* key */
   int64_t o1; /* total */
@@ -271,6 +276,7 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
         memset(&out, 0, sizeof out);
         out.wend = wend;
         out.ts = acc->maxts;
+        out.srcwm = (wend - INT64_C(0) - 1);
         out.k0 = key->k0;
         out.o0 = key->k0;
         out.o1 = acc->a0;
