@@ -863,7 +863,7 @@ static void emit_table(Gen *g, const Relation *r) {
       if (strcmp(r->cols[i].name, "ad_id") == 0) ad = i;
       if (strcmp(r->cols[i].name, "campaign_id") == 0) camp = i;
     }
-    fprintf(f, "  for (int k = 0; k < AIR_YSB_ADS; k++) {\n    T%d row;\n    char uuid[37];\n", r->index);
+    fprintf(f, "  for (int k = 0; k < AIR_YSB_ADS; k++) {\n    static T%d row;\n    char uuid[37];\n", r->index);
     fprintf(f, "    memset(&row, 0, sizeof row);\n");
     if (ad >= 0)
       fprintf(f, "    air_ysb_ad_uuid(k, uuid);\n    q_strcpy(row.c%d, sizeof row.c%d, uuid);\n", ad, ad);
@@ -880,7 +880,7 @@ static void emit_table(Gen *g, const Relation *r) {
   fprintf(f, "  while ((nf = air_csv_next(csv, f, %d, &line)) != -1) {\n", r->ncols + 1);
   fprintf(f, "    if (nf != %d) {\n      air_csv_bad_row(csv, line, nf == -2 ? \"bad quoting\" : \"expected %d fields\");\n      continue;\n    }\n",
           r->ncols, r->ncols);
-  fprintf(f, "    T%d row;\n    memset(&row, 0, sizeof row);\n", r->index);
+  fprintf(f, "    static T%d row; /* may be large: not on the main thread's stack */\n    memset(&row, 0, sizeof row);\n", r->index);
   emit_csv_parse(f, r, "row", "    ", "csv", "continue");
   fprintf(f, "    tab%d_insert(&row, air_csv_path(csv), line);\n  }\n  air_csv_close(csv);\n}\n\n", r->index);
 }
@@ -1812,6 +1812,57 @@ static void emit_stage(Gen *g, const Stage *st) {
 
 /* ---- the program ----------------------------------------------------------- */
 
+/* Bytes of the VARCHAR buffers CASTs in e make on the stack. */
+static size_t cast_bytes(const Expr *e) {
+  size_t n = 0;
+  for (; e; e = e->next) {
+    if (e->kind == EX_CAST && e->cast_to.kind == TY_VARCHAR)
+      n += (size_t)(e->cast_to.len + 1 > 32 ? e->cast_to.len + 1 : 32);
+    const Expr *kids[] = {e->lhs, e->rhs, e->third, e->else_};
+    for (size_t k = 0; k < sizeof kids / sizeof kids[0]; k++)
+      n += cast_bytes(kids[k]);
+    n += cast_bytes(e->args);
+  }
+  return n;
+}
+
+static size_t select_cast_bytes(const Select *s) {
+  size_t n = cast_bytes(s->where) + cast_bytes(s->having) + cast_bytes(s->join_on);
+  for (int i = 0; i < s->nout; i++) n += cast_bytes(s->out[i].expr);
+  for (int i = 0; i < s->nkeys; i++) n += cast_bytes(s->keys[i]);
+  for (int i = 0; i < s->naggs; i++) n += cast_bytes(s->aggs[i]);
+  return n;
+}
+
+/* Rows live on the vertex threads' stacks (a source's row, the rows and
+ * keys a pipeline makes): with wide VARCHAR columns they outgrow a default
+ * 8 MB stack. Tell the runtime a generous bound: four times every row type
+ * and every CAST buffer of the program. */
+static void emit_stack_hint(Gen *g) {
+  const Plan *pl = g->pl;
+  FILE *su = g->setup.f;
+  size_t casts = 0;
+  fprintf(su, "  air_stack_hint(g_rt, 4 * ((size_t)0");
+  for (int i = 0; i < pl->cat->nrels; i++) {
+    const Relation *r = pl->cat->rels[i];
+    bool read = false;
+    for (int c = 0; c < pl->nchains && !read; c++)
+      read = pl->chains[c].source == r || pl->chains[c].source1 == r;
+    if (r->kind == REL_SOURCE && read) fprintf(su, " + sizeof(S%d) + sizeof(SrcState%d)", r->index, r->index);
+  }
+  for (int c = 0; c < pl->nchains; c++) {
+    const Chain *ch = &pl->chains[c];
+    fprintf(su, " + sizeof(R%d) + sizeof(O%d)", c, c);
+    if (ch->join_at >= 0)
+      fprintf(su, " + sizeof(RB%d) + sizeof(K%d) + sizeof(J%d)", c, c, c);
+    else if (ch->windowed)
+      fprintf(su, " + sizeof(K%d) + sizeof(A%d) + sizeof(P%d)", c, c, c);
+    if (ch->sel->table_join) fprintf(su, " + sizeof(TK%d)", ch->sel->from[1].rel->index);
+    casts += select_cast_bytes(ch->sel);
+  }
+  fprintf(su, " + %zu));\n", casts);
+}
+
 static bool chain_reads(const Chain *ch, const Relation *r) { return ch->source == r || ch->source1 == r; }
 
 bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
@@ -1880,6 +1931,7 @@ bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
   }
   for (int i = 0; i < ph->nstages; i++)
     if (!in_source_loop(&ph->stages[i])) emit_stage(&g, &ph->stages[i]);
+  emit_stack_hint(&g);
   for (int i = 0; i < cat->nrels; i++) {
     const Relation *r = cat->rels[i];
     bool read = false;

@@ -46,6 +46,9 @@ int64_t air_default_seed(const AirRuntime *rt);  /* clock seed, equal on all ran
 int64_t air_now_ms(void);                        /* wall clock, ms since the epoch */
 bool air_should_stop(const AirRuntime *rt);      /* duration over or signal seen */
 AirRuntime *air_vertex_runtime(const AirVertex *v);
+/* Vertex threads get a stack of 8 MB plus `bytes` (called before air_run:
+ * the generated program's bound on the rows its functions keep there). */
+void air_stack_hint(AirRuntime *rt, size_t bytes);
 /* A fatal error before the stream starts (missing file, bad table): prints
  * "name: error: msg" once per distinct message and ends every rank with a
  * non-zero status. Never returns. */

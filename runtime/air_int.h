@@ -168,6 +168,7 @@ struct AirRuntime {
   MPI_Comm comm;          /* our dup of MPI_COMM_WORLD */
   int64_t rate;           /* --rate, -1 when absent */
   int threads;            /* --threads */
+  size_t stack_bytes;     /* vertex thread stack size, 0 = the default */
   double duration_s;      /* --duration, 0 = none */
   bool show_stats;        /* --stats */
   bool quiet;             /* --quiet */

@@ -43,6 +43,12 @@ double air_duration_s(const AirRuntime *rt) { return rt->duration_s; }
 int64_t air_default_seed(const AirRuntime *rt) { return rt->seed; }
 AirRuntime *air_vertex_runtime(const AirVertex *v) { return v->rt; }
 
+#define AIR_STACK_BASE ((size_t)8 << 20) /* what glibc gives a thread by default */
+
+void air_stack_hint(AirRuntime *rt, size_t bytes) {
+  rt->stack_bytes = bytes > SIZE_MAX - AIR_STACK_BASE ? SIZE_MAX : AIR_STACK_BASE + bytes;
+}
+
 bool air_should_stop(const AirRuntime *rt) {
   if (signalled)
     return true;

@@ -314,6 +314,10 @@ static void *consumer_main(void *arg) {
 }
 
 void air_vertices_start(AirRuntime *rt) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  if (rt->stack_bytes && pthread_attr_setstacksize(&attr, rt->stack_bytes) != 0)
+    air_fatal(rt, "cannot give vertex threads a stack of %zu MB", rt->stack_bytes >> 20);
   int total = 0;
   for (int i = 0; i < rt->nvertices; i++)
     if (rt->vertices[i]->active)
@@ -329,11 +333,12 @@ void air_vertices_start(AirRuntime *rt) {
     for (int t = 0; t < v->instances; t++) {
       v->args[t].v = v;
       v->args[t].instance = t;
-      if (pthread_create(&v->threads[t], NULL, v->source ? source_main : consumer_main,
+      if (pthread_create(&v->threads[t], &attr, v->source ? source_main : consumer_main,
                          &v->args[t]) != 0)
         air_fatal(rt, "cannot start a thread for vertex '%s'", v->name);
     }
   }
+  pthread_attr_destroy(&attr);
 }
 
 void air_vertices_join(AirRuntime *rt) {

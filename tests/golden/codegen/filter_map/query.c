@@ -311,6 +311,7 @@ int main(int argc, char **argv) {
     };
     air_collector_new(g_rt, "results of query 1", g_edge[0], &def);
   }
+  air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(R0) + sizeof(O0) + 0));
   air_vertex_source(g_rt, "source points", source0, NULL, 1);
   return air_run(g_rt);
 }

@@ -408,6 +408,7 @@ int main(int argc, char **argv) {
     };
     air_collector_new(g_rt, "results of query 1", g_edge[1], &def);
   }
+  air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(R0) + sizeof(O0) + sizeof(K0) + sizeof(A0) + sizeof(P0) + 0));
   air_vertex_source(g_rt, "source events", source0, NULL, air_threads(g_rt));
   return air_run(g_rt);
 }

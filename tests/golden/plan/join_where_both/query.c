@@ -561,6 +561,7 @@ int main(int argc, char **argv) {
     };
     air_collector_new(g_rt, "results of query 1", g_edge[2], &def);
   }
+  air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(S1) + sizeof(SrcState1) + sizeof(R0) + sizeof(O0) + sizeof(RB0) + sizeof(K0) + sizeof(J0) + 0));
   air_vertex_source(g_rt, "source a", source0, NULL, 1);
   air_vertex_source(g_rt, "source b", source1, NULL, 1);
   return air_run(g_rt);
