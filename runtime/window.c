@@ -72,6 +72,7 @@ static AirHash *window_table(AirWindows *w, int64_t start) {
 
   if (w->nopen == w->open_cap) {
     size_t cap = w->open_cap * 2;
+    air_memory_check(cap * sizeof *w->open, "the list of open windows");
     OpenWindow *o = realloc(w->open, cap * sizeof *o);
     if (!o) windows_oom();
     w->open = o;

@@ -225,6 +225,24 @@ check "full disk: ended long before --duration 20" lt "$secs" 10
 mountpoint -q "$D/small" && umount "$D/small"
 rm -f "$D/sink.csv.tmp"
 
+echo "one row in millions of windows, under a memory limit"
+# HOPPING 1000 hours by 1 second: one row falls into 3.6 million windows,
+# each a small table below the memory guard's 1 MB threshold; their sum must
+# pass the guard, not the kernel's OOM killer (which took 441 s and 15 GB).
+cat > "$D/flt_hop.airq" <<'EOF'
+CREATE STREAM s (k BIGINT, ts TIMESTAMP) WITH (source = 'csv', path = 'one.csv');
+SELECT k, COUNT(*) AS n, WINDOW_END FROM s GROUP BY k
+WINDOW HOPPING (SIZE 1000 HOURS, ADVANCE BY 1 SECOND);
+EOF
+compile flt_hop 2> /dev/null
+echo "1,5000" > "$D/one.csv"
+AIR_MEMORY_LIMIT_MB=300
+export AIR_MEMORY_LIMIT_MB
+t0=$(now); launch flt_hop
+fails "3.6 million windows, AIR_MEMORY_LIMIT_MB=300" "memory limit: "
+unset AIR_MEMORY_LIMIT_MB
+check "3.6 million windows: stopped within 20 s ($secs s)" lt "$secs" 20
+
 echo "a run that fails only at its end"
 # Every result was written, but the run failed (here: --stats-json cannot be
 # written): the sink is not renamed into place, and its .tmp is removed.
