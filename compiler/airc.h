@@ -443,6 +443,8 @@ typedef struct Plan {
   Catalog *cat;       /* names and relations */
   const char *query_path; /* the .airq file as given */
   const char *query_name; /* basename without .airq (program name) */
+  int nstdout;        /* chains whose results go to standard output; with more than
+                         one, each line of each (header too) starts with q1, q2, ... */
 } Plan;
 
 /* Build the logical plan (and report plan-level errors such as two INSERTs

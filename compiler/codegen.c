@@ -1669,6 +1669,9 @@ static void emit_collector(Gen *g, const Stage *st) {
     c_str(su, sink->rel->path ? sink->rel->path : "");
   else
     fprintf(su, "NULL");
+  /* Several queries on standard output: every line of each (its header
+   * too) starts with the query's number as --explain shows it. */
+  if (!sink->rel && g->pl->nstdout > 1) fprintf(su, ",\n        .tag = \"q%d\"", c + 1);
   fprintf(su, ",\n    };\n    air_collector_new(g_rt, \"results of query %d\", g_edge[%d], &def);\n  }\n", c + 1,
           st->edge);
   free(hdr);

@@ -412,7 +412,12 @@ void explain_print(FILE *out, const Physical *ph) {
         } else {
           fprintf(out, "; rows in arrival order");
         }
-        fprintf(out, " -> %s", ops[st->first].rel ? ops[st->first].rel->name : "stdout");
+        if (ops[st->first].rel)
+          fprintf(out, " -> %s", ops[st->first].rel->name);
+        else if (pl->nstdout > 1)
+          fprintf(out, " -> stdout, each line starting with q%d", ch->index + 1);
+        else
+          fprintf(out, " -> stdout");
       }
       if (st->nouts == 0 && ch->derived) fprintf(out, "; stream %s has no reader", ch->derived->name);
       fputc('\n', out);

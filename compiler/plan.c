@@ -181,6 +181,7 @@ Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat) {
     ch->source = s->from[0].rel;
     ch->index = pl->nchains++;
     build_chain(a, ch);
+    if (!ch->derived && st->kind != ST_INSERT) pl->nstdout++;
   }
   if (pl->nchains == 0 && d->nerrors == 0) {
     SrcLoc end = {1, 1, 1};

@@ -173,6 +173,8 @@ typedef struct AirCollectorDef {
   void (*format)(FILE *out, const void *row);   /* one CSV line with '\n' */
   const char *header; /* CSV header line, without '\n' */
   const char *path;   /* NULL: stdout; else path.tmp renamed to path at the end */
+  const char *tag;    /* NULL, or a first field put before every line, header too
+                         (several queries sharing standard output) */
 } AirCollectorDef;
 /* A rank-0 consumer of gather edge e writing results. Windowed: when the
  * watermark reaches wm, rows with window end <= wm are complete; they are

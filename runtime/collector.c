@@ -28,6 +28,10 @@ static int64_t row_i64(const char *row, size_t off) {
 }
 
 static void write_row(Collector *c, const char *row, int64_t now) {
+  if (c->def.tag) {
+    fputs(c->def.tag, c->out);
+    fputc(',', c->out);
+  }
   c->def.format(c->out, row);
   if (c->def.latency)
     air_latency_record(c->rt, (double)(now - row_i64(row, c->def.ts_offset)));
@@ -214,6 +218,10 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
     rt->nfiles++;
   }
   if (def->header) {
+    if (def->tag) {
+      fputs(def->tag, c->out);
+      fputc(',', c->out);
+    }
     fputs(def->header, c->out);
     fputc('\n', c->out);
     fflush(c->out);
