@@ -1563,6 +1563,14 @@ static void emit_source(Gen *g, const Relation *r) {
     }
     free(early);
     late_fill = buf_take(&late);
+    if (!r->ingestion_time && r->cols[r->time_col].gen.kind == GEN_SEQUENCE) {
+      /* sequence() may run past the TIMESTAMP range: the stream ends there */
+      fprintf(fill.f, "%sif (%s < AIR_TS_MIN || %s > AIR_TS_MAX) {\n", ind, tsvar, tsvar);
+      fprintf(fill.f, "%s  air_gen_end(g, ", ind);
+      c_str(fill.f, r->name);
+      fprintf(fill.f, ", \"its event time leaves the TIMESTAMP range (years 1 to 9999)\");\n");
+      fprintf(fill.f, "%s  n = k;\n%s  break;\n%s}\n", ind, ind, ind);
+    }
     if (!r->ingestion_time) fprintf(fill.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
   }
   int first_stage = 0;

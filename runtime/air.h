@@ -18,6 +18,11 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Event times are SQL TIMESTAMPs, years 1 to 9999 (0001-01-01T00:00:00.000Z
+ * to 9999-12-31T23:59:59.999Z): window arithmetic on them, their windows
+ * and watermark bounds (at most 10000 years, sema) never overflows. */
+#define AIR_TS_MIN INT64_C(-62135596800000)
+#define AIR_TS_MAX INT64_C(253402300799999)
 #define AIR_WM_NONE INT64_MIN       /* no watermark yet */
 #define AIR_WM_END INT64_MAX        /* end of stream */
 #define AIR_BATCH_BYTES (64 * 1024) /* payload bytes per batch (at least one row) */
@@ -347,6 +352,9 @@ AirGen *air_gen_open(AirVertex *v, int instance, int64_t rate, int64_t limit,
 size_t air_gen_next(AirGen *g, size_t max, uint64_t *first, uint64_t *stride,
                     int64_t *now_ms);
 bool air_gen_done(const AirGen *g);
+/* The stream ends here (its next row cannot be made: why); said once, on
+ * rank 0. */
+void air_gen_end(AirGen *g, const char *source, const char *why);
 int64_t air_gen_seed(const AirGen *g);
 void air_gen_close(AirGen *g); /* accepts NULL */
 

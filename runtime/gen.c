@@ -230,6 +230,13 @@ size_t air_gen_next(AirGen *g, size_t max, uint64_t *first, uint64_t *stride,
 
 bool air_gen_done(const AirGen *g) { return g->done; }
 
+void air_gen_end(AirGen *g, const char *source, const char *why) {
+  static atomic_bool said;
+  g->done = true;
+  if (g->rt && air_rank(g->rt) == 0 && !atomic_exchange(&said, true))
+    fprintf(stderr, "airc: %s: source '%s' ends: %s\n", g->rt->name, source, why);
+}
+
 int64_t air_gen_seed(const AirGen *g) { return g->seed; }
 
 void air_gen_close(AirGen *g) { free(g); }

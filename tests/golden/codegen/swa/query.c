@@ -354,6 +354,11 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       s.c0 = (int64_t)air_gen_uniform(air_gen_col(h, 0), INT64_C(0), INT64_C(9));
       s.c1 = (int64_t)air_gen_uniform(air_gen_col(h, 1), INT64_C(1), INT64_C(100));
       s.c2 = (int64_t)(int64_t)((uint64_t)INT64_C(0) + i * (uint64_t)INT64_C(1));
+      if (s.c2 < AIR_TS_MIN || s.c2 > AIR_TS_MAX) {
+        air_gen_end(g, "events", "its event time leaves the TIMESTAMP range (years 1 to 9999)");
+        n = k;
+        break;
+      }
       if (s.c2 > st.maxts) st.maxts = s.c2;
       do { /* query 1: Source -> Aggregation */
         const int64_t kv = (int64_t)s.c0;
