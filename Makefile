@@ -259,6 +259,13 @@ check-install: all
 check-queries: all
 	@sh tests/queries/run.sh
 
+# Stops: SIGINT, SIGTERM and --duration cut the sources at one agreed
+# point, checked exactly; a killed run's .tmp is a prefix of the full output.
+.PHONY: check-stop
+check: check-stop
+check-stop: all
+	@python3 tests/stop/run.py
+
 # Query shapes (filters around joins, derived streams into joins and
 # aggregates, ...), fused and not, on 1-3 ranks, against Python references.
 .PHONY: check-shapes

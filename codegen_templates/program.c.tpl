@@ -116,9 +116,17 @@ static inline int64_t q_hop_first(QWinCache *c, int64_t ts, int64_t size, int64_
   }
   return c->ws;
 }
-/* A watermark held back by hold ms (no watermark and the end stay). */
+/* A watermark held back by hold ms (no watermark, a stop and the end stay). */
 static inline int64_t q_wm_back(int64_t wm, int64_t hold) {
-  return wm == AIR_WM_NONE || wm == AIR_WM_END ? wm : wm - hold;
+  return wm == AIR_WM_NONE || wm >= AIR_WM_STOP ? wm : wm - hold;
+}
+/* The largest of sequence(a, b)'s first n values, which end at AIR_TS_MAX:
+ * the watermark of a generator cut by a stop after n rows. */
+static inline int64_t q_seq_max(int64_t a, int64_t b, int64_t n) {
+  if (n <= 0) return AIR_WM_NONE;
+  if (b < 0 || a >= AIR_TS_MAX) return a < AIR_TS_MAX ? a : AIR_TS_MAX;
+  if ((uint64_t)(n - 1) > (uint64_t)(AIR_TS_MAX - a) / (uint64_t)b) return AIR_TS_MAX;
+  return a + (n - 1) * b;
 }
 /* A pipeline's row counters, added to the stats once per batch. */
 static inline void q_count_rows(int64_t filtered, int64_t unmatched, int64_t late) {

@@ -1506,8 +1506,10 @@ static void emit_source(Gen *g, const Relation *r) {
 
   /* advance: close partial windows, send watermarks */
   FILE *f = g->funcs.f;
-  fprintf(f, "static void %s_advance(%s *st, int64_t wm, int64_t now) {\n", fn, state);
-  fprintf(f, "  if (wm <= st->wm) return;\n  st->wm = wm;\n");
+  fprintf(f, "static void %s_advance(%s *st, int64_t wm, int64_t now, bool force) {\n", fn, state);
+  /* force: forward wm even if it was reached before, when sending was
+   * left for later (a stop's cut watermark must reach the consumers) */
+  fprintf(f, "  if (wm < st->wm || (wm == st->wm && !force)) return;\n  st->wm = wm;\n");
   for (int i = 0; i < ph->nstages; i++) {
     const Stage *st = &ph->stages[i];
     if (!loop_stage_of(st, r)) continue;
@@ -1518,7 +1520,7 @@ static void emit_source(Gen *g, const Relation *r) {
     if (st->partial) emit_close_windows(g, f, st, &env, "    ");
     fprintf(f, "    if (wm == AIR_WM_END) {\n");
     for (int k = 0; k < st->nouts; k++) fprintf(f, "      air_out_flush(st->oe%d);\n", st->outs[k]);
-    fprintf(f, "    } else if (closed || now - st->sent%d >= WM_EVERY_MS) {\n", st->id);
+    fprintf(f, "    } else if (closed || force || now - st->sent%d >= WM_EVERY_MS) {\n", st->id);
     emit_forward_wm(f, st, "st->oe%d", "      ");
     fprintf(f, "      st->sent%d = now;\n    }\n  }\n", st->id);
   }
@@ -1598,14 +1600,34 @@ static void emit_source(Gen *g, const Relation *r) {
   fprintf(ce, "    q_count_rows(st.filtered, st.unmatched, st.late);\n");
   fprintf(ce, "    st.filtered = st.unmatched = st.late = 0;\n");
   if (r->ingestion_time) {
-    fprintf(ce, "    %s_advance(&st, now, now);\n", fn);
+    fprintf(ce, "    %s_advance(&st, now, now, false);\n", fn);
   } else {
     if (r->source == SRC_CSV) fprintf(ce, "    const int64_t now = air_now_ms();\n");
-    fprintf(ce, "    if (st.maxts != AIR_WM_NONE)\n      %s_advance(&st, st.maxts - INT64_C(%" PRId64 "), now);\n",
+    fprintf(ce, "    if (st.maxts != AIR_WM_NONE)\n      %s_advance(&st, st.maxts - INT64_C(%" PRId64 "), now, false);\n",
             fn, r->wm_bound_ms);
   }
   /* finish: close every window and send the last rows, then free */
-  fprintf(finish.f, "  %s_advance(&st, AIR_WM_END, air_now_ms());\n", fn);
+  if (r->source != SRC_CSV) {
+    /* A stop: the rows before the agreed cut are made (cut.c). The
+     * watermark they imply goes first, so that consumers tell the windows
+     * they complete from those AIR_WM_STOP then closes early. */
+    fprintf(finish.f, "  int64_t cut;\n  if (air_gen_cut(g, &cut)) {\n");
+    if (r->ingestion_time) {
+      fprintf(finish.f, "    %s_advance(&st, air_now_ms(), air_now_ms(), true);\n", fn);
+    } else {
+      const GenSpec *gs = &r->cols[r->time_col].gen;
+      if (r->limit > 0)
+        fprintf(finish.f, "    const int64_t rows = cut < INT64_C(%" PRId64 ") ? cut : INT64_C(%" PRId64 ");\n",
+                r->limit, r->limit);
+      else
+        fprintf(finish.f, "    const int64_t rows = cut;\n");
+      fprintf(finish.f, "    %s_advance(&st, q_wm_back(q_seq_max(INT64_C(%" PRId64 "), INT64_C(%" PRId64
+                        "), rows), INT64_C(%" PRId64 ")), air_now_ms(), true);\n",
+              fn, gs->a, gs->b, r->wm_bound_ms);
+    }
+    fprintf(finish.f, "    %s_advance(&st, AIR_WM_STOP, air_now_ms(), true);\n  }\n", fn);
+  }
+  fprintf(finish.f, "  %s_advance(&st, AIR_WM_END, air_now_ms(), true);\n", fn);
   for (int i = 0; i < ph->nstages; i++) {
     const Stage *st = &ph->stages[i];
     int64_t lo, hi;

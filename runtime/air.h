@@ -25,6 +25,7 @@
 #define AIR_TS_MAX INT64_C(253402300799999)
 #define AIR_WM_NONE INT64_MIN       /* no watermark yet */
 #define AIR_WM_END INT64_MAX        /* end of stream */
+#define AIR_WM_STOP (INT64_MAX - 1) /* a stop's cut: every window still open closes early */
 #define AIR_BATCH_BYTES (64 * 1024) /* payload bytes per batch (at least one row) */
 #define AIR_MAX_EDGES 64            /* edge ids are 0..AIR_MAX_EDGES-1 (MPI tags) */
 
@@ -139,6 +140,14 @@ void air_out_watermark(AirOut *o, int64_t wm);
 /* Hand partially filled batches to the channel (bounds latency). */
 void air_out_flush(AirOut *o);
 
+/* A source instance, between rows, once air_should_stop() is true: the rows
+ * of its source before position pos (its own order: a generator's row
+ * index, a file's record index) are consumed. Blocks until the ranks agreed
+ * on the cut K >= pos (the largest position any instance parked at); the
+ * instance then makes or reads its rows before K, sends the watermark the
+ * cut implies and AIR_WM_STOP, and ends (cut.c). Returns K. */
+int64_t air_source_park(AirVertex *v, int64_t pos);
+
 /* Start every vertex thread, run the MPI loop on the calling thread until
  * every vertex on every rank ended, print the summary (rank 0), finalize MPI
  * and free everything. Returns the process exit status. */
@@ -159,6 +168,8 @@ typedef enum {
   AIR_STAT_DIV_ZERO,   /* divisions by zero (integers: result 0) */
   AIR_STAT_BYTES_SENT, /* bytes sent to other ranks (MPI messages, headers included) */
   AIR_STAT_MESSAGES,   /* MPI messages sent to other ranks */
+  AIR_STAT_EARLY_WINDOWS, /* windows still open at a stop's cut (closed early) */
+  AIR_STAT_EARLY_ROWS, /* their result rows (written with --on-stop emit, else left out) */
   AIR_STAT_COUNT,
 } AirStat;
 void air_stat_add(AirRuntime *rt, AirStat s, int64_t n); /* thread-safe */
@@ -352,6 +363,8 @@ AirGen *air_gen_open(AirVertex *v, int instance, int64_t rate, int64_t limit,
 size_t air_gen_next(AirGen *g, size_t max, uint64_t *first, uint64_t *stride,
                     int64_t *now_ms);
 bool air_gen_done(const AirGen *g);
+/* Was the stream cut by a stop (then *k is the cut: rows before it made)? */
+bool air_gen_cut(const AirGen *g, int64_t *k);
 /* The stream ends here (its next row cannot be made: why); said once, on
  * rank 0. */
 void air_gen_end(AirGen *g, const char *source, const char *why);

@@ -20,8 +20,14 @@
 #define AIR_RECV_BURST 16   /* receives per edge per comm-loop round (fairness) */
 #define AIR_IDLE_MIN_US 20  /* comm loop back-off when idle, us */
 #define AIR_IDLE_MAX_US 1000
-#define AIR_TAG_FATAL AIR_MAX_EDGES /* reserved MPI tag (unused edges stop below) */
-#define AIR_TAG_STOP (AIR_MAX_EDGES + 2) /* a rank got SIGINT/SIGTERM (+1: progress.c) */
+/* MPI tags beyond the edges' (edge ids are the tags 0..AIR_MAX_EDGES-1). */
+enum {
+  AIR_TAG_FATAL = AIR_MAX_EDGES, /* a fatal error's message (comm.c) */
+  AIR_TAG_PROGRESS,              /* a rank's counters for the progress line (progress.c) */
+  AIR_TAG_STOP,                  /* a rank got SIGINT/SIGTERM (comm.c) */
+  AIR_TAG_CUT_REPORT,            /* a rank's source positions at a stop, to rank 0 (cut.c) */
+  AIR_TAG_CUT,                   /* the agreed cut, from rank 0 (cut.c) */
+};
 
 /* ======================================================================
  * Bounded blocking queue (queue.c)
@@ -106,6 +112,17 @@ struct AirEdge {
   int slot_base;        /* first watermark slot of this edge at the consumer */
 };
 
+/* A source's stop at one agreed cut (cut.c): each instance parks at its
+ * position when a stop is requested; the ranks agree on the largest. */
+typedef struct AirCut {
+  pthread_mutex_t mu;
+  pthread_cond_t agreed; /* signalled when k is known */
+  int parked, ended;     /* instances parked at the stop / returned */
+  int64_t pos;           /* largest position of a parked instance, -1 when none */
+  int64_t k;             /* the agreed cut, AIR_CUT_PENDING until known, -1: not cut */
+} AirCut;
+#define AIR_CUT_PENDING INT64_MIN
+
 struct AirVertex {
   AirRuntime *rt;
   char *name;
@@ -126,6 +143,7 @@ struct AirVertex {
   pthread_t *threads;     /* `instances` threads */
   struct AirThreadArg *args;
   atomic_int live;        /* instances still running */
+  AirCut cut;             /* sources: the stop's cut */
 };
 
 struct AirOut {
@@ -176,6 +194,9 @@ struct AirRuntime {
   int64_t seed;           /* default generator seed, equal on all ranks */
   double t0;              /* monotonic start of the run, s */
   atomic_bool stop;       /* duration over or signal seen */
+  atomic_int stop_sig;    /* the signal that stopped the run, 0 for --duration (when stop) */
+  bool on_stop_emit;      /* --on-stop emit: write the windows a stop closes early */
+  struct AirCutState *cutst; /* the main thread's side of the stop's cut (cut.c) */
   atomic_int status;      /* exit status so far (0 ok) */
   AirStats stats;
   AirEdge *edges[AIR_MAX_EDGES];
@@ -235,6 +256,20 @@ int air_progress_sink(AirRuntime *rt);   /* a collector's slot for its watermark
 void air_progress_sink_wm(AirRuntime *rt, int slot, int64_t wm);
 /* Before result rows to out: erase the line when both share the terminal. */
 void air_progress_stdout(AirRuntime *rt, FILE *out);
+
+/* cut.c: the main thread's side of a stop, each comm-loop round: once a stop
+ * is requested and this rank's sources are parked or ended, report their
+ * positions to rank 0, which answers every rank with the largest; true
+ * while the exchange is under way (the run must not end yet). */
+bool air_cut_poll(AirRuntime *rt);
+/* Drain cut messages left when the run ended without needing them. */
+void air_cut_finish(AirRuntime *rt);
+/* For the summary (rank 0): was any source cut; its cut per source vertex. */
+bool air_cut_happened(const AirRuntime *rt);
+void air_cut_describe(const AirRuntime *rt, FILE *out, bool json);
+void air_cut_free(AirRuntime *rt);
+/* stats.c: s as a JSON string, quoted and escaped. */
+void air_write_json_str(FILE *f, const char *s);
 
 /* collector.c: sink files. Results are written to path.tmp; air_run renames
  * each to path only when every rank ended with status 0, and removes them

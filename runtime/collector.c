@@ -9,6 +9,7 @@
 
 typedef struct Collector {
   AirRuntime *rt;
+  char *name;      /* "results of query N", for messages */
   AirCollectorDef def;
   FILE *out;       /* stdout or the .tmp file */
   AirSinkFile *file; /* the sink file's entry in the runtime, NULL for stdout */
@@ -116,10 +117,51 @@ static void finish(Collector *c) {
   }
 }
 
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* A stop's AIR_WM_STOP: every window still held was open at the cut and
+ * closed early (complete ones left with the watermark before it). Say
+ * which, count them, and drop their rows unless --on-stop emit. */
+static void closed_early(Collector *c) {
+  size_t rs = c->def.row_size;
+  if (c->n == 0)
+    return;
+  int64_t *ends = air_xmalloc(c->rt, c->n * sizeof *ends);
+  for (size_t i = 0; i < c->n; i++)
+    ends[i] = row_i64(c->rows + i * rs, c->def.wend_offset);
+  qsort(ends, c->n, sizeof *ends, cmp_i64);
+  size_t windows = 1;
+  for (size_t i = 1; i < c->n; i++)
+    windows += ends[i] != ends[i - 1];
+  air_stat_add(c->rt, AIR_STAT_EARLY_WINDOWS, (int64_t)windows);
+  air_stat_add(c->rt, AIR_STAT_EARLY_ROWS, (int64_t)c->n);
+  if (!c->rt->quiet) {
+    char range[64];
+    if (windows == 1)
+      snprintf(range, sizeof range, "%lld", (long long)ends[0]);
+    else
+      snprintf(range, sizeof range, "%lld to %lld", (long long)ends[0], (long long)ends[c->n - 1]);
+    air_progress_clear(c->rt);
+    fprintf(stderr, "airc: %s: %s: %zu window%s still open at the stop's cut (WINDOW_END %s, %zu rows): %s\n",
+            c->rt->name, c->name, windows, windows == 1 ? "" : "s", range, c->n,
+            c->rt->on_stop_emit ? "written as they are (--on-stop emit)" : "left out (--on-stop emit writes them)");
+  }
+  free(ends);
+  if (!c->rt->on_stop_emit) {
+    c->n = 0;
+    c->min_wend = INT64_MAX;
+  }
+}
+
 static void on_watermark(AirVertex *v, int64_t wm, void *ctx) {
   Collector *c = ctx;
   size_t rs = c->def.row_size;
   (void)v;
+  if (c->def.windowed && wm == AIR_WM_STOP)
+    closed_early(c);
   /* Watermarks come every few milliseconds, windows close far less often:
    * scan the held rows only when one of them is complete (the benchmark's
    * 10M-key window rescanned every held row at every watermark). */
@@ -172,6 +214,7 @@ static void collector_free(void *ctx) {
     fclose(c->out);
   free(c->rows);
   free(c->ready);
+  free(c->name);
   free(c);
 }
 
@@ -186,6 +229,9 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
   memset(c, 0, sizeof *c);
   c->rt = rt;
   c->def = *def;
+  c->name = strdup(name ? name : "results");
+  if (!c->name)
+    air_fatal(rt, "out of memory");
   c->out = stdout;
   /* MPICH's MPI_Init makes stdout unbuffered, which turns every field of
    * every row into a write(2): 10 million result rows took minutes. Rows

@@ -231,10 +231,11 @@ static void poll_stop(AirRuntime *rt, bool *told) {
   if (!sig)
     return;
   *told = true;
+  atomic_store(&rt->stop_sig, sig);
   atomic_store(&rt->stop, true);
   if (rt->rank == 0 && !rt->quiet)
-    fprintf(stderr, "airc: %s: %s on rank %d: stopping the sources, closing the open windows\n",
-            rt->name, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal", from);
+    fprintf(stderr, "airc: %s: %s on rank %d: stopping the sources at one cut\n", rt->name,
+            sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal", from);
 }
 
 void air_comm_run(AirRuntime *rt) {
@@ -254,6 +255,7 @@ void air_comm_run(AirRuntime *rt) {
   for (;;) {
     air_fatal_poll(rt);
     poll_stop(rt, &stop_told);
+    air_cut_poll(rt);
     bool moved = false;
     for (int i = 0; i < rt->world * AIR_MAX_EDGES; i++)
       if (rt->outq[i])
@@ -290,6 +292,7 @@ void air_comm_run(AirRuntime *rt) {
       MPI_Recv(&sig, 1, MPI_INT, st.MPI_SOURCE, AIR_TAG_STOP, rt->comm, MPI_STATUS_IGNORE);
     }
   }
+  air_cut_finish(rt);
   air_progress_finish(rt);
   free(inf);
 }

@@ -115,6 +115,8 @@ void air_ysb_fill_slow(int field, uint64_t r, char *out, size_t cap) {
 
 struct AirGen {
   AirRuntime *rt;     /* stop requests; NULL in tests */
+  AirVertex *v;       /* the source vertex (its stop's cut); NULL in tests */
+  int64_t cut;        /* the agreed cut (rows before it are made), -1 while none */
   uint64_t next;      /* global index of the next row */
   uint64_t stride;    /* world * threads */
   uint64_t remaining; /* rows this instance still makes (UINT64_MAX: no limit) */
@@ -151,6 +153,7 @@ AirGen *air_gen_open_at(AirRuntime *rt, int rank, int world, int instance,
   if (threads < 1) threads = 1;
   uint64_t base = (uint64_t)rank * (uint64_t)threads + (uint64_t)instance;
   g->rt = rt;
+  g->cut = -1;
   g->next = base;
   g->stride = (uint64_t)world * (uint64_t)threads;
   if (limit > 0)
@@ -174,15 +177,29 @@ AirGen *air_gen_open(AirVertex *v, int instance, int64_t rate, int64_t limit,
   if (!seed_given) seed = air_default_seed(rt);
   /* The vertex's instance count, not --threads: the dealing must match the
    * instances that actually run or rows would be lost or repeated. */
-  return air_gen_open_at(rt, air_rank(rt), air_world(rt), instance,
-                         v->instances, rate, limit, seed);
+  AirGen *g = air_gen_open_at(rt, air_rank(rt), air_world(rt), instance,
+                              v->instances, rate, limit, seed);
+  g->v = v;
+  return g;
 }
 
 size_t air_gen_next(AirGen *g, size_t max, uint64_t *first, uint64_t *stride,
                     int64_t *now_ms) {
   *stride = g->stride;
   *first = g->next;
-  if (!g->done && (g->remaining == 0 || (g->rt && air_should_stop(g->rt))))
+  if (!g->done && g->cut < 0 && g->rt && air_should_stop(g->rt)) {
+    if (!g->v) {
+      g->done = true;
+    } else {
+      /* A stop: every instance of every rank makes its rows before the
+       * agreed cut, then ends (cut.c). */
+      int64_t k = air_source_park(g->v, (int64_t)g->next);
+      uint64_t own = (uint64_t)k > g->next ? ((uint64_t)k - g->next + g->stride - 1) / g->stride : 0;
+      if (own < g->remaining) g->remaining = own;
+      g->cut = k;
+    }
+  }
+  if (!g->done && g->remaining == 0)
     g->done = true;
   if (g->done || max == 0) {
     *now_ms = air_now_ms();
@@ -229,6 +246,11 @@ size_t air_gen_next(AirGen *g, size_t max, uint64_t *first, uint64_t *stride,
 }
 
 bool air_gen_done(const AirGen *g) { return g->done; }
+
+bool air_gen_cut(const AirGen *g, int64_t *k) {
+  *k = g->cut;
+  return g->cut >= 0;
+}
 
 void air_gen_end(AirGen *g, const char *source, const char *why) {
   static atomic_bool said;

@@ -22,7 +22,6 @@
 #include "air_int.h"
 
 #define PROGRESS_EVERY_S 1.0
-#define AIR_TAG_PROGRESS (AIR_MAX_EDGES + 1) /* after AIR_TAG_FATAL */
 
 struct AirProgress {
   double next_s;                         /* monotonic time of the next report or redraw */
@@ -199,7 +198,7 @@ static void watermark_text(AirRuntime *rt, char *buf, size_t n) {
       wm = w;
   }
   buf[0] = '\0';
-  if (rt->nsinks == 0 || wm == AIR_WM_NONE || wm == AIR_WM_END)
+  if (rt->nsinks == 0 || wm == AIR_WM_NONE || wm >= AIR_WM_STOP)
     return;
   int64_t lag = air_now_ms() - wm;
   if (lag > -60000 && lag < 24 * 3600 * 1000) { /* a little ahead: clocks of other nodes */

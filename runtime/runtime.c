@@ -55,6 +55,7 @@ bool air_should_stop(const AirRuntime *rt) {
   if (atomic_load_explicit(&rt->stop, memory_order_relaxed))
     return true;
   if (rt->duration_s > 0 && air_mono_s() - rt->t0 >= rt->duration_s) {
+    /* stop_sig stays 0: the --duration ended the run */
     atomic_store_explicit(&((AirRuntime *)rt)->stop, true, memory_order_relaxed);
     return true;
   }
@@ -112,7 +113,9 @@ static void usage(FILE *f, const char *name) {
   fprintf(f,
           "usage: mpirun -np N %s [options]\n"
           "  --rate R          events per second over all ranks (0 = unthrottled)\n"
-          "  --duration S      stop the sources after S seconds\n"
+          "  --duration S      stop the sources after S seconds (at one cut, as SIGINT)\n"
+          "  --on-stop drop|emit  windows still open at a stop: left out (default) or\n"
+          "                    written as they are\n"
           "  --threads T       generator threads per rank (default 1)\n"
           "  --stats           more detail in the summary\n"
           "  --stats-json FILE write the summary as JSON\n"
@@ -171,7 +174,8 @@ static void parse_flags(AirRuntime *rt, int *argc, char ***argv) {
       snprintf(flag, sizeof flag, "%s", a);
     }
     bool takes = !strcmp(flag, "--rate") || !strcmp(flag, "--duration") ||
-                 !strcmp(flag, "--threads") || !strcmp(flag, "--stats-json");
+                 !strcmp(flag, "--threads") || !strcmp(flag, "--stats-json") ||
+                 !strcmp(flag, "--on-stop");
     if (takes && !val) {
       if (i + 1 >= n)
         bad_flag(rt, "option '%s' needs a value", flag);
@@ -190,6 +194,10 @@ static void parse_flags(AirRuntime *rt, int *argc, char ***argv) {
       if (!parse_i64(val, &t) || t < 1 || t > 256)
         bad_flag(rt, "bad --threads '%s' (1..256)", val);
       rt->threads = (int)t;
+    } else if (!strcmp(flag, "--on-stop")) {
+      if (strcmp(val, "drop") && strcmp(val, "emit"))
+        bad_flag(rt, "bad --on-stop '%s' (drop or emit)", val);
+      rt->on_stop_emit = !strcmp(val, "emit");
     } else if (!strcmp(flag, "--stats-json")) {
       rt->stats_json = val;
     } else if (!strcmp(flag, "--stats")) {
@@ -323,6 +331,7 @@ AirRuntime *air_init(int *argc, char ***argv, const char *query_name) {
   rt->rate = -1;
   rt->threads = 1;
   atomic_init(&rt->stop, false);
+  atomic_init(&rt->stop_sig, 0);
   atomic_init(&rt->status, 0);
   atomic_init(&rt->live, 0);
   air_stats_init(&rt->stats);
@@ -396,6 +405,7 @@ int air_run(AirRuntime *rt) {
   all = air_sink_files_settle(rt, all);
 
   air_vertices_free(rt);
+  air_cut_free(rt);
   for (int i = 0; rt->outq && i < rt->world * AIR_MAX_EDGES; i++)
     air_queue_free(rt->outq[i]);
   free(rt->outq);

@@ -1,6 +1,7 @@
 /* stats.c - per-rank counters and latency samples, merged on rank 0 after
  * the vertex threads joined; the end-of-run summary and --stats-json. */
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,12 @@ typedef struct Summary {
   double mean, p50, p99, max;
 } Summary;
 
+/* What stopped the run: "SIGINT", "SIGTERM", "--duration". */
+static const char *stopped_by(const AirRuntime *rt) {
+  int sig = atomic_load(&rt->stop_sig);
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig ? "a signal" : "--duration";
+}
+
 static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_rank) {
   const char *q = rt->name;
   fprintf(stderr, "airc: %s: %d rank%s, %.1f s, %lld events in (%.0f events/s)\n", q,
@@ -88,6 +95,17 @@ static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_r
           q, (long long)m->count[AIR_STAT_WINDOWS], (long long)m->count[AIR_STAT_LATE],
           (long long)m->count[AIR_STAT_DROPPED], (long long)m->count[AIR_STAT_UNMATCHED],
           (long long)m->count[AIR_STAT_BAD_ROWS]);
+  if (air_cut_happened(rt)) {
+    /* An interrupted run: say so, where the sources stopped, and what
+     * became of the windows the stop closed early. */
+    fprintf(stderr, "airc: %s: %s by %s: the sources stopped at one cut (", q,
+            atomic_load(&rt->stop_sig) ? "interrupted" : "stopped", stopped_by(rt));
+    air_cut_describe(rt, stderr, false);
+    long long w = (long long)m->count[AIR_STAT_EARLY_WINDOWS];
+    fprintf(stderr, "); %lld window%s still open then (%lld rows) %s %s\n", w, w == 1 ? "" : "s",
+            (long long)m->count[AIR_STAT_EARLY_ROWS], w == 1 ? "was" : "were",
+            rt->on_stop_emit ? "written as they are (--on-stop emit)" : "left out (--on-stop drop)");
+  }
   if (m->has_lat)
     fprintf(stderr, "airc: %s: event-time latency ms: mean %.1f, p50 %.1f, p99 %.1f, max %.1f\n",
             q, m->mean, m->p50, m->p99, m->max);
@@ -101,6 +119,19 @@ static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_r
     for (int r = 0; r < rt->world; r++)
       fprintf(stderr, "airc: %s: rank %d: %lld events in\n", q, r, (long long)per_rank[r]);
   }
+}
+
+void air_write_json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p);
+    else
+      fputc(*p, f);
+  }
+  fputc('"', f);
 }
 
 static void json_num(FILE *f, bool has, double v) {
@@ -132,7 +163,17 @@ static void write_json(AirRuntime *rt, const Summary *m) {
   json_num(f, m->has_lat, m->p99);
   fputs(",\"max\":", f);
   json_num(f, m->has_lat, m->max);
-  fputs("}}\n", f);
+  fputs("},\"interrupted\":", f);
+  if (air_cut_happened(rt)) {
+    fprintf(f, "{\"by\":\"%s\",\"on_stop\":\"%s\",\"early_windows\":%lld,\"early_rows\":%lld,\"cut\":",
+            stopped_by(rt), rt->on_stop_emit ? "emit" : "drop", (long long)m->count[AIR_STAT_EARLY_WINDOWS],
+            (long long)m->count[AIR_STAT_EARLY_ROWS]);
+    air_cut_describe(rt, f, true);
+    fputs("}", f);
+  } else {
+    fputs("null", f);
+  }
+  fputs("}\n", f);
   if (ferror(f) | (fclose(f) != 0))
     air_fail(rt, "cannot write '%s'", rt->stats_json);
 }

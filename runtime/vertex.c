@@ -68,6 +68,10 @@ AirVertex *air_vertex_source(AirRuntime *rt, const char *name, AirSourceFn fn,
     air_fatal(rt, "source '%s': bad definition", name ? name : "?");
   AirVertex *v = vertex_new(rt, name, true);
   v->source = true;
+  pthread_mutex_init(&v->cut.mu, NULL);
+  pthread_cond_init(&v->cut.agreed, NULL);
+  v->cut.pos = -1;
+  v->cut.k = AIR_CUT_PENDING;
   v->src_fn = fn;
   v->ctx = ctx;
   v->instances = instances;
@@ -262,6 +266,9 @@ static void *source_main(void *arg) {
   AirThreadArg *a = arg;
   AirVertex *v = a->v;
   v->src_fn(v, a->instance, v->ctx);
+  pthread_mutex_lock(&v->cut.mu);
+  v->cut.ended++;
+  pthread_mutex_unlock(&v->cut.mu);
   end_ports(v, a->instance);
   if (atomic_fetch_sub(&v->live, 1) == 1)
     end_missing(v);
@@ -375,6 +382,10 @@ void air_vertices_free(AirRuntime *rt) {
     if (v->destroy)
       v->destroy(v->ctx);
     pthread_mutex_destroy(&v->mu);
+    if (v->source) {
+      pthread_mutex_destroy(&v->cut.mu);
+      pthread_cond_destroy(&v->cut.agreed);
+    }
     free(v->inputs);
     free(v->threads);
     free(v->args);

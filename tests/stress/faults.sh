@@ -5,9 +5,10 @@
 # status, the message, the files left behind, and that no process of the
 # job survives it (a timeout marks a hang).
 #   - SIGKILL of one rank mid-run: the job ends within seconds, non-zero.
-#   - SIGINT / SIGTERM to mpirun, SIGTERM to one rank: a clean stop (exit 0),
-#     the sink renamed into place, holding whole windows only, every event
-#     read counted in them.
+#   - SIGINT / SIGTERM to mpirun, SIGTERM to one rank: a clean stop at one
+#     cut (exit 0), the sink renamed into place, holding whole windows only:
+#     with --on-stop emit every event read is counted in them, by default
+#     the windows still open at the cut are left out and counted as such.
 #   - a missing input file, a directory as input, a file deleted before and
 #     during the run, a table with duplicate keys, a full disk under a sink
 #     (a 64 KiB tmpfs, or a .tmp symlinked to /dev/full without mount
@@ -95,21 +96,34 @@ for r in 1 0; do
   check "SIGKILL rank $r: no sink file (only sink.csv.tmp)" [ ! -e "$D/sink.csv" ]
 done
 
-# stopped CASE: the clean-stop checks after a signal.
+# stopped CASE emit|drop: the clean-stop checks after a signal. With
+# --on-stop emit every event read is in the sink; with drop (the default)
+# the windows still open at the stop's cut are left out, and the summary
+# and stats say so (tests/stop/run.py checks the cut exactly).
 stopped() {
   check "$1: exit 0 within 5 s ($secs s)" eval '[ "$rc" = 0 ] && lt "$secs" 5'
   check "$1: says it is stopping" grep -q "stopping the sources" "$D/err.txt"
+  check "$1: says it was interrupted" grep -q "interrupted by SIG" "$D/err.txt"
   check "$1: sink renamed into place, no .tmp" eval '[ -f "$D/sink.csv" ] && [ ! -e "$D/sink.csv.tmp" ]'
-  out=$(python3 tests/stress/check_out.py tumbling "$D/sink.csv" 1000 1000 \
-    "$(json_field "$D/stats.json" events_in)")
-  check "$1: whole windows only, every event in them: $out" [ "${out%% *}" = ok ]
+  check "$1: --stats-json has the cut" grep -q '"interrupted":{"by":"SIG.*"cut":{"events":' "$D/stats.json"
+  if [ "$2" = emit ]; then
+    out=$(python3 tests/stress/check_out.py tumbling "$D/sink.csv" 1000 1000 \
+      "$(json_field "$D/stats.json" events_in)")
+    check "$1 --on-stop emit: whole windows only, every event in them: $out" [ "${out%% *}" = ok ]
+  else
+    out=$(python3 tests/stress/check_out.py complete "$D/sink.csv" 1000 1000 \
+      "$(json_field "$D/stats.json" events_in)")
+    check "$1: complete windows only, the open ones left out: $out" [ "${out%% *}" = ok ]
+    check "$1: the stats count the windows left out" \
+      sh -c "! grep -q '\"early_windows\":0' '$D/stats.json'"
+  fi
   check "$1: no rank left running" no_survivors flt_stream
 }
 
 echo "SIGINT / SIGTERM"
 for s in INT TERM; do
   rm -f "$D"/sink.csv*
-  launch flt_stream --stats-json stats.json
+  launch flt_stream --stats-json stats.json --on-stop emit
   wait_rank "$job" flt_stream 1 || { bad "SIG$s: no rank 1"; continue; }
   sleep 2.5
   t0=$(now)
@@ -123,7 +137,7 @@ for s in INT TERM; do
   secs=$(elapsed "$t0")
   echo "    SIG$s to mpirun: exit $rc after $secs s:"
   show "$D/err.txt"
-  stopped "SIG$s to mpirun"
+  stopped "SIG$s to mpirun" emit
 done
 for r in 1 0; do
   rm -f "$D"/sink.csv*
@@ -137,7 +151,7 @@ for r in 1 0; do
   secs=$(elapsed "$t0")
   echo "    SIGTERM to rank $r only: exit $rc after $secs s:"
   show "$D/err.txt"
-  stopped "SIGTERM to rank $r"
+  stopped "SIGTERM to rank $r" drop
 done
 
 # fails CASE PATTERN: a quick non-zero exit with the message.

@@ -65,7 +65,7 @@ base_p99=$(json_field "$D/base.json" p99)
 echo "  at C/2 = $((cap / 2))/s for 10 s: latency p99 $base_p99 ms, peak RSS $peak MB"
 
 offer=$((cap * 3))
-run ovl ovl_swa --rate "$offer" --duration "$OVERLOAD_S"
+run ovl ovl_swa --rate "$offer" --duration "$OVERLOAD_S" --on-stop emit
 ev=$(json_field "$D/ovl.json" events_in)
 got=$(json_field "$D/ovl.json" events_per_s | cut -d. -f1)
 echo "  offered $offer/s for $OVERLOAD_S s: took $got/s, exit $rc after $secs s," \
