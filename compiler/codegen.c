@@ -779,35 +779,58 @@ static void emit_source_struct(Gen *g, const Relation *r) {
   fprintf(o, "} S%d;\n\n", r->index);
 }
 
-static const char *parse_fn(Type t) {
-  switch (t.kind) {
-  case TY_INT: return "air_parse_i32";
-  case TY_DOUBLE: return "air_parse_double";
-  case TY_BOOL: return "air_parse_bool";
-  default: return "air_parse_i64";
-  }
+/* How a csv field of each column type is parsed, and what a refused one is
+ * called after "column x: ". Parsers of AirParse tell why they refused. */
+static const struct {
+  const char *fn;      /* the parser */
+  bool why;            /* it returns an AirParse, else a bool */
+  const char *invalid; /* AIR_PARSE_INVALID (and a false bool); %s: the type */
+  const char *range;   /* AIR_PARSE_RANGE; %s: the type */
+} csv_parsers[] = {
+    [TY_BOOL] = {"air_parse_bool", false, "not a valid %s", NULL},
+    [TY_INT] = {"air_parse_i32", false, "not a valid %s", NULL},
+    [TY_BIGINT] = {"air_parse_i64", false, "not a valid %s", NULL},
+    [TY_DOUBLE] = {"air_parse_double", true, "not a valid %s", "%s out of range"},
+    [TY_TIMESTAMP] = {"air_parse_ts", true, "not a valid %s", "%s out of range (years 1 to 9999)"},
+    [TY_VARCHAR] = {"air_parse_str", true, "holds a NUL byte", "longer than %s"},
+};
+
+/* The literal "column <name>: <why>" with why from fmt and the type. */
+static void emit_field_msg(FILE *o, const Column *c, const char *fmt) {
+  char tn[64];
+  type_name(c->type, tn, sizeof tn);
+  Buf m;
+  buf_open(&m);
+  fprintf(m.f, "column %s: ", c->name);
+  fprintf(m.f, fmt, tn);
+  char *msg = buf_take(&m);
+  c_str(o, msg);
+  free(msg);
 }
 
 /* Parse every field of a csv record into `var` (a struct with c<i> fields);
  * a bad field skips the record with `skip`. */
 static void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *indent,
                            const char *csv, const char *skip) {
+  bool why = false;
+  for (int i = 0; i < r->ncols; i++) why |= csv_parsers[r->cols[i].type.kind].why;
+  if (why) fprintf(o, "%sAirParse pe;\n", indent);
   for (int i = 0; i < r->ncols; i++) {
-    Type t = r->cols[i].type;
-    char tn[64];
-    type_name(t, tn, sizeof tn);
-    if (t.kind == TY_VARCHAR)
-      fprintf(o, "%sif (!air_parse_str(f[%d], %s.c%d, %d)) {\n", indent, i, var, i, t.len);
-    else
-      fprintf(o, "%sif (!%s(f[%d], &%s.c%d)) {\n", indent, parse_fn(t), i, var, i);
-    fprintf(o, "%s  air_csv_bad_row(%s, line, ", indent, csv);
-    Buf m;
-    buf_open(&m);
-    fprintf(m.f, "column %s: %s %s", r->cols[i].name,
-            t.kind == TY_VARCHAR ? "longer than" : "not a valid", tn);
-    char *msg = buf_take(&m);
-    c_str(o, msg);
-    free(msg);
+    const Column *c = &r->cols[i];
+    const char *fn = csv_parsers[c->type.kind].fn;
+    char dst[64], len[24] = "";
+    snprintf(dst, sizeof dst, "%s%s.c%d", c->type.kind == TY_VARCHAR ? "" : "&", var, i);
+    if (c->type.kind == TY_VARCHAR) snprintf(len, sizeof len, ", %d", c->type.len);
+    if (!csv_parsers[c->type.kind].why) {
+      fprintf(o, "%sif (!%s(f[%d], %s%s)) {\n%s  air_csv_bad_row(%s, line, ", indent, fn, i, dst, len, indent, csv);
+      emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
+    } else {
+      fprintf(o, "%sif ((pe = %s(f[%d], %s%s)) != AIR_PARSE_OK) {\n%s  air_csv_bad_row(%s, line, pe == AIR_PARSE_RANGE ? ",
+              indent, fn, i, dst, len, indent, csv);
+      emit_field_msg(o, c, csv_parsers[c->type.kind].range);
+      fprintf(o, " : ");
+      emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
+    }
     fprintf(o, ");\n%s  %s;\n%s}\n", indent, skip, indent);
   }
 }

@@ -394,14 +394,31 @@ void air_csv_bad_row(AirCsv *c, long line, const char *why);
 const char *air_csv_path(const AirCsv *c);
 void air_csv_close(AirCsv *c); /* accepts NULL */
 
-/* Whole-field parsers (no surrounding spaces); false when malformed. */
+/* Whole-field parsers (no surrounding spaces); false when malformed. *out
+ * is left alone unless the field is good. */
 bool air_parse_i64(AirField f, int64_t *out);
 bool air_parse_i32(AirField f, int32_t *out);
-bool air_parse_double(AirField f, double *out);
 bool air_parse_bool(AirField f, bool *out); /* true/false/1/0, any case */
-/* Copy into dst (maxlen + 1 bytes, NUL-padded); false if longer than
- * maxlen or holding a NUL byte. */
-bool air_parse_str(AirField f, char *dst, size_t maxlen);
+
+/* Why a field was refused, for the parsers whose messages tell more. */
+typedef enum AirParse {
+  AIR_PARSE_OK,      /* *out holds the value */
+  AIR_PARSE_INVALID, /* not of the type's syntax */
+  AIR_PARSE_RANGE,   /* well-formed, but out of the type's range (VARCHAR: too long) */
+  AIR_PARSE_NUL,     /* VARCHAR: holds a NUL byte */
+} AirParse;
+/* TIMESTAMPs are ms since the epoch within years 1 to 9999 (UTC), so window
+ * arithmetic on them cannot overflow. */
+#define AIR_TS_MIN INT64_C(-62135596800000) /* 0001-01-01T00:00:00.000 */
+#define AIR_TS_MAX INT64_C(253402300799999) /* 9999-12-31T23:59:59.999 */
+/* Decimal [+-]?(digits[.digits]|.digits)([eE][+-]?digits)?, or inf, +inf,
+ * -inf, infinity (signed too), nan, in any case: what air_write_double
+ * writes reads back. RANGE: finite text that overflows, or a nonzero
+ * number that rounds to 0 (subnormals are in range). */
+AirParse air_parse_double(AirField f, double *out);
+AirParse air_parse_ts(AirField f, int64_t *out); /* an integer in [AIR_TS_MIN, AIR_TS_MAX] */
+/* Copy into dst (maxlen + 1 bytes, NUL-padded). RANGE: longer than maxlen. */
+AirParse air_parse_str(AirField f, char *dst, size_t maxlen);
 
 void air_write_i64(FILE *f, int64_t v);
 void air_write_double(FILE *f, double v); /* shortest repr that reads back */

@@ -36,27 +36,74 @@ bool air_parse_i32(AirField f, int32_t *out) {
   return true;
 }
 
-bool air_parse_double(AirField f, double *out) {
-  /* strtod needs a NUL and skips leading spaces, which the field may not
-   * have; numbers longer than the stack copy are rare enough to malloc. */
-  char small[128];
-  if (f.n == 0 || (unsigned char)f.p[0] <= ' ' || memchr(f.p, '\0', f.n))
-    return false;
-  char *s = f.n < sizeof small ? small : malloc(f.n + 1);
-  if (!s) return false;
-  memcpy(s, f.p, f.n);
-  s[f.n] = '\0';
-  char *end;
-  double v = strtod(s, &end);
-  bool ok = end == s + f.n;
-  if (s != small) free(s);
-  if (ok) *out = v;
-  return ok;
+/* [+-]?(digits[.digits]|.digits)([eE][+-]?digits)? over [p, e): true when
+ * the whole range matches; *nonzero tells whether a mantissa digit is not 0. */
+static bool decimal_syntax(const char *p, const char *e, bool *nonzero) {
+  size_t before = 0, after = 0;
+  *nonzero = false;
+  if (p < e && (*p == '+' || *p == '-')) p++;
+  for (; p < e && *p >= '0' && *p <= '9'; p++, before++) *nonzero |= *p != '0';
+  if (p < e && *p == '.') {
+    for (p++; p < e && *p >= '0' && *p <= '9'; p++, after++) *nonzero |= *p != '0';
+    if (after == 0) return false; /* "1." and "." */
+  }
+  if (before + after == 0) return false;
+  if (p < e && (*p == 'e' || *p == 'E')) {
+    p++;
+    if (p < e && (*p == '+' || *p == '-')) p++;
+    size_t exp = 0;
+    for (; p < e && *p >= '0' && *p <= '9'; p++) exp++;
+    if (exp == 0) return false;
+  }
+  return p == e;
 }
 
 static bool field_is(AirField f, const char *word) {
   size_t n = strlen(word);
   return f.n == n && strncasecmp(f.p, word, n) == 0;
+}
+
+/* Decimal numbers and the words air_write_double writes, nothing else:
+ * strtod alone also takes hex ("0x1p4" is 16), leading spaces, and turns
+ * 1e400 and 1e-400 into inf and 0 without a word. */
+AirParse air_parse_double(AirField f, double *out) {
+  AirField w = f;
+  bool neg = false;
+  if (w.n > 0 && (w.p[0] == '+' || w.p[0] == '-')) {
+    neg = w.p[0] == '-';
+    w.p++, w.n--;
+  }
+  if (field_is(w, "inf") || field_is(w, "infinity")) {
+    *out = neg ? -INFINITY : INFINITY;
+    return AIR_PARSE_OK;
+  }
+  if (field_is(f, "nan")) {
+    *out = NAN;
+    return AIR_PARSE_OK;
+  }
+  bool nonzero;
+  if (!decimal_syntax(f.p, f.p + f.n, &nonzero)) return AIR_PARSE_INVALID;
+  /* strtod needs a NUL; numbers longer than the stack copy are rare enough
+   * to malloc. */
+  char small[128];
+  char *s = f.n < sizeof small ? small : malloc(f.n + 1);
+  if (!s) return AIR_PARSE_INVALID;
+  memcpy(s, f.p, f.n);
+  s[f.n] = '\0';
+  double v = strtod(s, NULL);
+  if (s != small) free(s);
+  /* Subnormals are in range; overflow to infinity or underflow to zero not. */
+  if (isinf(v) || (v == 0 && nonzero)) return AIR_PARSE_RANGE;
+  *out = v;
+  return AIR_PARSE_OK;
+}
+
+AirParse air_parse_ts(AirField f, int64_t *out) {
+  int64_t v;
+  if (!air_parse_i64(f, &v)) return AIR_PARSE_INVALID;
+  if (v < AIR_TS_MIN || v > AIR_TS_MAX) return AIR_PARSE_RANGE;
+  *out = v;
+  return AIR_PARSE_OK;
 }
 
 bool air_parse_bool(AirField f, bool *out) {
@@ -66,11 +113,13 @@ bool air_parse_bool(AirField f, bool *out) {
   return true;
 }
 
-bool air_parse_str(AirField f, char *dst, size_t maxlen) {
-  if (f.n > maxlen || memchr(f.p, '\0', f.n)) return false;
+AirParse air_parse_str(AirField f, char *dst, size_t maxlen) {
+  /* A NUL would end the string early: the row would not be what the file says. */
+  if (memchr(f.p, '\0', f.n)) return AIR_PARSE_NUL;
+  if (f.n > maxlen) return AIR_PARSE_RANGE;
   memcpy(dst, f.p, f.n);
   memset(dst + f.n, 0, maxlen + 1 - f.n);
-  return true;
+  return AIR_PARSE_OK;
 }
 
 void air_write_i64(FILE *f, int64_t v) {

@@ -56,30 +56,69 @@ static void test_format_parse_i32_overflow(void **state) {
 static void test_format_parse_double(void **state) {
   (void)state;
   double d = 0;
-  assert_true(air_parse_double(fld("3.5"), &d) && d == 3.5);
-  assert_true(air_parse_double(fld("-0.25"), &d) && d == -0.25);
-  assert_true(air_parse_double(fld("1e3"), &d) && d == 1000.0);
-  assert_true(air_parse_double(fld("+7"), &d) && d == 7.0);
-  assert_true(air_parse_double(fld(".5"), &d) && d == 0.5);
-  assert_true(air_parse_double(fld("inf"), &d) && isinf(d));
+  assert_int_equal(air_parse_double(fld("3.5"), &d), AIR_PARSE_OK);
+  assert_true(d == 3.5);
+  assert_true(air_parse_double(fld("-0.25"), &d) == AIR_PARSE_OK && d == -0.25);
+  assert_true(air_parse_double(fld("1e3"), &d) == AIR_PARSE_OK && d == 1000.0);
+  assert_true(air_parse_double(fld("2.5E-3"), &d) == AIR_PARSE_OK && d == 2.5e-3);
+  assert_true(air_parse_double(fld("1e+300"), &d) == AIR_PARSE_OK && d == 1e300);
+  assert_true(air_parse_double(fld("+7"), &d) == AIR_PARSE_OK && d == 7.0);
+  assert_true(air_parse_double(fld(".5"), &d) == AIR_PARSE_OK && d == 0.5);
+  assert_true(air_parse_double(fld("-0"), &d) == AIR_PARSE_OK && d == 0 && signbit(d));
+  assert_true(air_parse_double(fld("0e999"), &d) == AIR_PARSE_OK && d == 0); /* zero is in range */
+  assert_true(air_parse_double(fld("4.9e-324"), &d) == AIR_PARSE_OK && d > 0); /* subnormal */
+  /* the words air_write_double writes, in any case, infinities signed */
+  const char *infs[] = {"inf", "+inf", "INF", "Infinity", "+infinity", "iNfInItY"};
+  for (size_t k = 0; k < sizeof infs / sizeof infs[0]; k++)
+    assert_true(air_parse_double(fld(infs[k]), &d) == AIR_PARSE_OK && isinf(d) && d > 0);
+  assert_true(air_parse_double(fld("-inf"), &d) == AIR_PARSE_OK && isinf(d) && d < 0);
+  assert_true(air_parse_double(fld("-INFINITY"), &d) == AIR_PARSE_OK && isinf(d) && d < 0);
+  assert_true(air_parse_double(fld("nan"), &d) == AIR_PARSE_OK && isnan(d));
+  assert_true(air_parse_double(fld("NaN"), &d) == AIR_PARSE_OK && isnan(d));
   d = 1.25;
-  assert_false(air_parse_double(fld(""), &d));
-  assert_false(air_parse_double(fld(" 1"), &d));
-  assert_false(air_parse_double(fld("1 "), &d));
-  assert_false(air_parse_double(fld("1e"), &d));
-  assert_false(air_parse_double(fld("abc"), &d));
-  assert_false(air_parse_double(fld("1.5x"), &d));
-  assert_false(air_parse_double((AirField){"1\0002", 3}, &d));
-  assert_true(d == 1.25);
+  /* out of range: finite text that overflows, a nonzero that rounds to 0 */
+  assert_int_equal(air_parse_double(fld("1e400"), &d), AIR_PARSE_RANGE);
+  assert_int_equal(air_parse_double(fld("-1e400"), &d), AIR_PARSE_RANGE);
+  assert_int_equal(air_parse_double(fld("1e-400"), &d), AIR_PARSE_RANGE);
+  assert_int_equal(air_parse_double(fld("-0.0001e-330"), &d), AIR_PARSE_RANGE);
+  /* not decimal: hex, bare dots, spaces, words strtod knows */
+  const char *bad[] = {"", " 1", "1 ", "1e", "1e+", "abc", "1.5x", "0x1p4", "0x10", "1.",
+                       ".", "-", "+", "e5", ".e5", "--1", "1..2", "in", "infin", "nan(1)",
+                       "-nan", "+nan", "1,5", "1_000", "\xd9\xa1"};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+    if (air_parse_double(fld(bad[k]), &d) != AIR_PARSE_INVALID) fail_msg("'%s' taken as a DOUBLE", bad[k]);
+  assert_int_equal(air_parse_double((AirField){"1\0002", 3}, &d), AIR_PARSE_INVALID);
+  assert_true(d == 1.25); /* untouched on failure */
   /* field bounded by n: "2.5" out of "2.57" */
-  assert_true(air_parse_double((AirField){"2.57", 3}, &d) && d == 2.5);
+  assert_true(air_parse_double((AirField){"2.57", 3}, &d) == AIR_PARSE_OK && d == 2.5);
   /* longer than the stack copy */
   char longnum[300];
   memset(longnum, '0', sizeof longnum);
   longnum[0] = '1';
   longnum[1] = '.';
   longnum[299] = '\0';
-  assert_true(air_parse_double(fld(longnum), &d) && d == 1.0);
+  assert_true(air_parse_double(fld(longnum), &d) == AIR_PARSE_OK && d == 1.0);
+}
+
+/* TIMESTAMPs outside years 1..9999 are out of range: window arithmetic
+ * near INT64_MAX would overflow. */
+static void test_format_parse_ts(void **state) {
+  (void)state;
+  int64_t t = 5;
+  assert_true(air_parse_ts(fld("0"), &t) == AIR_PARSE_OK && t == 0);
+  assert_true(air_parse_ts(fld("1700000000000"), &t) == AIR_PARSE_OK && t == 1700000000000);
+  assert_true(air_parse_ts(fld("-62135596800000"), &t) == AIR_PARSE_OK && t == AIR_TS_MIN);
+  assert_true(air_parse_ts(fld("253402300799999"), &t) == AIR_PARSE_OK && t == AIR_TS_MAX);
+  t = 5;
+  assert_int_equal(air_parse_ts(fld("-62135596800001"), &t), AIR_PARSE_RANGE);
+  assert_int_equal(air_parse_ts(fld("253402300800000"), &t), AIR_PARSE_RANGE);
+  assert_int_equal(air_parse_ts(fld("9223372036854775807"), &t), AIR_PARSE_RANGE);
+  assert_int_equal(air_parse_ts(fld("-9223372036854775808"), &t), AIR_PARSE_RANGE);
+  assert_int_equal(air_parse_ts(fld("9223372036854775808"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_ts(fld("12x4"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_ts(fld("1.5"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_ts(fld(""), &t), AIR_PARSE_INVALID);
+  assert_int_equal(t, 5);
 }
 
 static void test_format_parse_bool(void **state) {
@@ -100,14 +139,16 @@ static void test_format_parse_str(void **state) {
   (void)state;
   char dst[4];
   memset(dst, 'x', sizeof dst);
-  assert_true(air_parse_str(fld("ab"), dst, 3));
+  assert_int_equal(air_parse_str(fld("ab"), dst, 3), AIR_PARSE_OK);
   assert_memory_equal(dst, "ab\0\0", 4);
-  assert_true(air_parse_str(fld("abc"), dst, 3));
+  assert_int_equal(air_parse_str(fld("abc"), dst, 3), AIR_PARSE_OK);
   assert_memory_equal(dst, "abc\0", 4);
-  assert_true(air_parse_str(fld(""), dst, 3));
+  assert_int_equal(air_parse_str(fld(""), dst, 3), AIR_PARSE_OK);
   assert_memory_equal(dst, "\0\0\0\0", 4);
-  assert_false(air_parse_str(fld("abcd"), dst, 3));
-  assert_false(air_parse_str((AirField){"a\0b", 3}, dst, 3));
+  assert_int_equal(air_parse_str(fld("abcd"), dst, 3), AIR_PARSE_RANGE);
+  /* a NUL is named as such, also in a field that is too long */
+  assert_int_equal(air_parse_str((AirField){"a\0b", 3}, dst, 3), AIR_PARSE_NUL);
+  assert_int_equal(air_parse_str((AirField){"abc\0", 4}, dst, 3), AIR_PARSE_NUL);
 }
 
 /* Runs fn's output through a memory stream and returns it (static buffer). */
@@ -160,9 +201,20 @@ static void test_format_write_double_round_trip(void **state) {
       v = (double)(s >> 11) / (double)(1ULL << 53) * 1000.0; /* everyday values */
     }
     const char *out = fmt_double(v);
-    double back = strtod(out, NULL);
-    if (memcmp(&back, &v, sizeof v) != 0) fail_msg("%a printed as %s", v, out);
+    double back = 0;
+    if (air_parse_double((AirField){out, strlen(out)}, &back) != AIR_PARSE_OK ||
+        memcmp(&back, &v, sizeof v) != 0)
+      fail_msg("%a printed as %s, read back as %a", v, out, back);
     n++;
+  }
+  /* and the words it writes */
+  const double special[] = {INFINITY, -INFINITY, NAN, -0.0, 4.9406564584124654e-324, 1.7976931348623157e308};
+  for (size_t k = 0; k < sizeof special / sizeof special[0]; k++) {
+    const char *out = fmt_double(special[k]);
+    double back = 0;
+    assert_int_equal(air_parse_double((AirField){out, strlen(out)}, &back), AIR_PARSE_OK);
+    if (isnan(special[k])) assert_true(isnan(back));
+    else assert_memory_equal(&back, &special[k], sizeof back);
   }
 }
 
@@ -211,6 +263,7 @@ int main(void) {
       cmocka_unit_test(test_format_parse_i64),
       cmocka_unit_test(test_format_parse_i32_overflow),
       cmocka_unit_test(test_format_parse_double),
+      cmocka_unit_test(test_format_parse_ts),
       cmocka_unit_test(test_format_parse_bool),
       cmocka_unit_test(test_format_parse_str),
       cmocka_unit_test(test_format_write_double_known),

@@ -7,6 +7,7 @@ the runtime cannot hide itself by being copied here.
 
 import csv
 import io
+import re
 
 MASK64 = (1 << 64) - 1
 
@@ -309,6 +310,26 @@ def parse_line_strict(line):
         i += 1  # the comma
 
 
+def data_lines(path, header=True):
+    """(line number, fields) for every non-blank line of a CSV file whose
+    fields hold no line ends, after the header line when there is one;
+    fields is None when the line's quoting is malformed."""
+    with open(path, newline="") as f:
+        lines = f.read().split("\n")
+    for lineno, line in enumerate(lines, start=1):
+        if (header and lineno == 1) or line == "":
+            continue
+        yield lineno, parse_line_strict(line)
+
+
+def reported_lines(grep_file, data_file):
+    """The line numbers of data_file that a case's stderr_grep expects to
+    see reported as bad rows (patterns `^name\\.csv:LINE:`)."""
+    name = re.escape(re.escape(data_file))
+    with open(grep_file) as f:
+        return [int(m) for m in re.findall(r"^" + name + r":(\d+):", f.read(), re.M)]
+
+
 def parse_int(s, bits):
     """A whole-field decimal integer in range for `bits`, else None."""
     t = s[1:] if s[:1] in "+-" else s
@@ -319,10 +340,33 @@ def parse_int(s, bits):
     return v if -lim <= v < lim else None
 
 
+_DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]+)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_WORDS = {"inf": float("inf"), "+inf": float("inf"), "-inf": float("-inf"),
+          "infinity": float("inf"), "+infinity": float("inf"),
+          "-infinity": float("-inf"), "nan": float("nan")}
+
+
 def parse_double(s):
-    if not s or s != s.strip():
+    """A DOUBLE field (docs/guarantees.md): a decimal number, or inf,
+    infinity (either signed) or nan in any case; None when it is none of
+    these or out of range (finite text beyond the doubles, or a nonzero
+    number that rounds to 0)."""
+    if s.lower() in _WORDS:
+        return _WORDS[s.lower()]
+    m = _DECIMAL.fullmatch(s)
+    if not m:
         return None
-    try:
-        return float(s)
-    except ValueError:
+    v = float(s)
+    mantissa = m.group(1)
+    if v in (float("inf"), float("-inf")) or (v == 0 and mantissa.strip("0.") != ""):
         return None
+    return v
+
+
+TS_MIN, TS_MAX = -62135596800000, 253402300799999  # years 1 to 9999, in ms
+
+
+def parse_ts(s):
+    """A TIMESTAMP field: a BIGINT within years 1 to 9999, else None."""
+    v = parse_int(s, 64)
+    return v if v is not None and TS_MIN <= v <= TS_MAX else None

@@ -6,23 +6,17 @@ s2: 7, 6 (2, 13), s3: -4, 11 (2, 7); of [2000, 4000): s1: -1 (the 2 at
 2100 is on a 4-field line), s2: 1, 2 ("s2" quoted is good), s3: 5, 9.
 """
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
-from airref import parse_int, parse_line_strict, print_result, tumble_start
+from airref import data_lines, parse_int, parse_ts, print_result, reported_lines, tumble_start
 
 SIZE = 2000
 acc, bad = {}, []
-with open("data.csv", newline="") as f:
-    lines = f.read().split("\n")
-for lineno, line in enumerate(lines[1:], start=2):
-    if line == "":
-        continue
-    fields = parse_line_strict(line)
+for lineno, fields in data_lines("data.csv"):
     ok = fields is not None and len(fields) == 3
     if ok:
-        sensor, val, ts = fields[0], parse_int(fields[1], 32), parse_int(fields[2], 64)
+        sensor, val, ts = fields[0], parse_int(fields[1], 32), parse_ts(fields[2])
         ok = len(sensor.encode()) <= 6 and val is not None and ts is not None
     if not ok:
         bad.append(lineno)
@@ -32,8 +26,7 @@ for lineno, line in enumerate(lines[1:], start=2):
     a[1] += val
 
 # The lines stderr_grep expects to see reported are exactly the bad ones.
-with open("stderr_grep") as f:
-    reported = [int(m) for m in re.findall(r"^data\\\.csv:(\d+):$", f.read(), re.M)]
+reported = reported_lines("stderr_grep", "data.csv")
 assert bad == reported, (bad, reported)
 assert acc[(2000, "s1")] == [2, 8] and acc[(4000, "s2")] == [2, 3], acc
 

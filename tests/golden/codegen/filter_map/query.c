@@ -256,6 +256,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       }
       S0 s;
       memset(&s, 0, sizeof s);
+      AirParse pe;
       if (!air_parse_i64(f[0], &s.c0)) {
         air_csv_bad_row(csv, line, "column id: not a valid BIGINT");
         continue;
@@ -264,12 +265,12 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         air_csv_bad_row(csv, line, "column x: not a valid INT");
         continue;
       }
-      if (!air_parse_str(f[2], s.c2, 8)) {
-        air_csv_bad_row(csv, line, "column label: longer than VARCHAR(8)");
+      if ((pe = air_parse_str(f[2], s.c2, 8)) != AIR_PARSE_OK) {
+        air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column label: longer than VARCHAR(8)" : "column label: holds a NUL byte");
         continue;
       }
-      if (!air_parse_i64(f[3], &s.c3)) {
-        air_csv_bad_row(csv, line, "column ts: not a valid TIMESTAMP");
+      if ((pe = air_parse_ts(f[3], &s.c3)) != AIR_PARSE_OK) {
+        air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column ts: TIMESTAMP out of range (years 1 to 9999)" : "column ts: not a valid TIMESTAMP");
         continue;
       }
       if (s.c3 > st.maxts) st.maxts = s.c3;

@@ -409,6 +409,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       }
       S0 s;
       memset(&s, 0, sizeof s);
+      AirParse pe;
       if (!air_parse_i64(f[0], &s.c0)) {
         air_csv_bad_row(csv, line, "column k: not a valid BIGINT");
         continue;
@@ -417,8 +418,8 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         air_csv_bad_row(csv, line, "column x: not a valid BIGINT");
         continue;
       }
-      if (!air_parse_i64(f[2], &s.c2)) {
-        air_csv_bad_row(csv, line, "column ts: not a valid TIMESTAMP");
+      if ((pe = air_parse_ts(f[2], &s.c2)) != AIR_PARSE_OK) {
+        air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column ts: TIMESTAMP out of range (years 1 to 9999)" : "column ts: not a valid TIMESTAMP");
         continue;
       }
       if (s.c2 > st.maxts) st.maxts = s.c2;
@@ -494,6 +495,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
       }
       S1 s;
       memset(&s, 0, sizeof s);
+      AirParse pe;
       if (!air_parse_i64(f[0], &s.c0)) {
         air_csv_bad_row(csv, line, "column k: not a valid BIGINT");
         continue;
@@ -502,8 +504,8 @@ static void source1(AirVertex *v, int inst, void *ctx) {
         air_csv_bad_row(csv, line, "column y: not a valid BIGINT");
         continue;
       }
-      if (!air_parse_i64(f[2], &s.c2)) {
-        air_csv_bad_row(csv, line, "column ts: not a valid TIMESTAMP");
+      if ((pe = air_parse_ts(f[2], &s.c2)) != AIR_PARSE_OK) {
+        air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column ts: TIMESTAMP out of range (years 1 to 9999)" : "column ts: not a valid TIMESTAMP");
         continue;
       }
       if (s.c2 > st.maxts) st.maxts = s.c2;
