@@ -8,7 +8,10 @@
  * before the record is complete.
  *
  * Decisions beyond RFC 4180:
- *  - records end at "\n" or "\r\n"; a final record without a newline counts;
+ *  - records end at "\n", "\r\n" or a lone "\r" (old Mac files), each one
+ *    line for line numbers, also inside quotes; a final record without a
+ *    line end counts;
+ *  - a UTF-8 byte order mark at the start of the file is skipped;
  *  - a completely empty line (nothing but its line end) is skipped: it is no
  *    record, has no index and is never reported (a trailing blank line is
  *    common and harmless);
@@ -50,6 +53,7 @@ struct AirCsv {
   int rank;       /* this reader keeps index % world == rank */
   int world;
   bool header;    /* the first record is still to be skipped */
+  bool start;     /* nothing consumed yet: a byte order mark may come */
   Span *spans;    /* field boundaries of the current record */
   int nspans;     /* allocated entries of spans */
   long bad;       /* rows passed to air_csv_bad_row */
@@ -85,6 +89,7 @@ AirCsv *air_csv_open_at(AirRuntime *rt, const char *path, bool header,
   c->rank = rank;
   c->world = world < 1 ? 1 : world;
   c->header = header;
+  c->start = true;
   return c;
 }
 
@@ -148,8 +153,19 @@ static void refill(AirCsv *c) {
   }
 }
 
-enum { ST_START, ST_PLAIN, ST_QUOTED, ST_CLOSED, ST_CLOSED_CR, ST_BAD };
+enum { ST_START, ST_PLAIN, ST_QUOTED, ST_CLOSED, ST_BAD };
 enum { SCAN_MORE = -3, SCAN_BAD = -2, SCAN_EOF = -1 };
+
+/* The length of the line end at buf[i] (a '\n' or '\r'): 2 for "\r\n",
+ * else 1; 0 for a '\r' that ends the bytes read so far, which the next
+ * byte decides. */
+static int eol_len(const AirCsv *c, size_t i) {
+  if (c->buf[i] == '\n') return 1;
+  if (i + 1 < c->len) return c->buf[i + 1] == '\n' ? 2 : 1;
+  return c->eof ? 1 : 0;
+}
+
+static bool is_eol(char ch) { return ch == '\n' || ch == '\r'; }
 
 /* Scan the record at pos: its field count (boundaries of the first `max` in
  * spans), SCAN_BAD, SCAN_EOF, or SCAN_MORE when the buffer ends first. *end
@@ -159,20 +175,13 @@ static int scan(AirCsv *c, int max, size_t *end, long *lines) {
   size_t i = c->pos, len = c->len;
   size_t fa = i, qend = i; /* field start; closing quote of a quoted field */
   bool esc = false;
-  int st = ST_START, nf = 0;
+  int st = ST_START, nf = 0, k;
   long nl = 0;
 
 #define ADD(A, B, E)                                                         \
   do {                                                                       \
     if (nf < max) c->spans[nf] = (Span){(A), (B), (E)};                      \
     nf++;                                                                    \
-  } while (0)
-/* An unquoted field ending the record loses a '\r' of its "\r\n". */
-#define ADD_LAST_PLAIN(B)                                                    \
-  do {                                                                       \
-    size_t e_ = (B);                                                         \
-    if (e_ > fa && b[e_ - 1] == '\r') e_--;                                  \
-    ADD(fa, e_, false);                                                      \
   } while (0)
 
   for (; i < len; i++) {
@@ -186,7 +195,7 @@ static int scan(AirCsv *c, int max, size_t *end, long *lines) {
       } else if (ch == ',') {
         ADD(i, i, false);
         fa = i + 1;
-      } else if (ch == '\n') {
+      } else if (is_eol(ch)) {
         ADD(i, i, false);
         goto record_end;
       } else {
@@ -199,8 +208,8 @@ static int scan(AirCsv *c, int max, size_t *end, long *lines) {
         ADD(fa, i, false);
         st = ST_START;
         fa = i + 1;
-      } else if (ch == '\n') {
-        ADD_LAST_PLAIN(i);
+      } else if (is_eol(ch)) {
+        ADD(fa, i, false);
         goto record_end;
       } else if (ch == '"') {
         st = ST_BAD;
@@ -212,6 +221,9 @@ static int scan(AirCsv *c, int max, size_t *end, long *lines) {
         qend = i;
       } else if (ch == '\n') {
         nl++;
+      } else if (ch == '\r') { /* a line of its own unless "\r\n" (counted at '\n') */
+        if (!(k = eol_len(c, i))) return SCAN_MORE;
+        nl += k == 1;
       }
       break;
     case ST_CLOSED:
@@ -222,25 +234,17 @@ static int scan(AirCsv *c, int max, size_t *end, long *lines) {
         ADD(fa, qend, esc);
         st = ST_START;
         fa = i + 1;
-      } else if (ch == '\n') {
+      } else if (is_eol(ch)) {
         ADD(fa, qend, esc);
         goto record_end;
-      } else if (ch == '\r') {
-        st = ST_CLOSED_CR;
       } else {
         st = ST_BAD;
       }
       break;
-    case ST_CLOSED_CR:
-      if (ch == '\n') {
-        ADD(fa, qend, esc);
-        goto record_end;
-      }
-      st = ST_BAD;
-      break;
     case ST_BAD:
-      if (ch == '\n') {
-        *end = i + 1;
+      if (is_eol(ch)) {
+        if (!(k = eol_len(c, i))) return SCAN_MORE;
+        *end = i + (size_t)k;
         *lines = nl + 1;
         return SCAN_BAD;
       }
@@ -254,35 +258,34 @@ static int scan(AirCsv *c, int max, size_t *end, long *lines) {
   *lines = nl;
   switch (st) {
   case ST_START: ADD(len, len, false); break;
-  case ST_PLAIN: ADD_LAST_PLAIN(len); break;
-  case ST_CLOSED:
-  case ST_CLOSED_CR: ADD(fa, qend, esc); break;
+  case ST_PLAIN: ADD(fa, len, false); break;
+  case ST_CLOSED: ADD(fa, qend, esc); break;
   case ST_BAD: return SCAN_BAD;
   case ST_QUOTED: {
     /* Unterminated: only the line it starts on is bad. */
-    const char *nlp = memchr(b + c->pos, '\n', len - c->pos);
-    *end = nlp ? (size_t)(nlp - b) + 1 : len;
-    *lines = nlp ? 1 : 0;
+    for (size_t j = c->pos; j < len; j++)
+      if (is_eol(b[j])) {
+        *end = j + (size_t)eol_len(c, j);
+        *lines = 1;
+        return SCAN_BAD;
+      }
+    *lines = 0;
     return SCAN_BAD;
   }
   }
   return nf;
 
 record_end:
-  *end = i + 1;
+  if (!(k = eol_len(c, i))) return SCAN_MORE;
+  *end = i + (size_t)k;
   *lines = nl + 1;
   return nf;
 #undef ADD
-#undef ADD_LAST_PLAIN
 }
 
 /* A record holding nothing but its line end. */
-static bool blank_record(const AirCsv *c, size_t end) {
-  size_t n = end - c->pos;
-  const char *p = c->buf + c->pos;
-  if (n > 0 && p[n - 1] == '\n') n--;
-  if (n > 0 && p[n - 1] == '\r') n--;
-  return n == 0;
+static bool blank_record(const AirCsv *c, int nf) {
+  return nf == 1 && is_eol(c->buf[c->pos]);
 }
 
 static size_t unescape(char *p, size_t n) {
@@ -303,6 +306,14 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
     c->nspans = max;
   }
   for (;;) {
+    if (c->start) {
+      if (c->len - c->pos < 3 && !c->eof) {
+        refill(c);
+        continue;
+      }
+      if (c->len - c->pos >= 3 && memcmp(c->buf + c->pos, "\xEF\xBB\xBF", 3) == 0) c->pos += 3;
+      c->start = false;
+    }
     size_t end = 0;
     long nl = 0;
     /* Records of other ranks only need their end: no boundaries. */
@@ -318,7 +329,7 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
     }
     if (nf == SCAN_EOF) return -1;
     long start_line = c->line;
-    bool blank = nf == 1 && blank_record(c, end);
+    bool blank = blank_record(c, nf);
     c->pos = end;
     c->line += nl;
     if (blank) continue;

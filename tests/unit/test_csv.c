@@ -94,12 +94,115 @@ static void test_csv_crlf(void **state) {
   (void)state;
   Rec r[4];
   int n = read_all("h1,h2\r\n1,two\r\n\"q\",\"r\"\r\n3,x\ry\r\n", true, 0, 1, r, 4);
-  assert_int_equal(n, 3);
+  assert_int_equal(n, 4);
   assert_string_equal(r[0].f[1], "two");
   assert_string_equal(r[1].f[0], "q");
   assert_string_equal(r[1].f[1], "r");
-  assert_string_equal(r[2].f[1], "x\ry"); /* a lone CR is data */
+  assert_int_equal(r[2].nf, 2); /* a lone CR ends a record too */
+  assert_string_equal(r[2].f[1], "x");
   assert_int_equal(r[2].line, 4);
+  assert_int_equal(r[3].nf, 1);
+  assert_string_equal(r[3].f[0], "y");
+  assert_int_equal(r[3].line, 5);
+}
+
+/* Old Mac files end lines with a lone CR: each is a line end, blank lines
+ * included, and a CR inside quotes counts as a line for line numbers. */
+static void test_csv_cr_only(void **state) {
+  (void)state;
+  Rec r[8];
+  int n = read_all("a,b\r1,2\r\r\"x\ry\",3\r\"q\"\r4,\"z\r\n\"\r\"bad\"x\r5,6", true, 0, 1, r, 8);
+  assert_int_equal(n, 6);
+  assert_int_equal(r[0].line, 2);
+  assert_string_equal(r[0].f[1], "2");
+  assert_int_equal(r[1].line, 4); /* line 3 was blank */
+  assert_string_equal(r[1].f[0], "x\ry");
+  assert_string_equal(r[1].f[1], "3");
+  assert_int_equal(r[2].line, 6);
+  assert_int_equal(r[2].nf, 1);
+  assert_string_equal(r[2].f[0], "q");
+  assert_int_equal(r[3].line, 7);
+  assert_string_equal(r[3].f[1], "z\r\n"); /* one line: "\r\n" is one line end */
+  assert_int_equal(r[4].line, 9);
+  assert_int_equal(r[4].nf, -2);
+  assert_int_equal(r[5].line, 10);
+  assert_string_equal(r[5].f[1], "6");
+  /* an unterminated quote costs its own line, ended by a lone CR */
+  n = read_all("x,\"abc\rok,3\r", false, 0, 1, r, 8);
+  assert_int_equal(n, 2);
+  assert_int_equal(r[0].nf, -2);
+  assert_int_equal(r[1].line, 2);
+  assert_string_equal(r[1].f[0], "ok");
+}
+
+/* A CR that is the last byte of the first buffer (1 MiB) cannot say yet
+ * whether a LF follows: the reader must look at the next bytes before it
+ * decides where the record ends and how many lines it took. */
+static void test_csv_cr_at_buffer_end(void **state) {
+  (void)state;
+  static const char *const tails[] = {
+      "a,b\r\nc,d\n",   /* CRLF split by the buffer end: one line end */
+      "a,b\rc,d\n",      /* a lone CR */
+      "\"a\r\nb\",c\nd,e\n", /* CRLF inside quotes */
+      "\"a\rb\",c\nd,e\n",   /* a lone CR inside quotes */
+      "a,b\r\r\nc,d\n",  /* a lone CR (a line end), then a blank CRLF line */
+  };
+  enum { MIB = 1 << 20 };
+  for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+    const char *tail = tails[t];
+    size_t cr = strchr(tail, '\r') - tail; /* the CR lands at offset MIB - 1 */
+    char *data = malloc(MIB + 64);
+    size_t len = 0;
+    long lines = 0;
+    while (len + 16 < MIB - 1 - cr) {
+      len += (size_t)sprintf(data + len, "%06ld,filler\n", lines);
+      lines++;
+    }
+    size_t fill = MIB - 1 - cr - len; /* one last filler of the exact length */
+    memset(data + len, 'z', fill - 1);
+    data[len + fill - 1] = '\n';
+    len += fill;
+    lines++;
+    memcpy(data + len, tail, strlen(tail));
+    assert_int_equal(data[MIB - 1], '\r');
+    len += strlen(tail);
+    char *path = write_temp(data, len);
+    AirCsv *c = air_csv_open_at(NULL, path, false, 0, 1);
+    AirField f[4];
+    long line;
+    for (long i = 0; i < lines; i++) assert_true(air_csv_next(c, f, 4, &line) >= 1);
+    assert_int_equal(air_csv_next(c, f, 4, &line), 2);
+    assert_int_equal(line, lines + 1);
+    char first[8] = "";
+    memcpy(first, f[0].p, f[0].n < 7 ? f[0].n : 7);
+    assert_int_equal(air_csv_next(c, f, 4, &line), 2);
+    /* the record after: one line later, two when the first held a line end
+     * in quotes or was followed by a blank line */
+    long want = lines + 2 + (t >= 2);
+    if (line != want) fail_msg("tail %zu: second record on line %ld, not %ld", t, line, want);
+    assert_int_equal(air_csv_next(c, f, 4, &line), -1);
+    if (t == 2 || t == 3) assert_int_equal(first[1], '\r');
+    air_csv_close(c);
+    unlink(path);
+    free(path);
+    free(data);
+  }
+}
+
+/* A UTF-8 byte order mark (what some editors write first) is no data. */
+static void test_csv_bom_skipped(void **state) {
+  (void)state;
+  Rec r[4];
+  int n = read_all("\xEF\xBB\xBF" "a,b\n1,2\n", false, 0, 1, r, 4);
+  assert_int_equal(n, 2);
+  assert_string_equal(r[0].f[0], "a");
+  assert_int_equal(r[0].line, 1);
+  n = read_all("\xEF\xBB\xBF", false, 0, 1, r, 4);
+  assert_int_equal(n, 0);
+  /* only at the start of the file */
+  n = read_all("a\n\xEF\xBB\xBF" "b\n", false, 0, 1, r, 4);
+  assert_int_equal(n, 2);
+  assert_string_equal(r[1].f[0], "\xEF\xBB\xBF" "b");
 }
 
 static void test_csv_embedded_newline(void **state) {
@@ -342,6 +445,9 @@ int main(void) {
       cmocka_unit_test(test_csv_plain_and_header),
       cmocka_unit_test(test_csv_quoting),
       cmocka_unit_test(test_csv_crlf),
+      cmocka_unit_test(test_csv_cr_only),
+      cmocka_unit_test(test_csv_cr_at_buffer_end),
+      cmocka_unit_test(test_csv_bom_skipped),
       cmocka_unit_test(test_csv_embedded_newline),
       cmocka_unit_test(test_csv_bad_quoting),
       cmocka_unit_test(test_csv_unterminated_resumes_next_line),
