@@ -16,8 +16,8 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
   int nf = 0;
   for (;;) {
     size_t n = 0;
-    while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, @NCOLS@ + 1, &line)) != -1) {
-      if (nf == -2) {
+    while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, @NCOLS@ + 1, &line)) != AIR_CSV_END) {
+      if (nf == AIR_CSV_BAD_QUOTING) {
         air_csv_bad_row(csv, line, "bad quoting");
         continue;
       }
@@ -33,7 +33,7 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
     }
     air_stat_add(g_rt, AIR_STAT_EVENTS_IN, (int64_t)n);
 /*%% chunk_end %%*/
-    if (nf == -1) break;
+    if (nf == AIR_CSV_END) break;
   }
 /*%% finish %%*/
 }

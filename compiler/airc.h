@@ -373,7 +373,8 @@ struct Relation {
   SourceKind source;     /* REL_SOURCE/REL_TABLE: where rows come from */
   SinkKind sink;         /* REL_SINK */
   const char *path;      /* csv path (source, table or sink) */
-  bool header;           /* csv: skip the first line */
+  bool header;           /* csv: the first line is a header */
+  bool header_skip;      /* csv: ... skipped unchecked (header = 'skip') */
   int64_t rate;          /* events/s over all ranks, 0 = unthrottled */
   int64_t seed;          /* generators */
   int64_t limit;         /* generators: rows in all, 0 = unbounded */

@@ -835,6 +835,25 @@ static void emit_csv_parse(FILE *o, const Relation *r, const char *var, const ch
   }
 }
 
+/* `lhs = air_csv_open(g_rt, &def)` with the declaration of a csv source or
+ * table in a static AirCsvDef, in a block of its own at indent `ind`. */
+static void emit_csv_open(FILE *o, const Relation *r, const char *lhs, const char *ind) {
+  fprintf(o, "%s{\n%s  static const char *const cols[] = {", ind, ind);
+  for (int i = 0; i < r->ncols; i++) {
+    if (i) fprintf(o, ", ");
+    c_str(o, r->cols[i].name);
+  }
+  fprintf(o, "};\n%s  static const AirCsvDef def = {\n%s      .path = ", ind, ind);
+  c_str(o, r->path ? r->path : "");
+  fprintf(o, ",\n%s      .name = ", ind);
+  c_str(o, r->name);
+  fprintf(o, ",\n%s      .table = %s,\n", ind, r->kind == REL_TABLE ? "true" : "false");
+  fprintf(o, "%s      .header = %s,\n", ind,
+          !r->header ? "AIR_CSV_NO_HEADER" : r->header_skip ? "AIR_CSV_HEADER_SKIP" : "AIR_CSV_HEADER");
+  fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, r->ncols);
+  fprintf(o, "%s  };\n%s  %s = air_csv_open(g_rt, &def);\n%s}\n", ind, ind, lhs, ind);
+}
+
 static void emit_table(Gen *g, const Relation *r) {
   FILE *o = g->types.f;
   Type kt = r->cols[r->key_col].type;
@@ -896,12 +915,11 @@ static void emit_table(Gen *g, const Relation *r) {
     fprintf(f, "    tab%d_insert(&row, \"ysb campaign table\", k + 1);\n  }\n}\n\n", r->index);
     return;
   }
-  fprintf(f, "  AirCsv *csv = air_csv_open(g_rt, ");
-  c_str(f, r->path ? r->path : "");
-  fprintf(f, ", %s, false);\n", r->header ? "true" : "false");
+  fprintf(f, "  AirCsv *csv;\n");
+  emit_csv_open(f, r, "csv", "  ");
   fprintf(f, "  AirField f[%d];\n  long line = 0;\n  int nf;\n", r->ncols + 1);
-  fprintf(f, "  while ((nf = air_csv_next(csv, f, %d, &line)) != -1) {\n", r->ncols + 1);
-  fprintf(f, "    if (nf != %d) {\n      air_csv_bad_row(csv, line, nf == -2 ? \"bad quoting\" : \"expected %d fields\");\n      continue;\n    }\n",
+  fprintf(f, "  while ((nf = air_csv_next(csv, f, %d, &line)) != AIR_CSV_END) {\n", r->ncols + 1);
+  fprintf(f, "    if (nf != %d) {\n      air_csv_bad_row(csv, line, nf == AIR_CSV_BAD_QUOTING ? \"bad quoting\" : \"expected %d fields\");\n      continue;\n    }\n",
           r->ncols, r->ncols);
   fprintf(f, "    static T%d row; /* may be large: not on the main thread's stack */\n    memset(&row, 0, sizeof row);\n", r->index);
   emit_csv_parse(f, r, "row", "    ", "csv", "continue");
@@ -1968,9 +1986,9 @@ bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
     for (int c = 0; c < pl->nchains; c++)
       if (chain_reads(&pl->chains[c], r)) read = true;
     if (r->kind == REL_SOURCE && r->source == SRC_CSV && read) {
-      fprintf(su, "  g_csv%d = air_csv_open(g_rt, ", r->index);
-      c_str(su, r->path ? r->path : "");
-      fprintf(su, ", %s, true);\n", r->header ? "true" : "false");
+      char lhs[32];
+      snprintf(lhs, sizeof lhs, "g_csv%d", r->index);
+      emit_csv_open(su, r, lhs, "  ");
     }
   }
   for (int e = 0; e < ph->nedges; e++) {

@@ -1574,8 +1574,10 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     Expr *v = o->value;
     if (v->kind == EX_BOOL || (v->kind == EX_INT && (v->ival == 0 || v->ival == 1)))
       r->header = v->ival != 0;
+    else if (v->kind == EX_STRING && v->slen == 4 && strncasecmp(v->sval, "skip", 4) == 0)
+      r->header = r->header_skip = true;
     else
-      diag_error(s->d, v->loc, "option 'header' must be true or false");
+      diag_error(s->d, v->loc, "option 'header' must be true, false or 'skip'");
   }
   if ((o = slot[OPT_RATE]))
     int_opt(s, o, true, &r->rate);

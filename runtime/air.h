@@ -380,14 +380,39 @@ typedef struct AirField {
   const char *p; /* field bytes, quotes removed */
   size_t n;      /* length */
 } AirField;
-/* share: this rank reads records whose index (after the header) % world ==
- * rank; otherwise all records (tables). A missing or unreadable file ends
- * the run on every rank with "cannot open 'path': reason". */
-AirCsv *air_csv_open(AirRuntime *rt, const char *path, bool header, bool share);
+
+typedef enum AirCsvHeader {
+  AIR_CSV_NO_HEADER,   /* the first record is data */
+  AIR_CSV_HEADER,      /* it names the columns: checked against the declaration */
+  AIR_CSV_HEADER_SKIP, /* it is skipped unchecked (header = 'skip') */
+} AirCsvHeader;
+
+/* What the query declares about a csv source or table. */
+typedef struct AirCsvDef {
+  const char *path;        /* the file, as the query names it */
+  const char *name;        /* the stream's or table's name, for messages */
+  bool table;              /* every rank reads every record (else its share) */
+  AirCsvHeader header;     /* what the first record is */
+  const char *const *cols; /* the declared column names, ncols of them */
+  int ncols;               /* fields per record */
+} AirCsvDef;
+/* Open the file before the run (main thread; every rank opens its csv
+ * sources and tables in the same order). A stream's reader gives this rank
+ * the records whose index (after the header) % world == rank, a table's
+ * every record. Ends the run on every rank with "cannot open 'path':
+ * reason" when the file cannot be opened, or with "path:line: header ...
+ * does not match the columns of ..." when def->header is AIR_CSV_HEADER
+ * and the header's fields are not the declared names, in order (ASCII
+ * case-insensitive). def is copied; the runtime owns a stream's reader, a
+ * table's loader closes its own with air_csv_close. */
+AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def);
+/* air_csv_next's results besides a field count. */
+#define AIR_CSV_END (-1)         /* end of input (or a stop was requested) */
+#define AIR_CSV_BAD_QUOTING (-2) /* a record with malformed quoting */
 /* The next record of this rank's share: up to max fields; returns the field
- * count (the caller checks it), -1 at end of file, -2 for bad quoting.
- * *line is the 1-based line where the record starts. Fields are valid until
- * the next call. */
+ * count (the caller checks it) or one of the codes above. *line is the
+ * 1-based line where the record starts. Fields are valid until the next
+ * call. */
 int air_csv_next(AirCsv *c, AirField *fields, int max, long *line);
 /* Count a bad row (AIR_STAT_BAD_ROWS); "path:line: why" for the first 10. */
 void air_csv_bad_row(AirCsv *c, long line, const char *why);

@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,21 +43,26 @@ typedef struct Span {
 struct AirCsv {
   AirRuntime *rt; /* stats; NULL in tests */
   char *path;     /* as given, for messages */
+  char *name;     /* the stream or table */
+  bool table;     /* a table: every rank reads every record */
+  int ncols;      /* declared fields per record */
   int fd;         /* the file */
   bool eof;       /* read(2) returned 0 */
+  bool done;      /* end of input returned (end of file or a stop) */
   char *buf;      /* file bytes buf[pos..len) not yet consumed */
   size_t cap;     /* allocated bytes of buf */
   size_t len;     /* valid bytes of buf */
   size_t pos;     /* start of the next record */
+  size_t rec;     /* start of the record just scanned */
   long line;      /* 1-based line number at pos */
   uint64_t index; /* records seen after the header */
   int rank;       /* this reader keeps index % world == rank */
   int world;
-  bool header;    /* the first record is still to be skipped */
   bool start;     /* nothing consumed yet: a byte order mark may come */
   Span *spans;    /* field boundaries of the current record */
   int nspans;     /* allocated entries of spans */
   long bad;       /* rows passed to air_csv_bad_row */
+  char *header_error; /* the header does not match the declaration: why */
 };
 
 static void csv_oom(void) {
@@ -64,9 +70,56 @@ static void csv_oom(void) {
   exit(1);
 }
 
-AirCsv *air_csv_open_at(AirRuntime *rt, const char *path, bool header,
-                        int rank, int world) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+static void ensure_spans(AirCsv *c, int max) {
+  if (max <= c->nspans) return;
+  Span *s = realloc(c->spans, (size_t)max * sizeof *s);
+  if (!s) csv_oom();
+  c->spans = s;
+  c->nspans = max;
+}
+
+enum { SCAN_MORE = -3, SCAN_BAD = -2, SCAN_EOF = -1 };
+static int next_record(AirCsv *c, int max, long *line);
+static void fill_fields(AirCsv *c, AirField *fields, int nf, int max);
+
+/* The header record against the declared names (ASCII case-insensitive,
+ * in order): on a mismatch, c->header_error says so. */
+static void check_header(AirCsv *c, const AirCsvDef *def) {
+  ensure_spans(c, def->ncols + 1);
+  long line;
+  int nf = next_record(c, def->ncols + 1, &line);
+  if (nf == SCAN_EOF || def->header == AIR_CSV_HEADER_SKIP) return;
+  /* The line as it is in the file, before unescaping changes it. */
+  size_t n = c->pos - c->rec;
+  const char *raw = c->buf + c->rec;
+  while (n > 0 && (raw[n - 1] == '\n' || raw[n - 1] == '\r')) n--;
+  char text[160];
+  size_t shown = n < sizeof text - 4 ? n : sizeof text - 4;
+  for (size_t k = 0; k < shown; k++)
+    text[k] = (unsigned char)raw[k] < ' ' || raw[k] == 0x7f ? '?' : raw[k];
+  strcpy(text + shown, n > shown ? "..." : "");
+  bool same = nf == def->ncols;
+  if (same) {
+    AirField f[def->ncols > 0 ? def->ncols : 1];
+    fill_fields(c, f, nf, def->ncols);
+    for (int k = 0; k < nf && same; k++)
+      same = f[k].n == strlen(def->cols[k]) && strncasecmp(f[k].p, def->cols[k], f[k].n) == 0;
+  }
+  if (same) return;
+  size_t cap = sizeof text + 256 + strlen(c->path) + strlen(c->name);
+  for (int k = 0; k < def->ncols; k++) cap += strlen(def->cols[k]) + 2;
+  char *m = malloc(cap);
+  if (!m) csv_oom();
+  size_t at = (size_t)snprintf(m, cap, "%s:%ld: header '%s' does not match the columns of %s '%s' (",
+                               c->path, line, text, c->table ? "table" : "stream", c->name);
+  for (int k = 0; k < def->ncols; k++)
+    at += (size_t)snprintf(m + at, cap - at, "%s%s", k ? ", " : "", def->cols[k]);
+  snprintf(m + at, cap - at, "): fix the file or the declaration, or write header = 'skip'");
+  c->header_error = m;
+}
+
+AirCsv *air_csv_open_at(AirRuntime *rt, const AirCsvDef *def, int rank, int world) {
+  int fd = open(def->path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return NULL;
   struct stat st;
   if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
@@ -78,28 +131,33 @@ AirCsv *air_csv_open_at(AirRuntime *rt, const char *path, bool header,
   AirCsv *c = calloc(1, sizeof *c);
   if (!c) csv_oom();
   c->rt = rt;
-  c->path = strdup(path);
+  c->path = strdup(def->path);
+  c->name = strdup(def->name ? def->name : "");
+  c->table = def->table;
+  c->ncols = def->ncols;
   c->fd = fd;
   c->cap = CSV_BUF_INIT;
   c->buf = malloc(c->cap);
   c->nspans = 16;
   c->spans = malloc((size_t)c->nspans * sizeof *c->spans);
-  if (!c->path || !c->buf || !c->spans) csv_oom();
+  if (!c->path || !c->name || !c->buf || !c->spans) csv_oom();
   c->line = 1;
   c->rank = rank;
   c->world = world < 1 ? 1 : world;
-  c->header = header;
   c->start = true;
+  if (def->header != AIR_CSV_NO_HEADER) check_header(c, def);
   return c;
 }
 
-/* Owned by the calling vertex; close with air_csv_close. */
-AirCsv *air_csv_open(AirRuntime *rt, const char *path, bool header,
-                     bool share) {
-  int rank = share ? air_rank(rt) : 0;
-  int world = share ? air_world(rt) : 1;
-  AirCsv *c = air_csv_open_at(rt, path, header, rank, world);
-  if (!c) air_fatal(rt, "cannot open '%s': %s", path, strerror(errno));
+const char *air_csv_header_error(const AirCsv *c) { return c->header_error; }
+
+/* Streams are owned by the runtime, tables by their loader (air_csv_close). */
+AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
+  int rank = def->table ? 0 : air_rank(rt);
+  int world = def->table ? 1 : air_world(rt);
+  AirCsv *c = air_csv_open_at(rt, def, rank, world);
+  if (!c) air_fatal(rt, "cannot open '%s': %s", def->path, strerror(errno));
+  if (c->header_error) air_fatal(rt, "%s", c->header_error);
   return c;
 }
 
@@ -109,6 +167,8 @@ void air_csv_close(AirCsv *c) {
   free(c->buf);
   free(c->spans);
   free(c->path);
+  free(c->name);
+  free(c->header_error);
   free(c);
 }
 
@@ -154,7 +214,6 @@ static void refill(AirCsv *c) {
 }
 
 enum { ST_START, ST_PLAIN, ST_QUOTED, ST_CLOSED, ST_BAD };
-enum { SCAN_MORE = -3, SCAN_BAD = -2, SCAN_EOF = -1 };
 
 /* The length of the line end at buf[i] (a '\n' or '\r'): 2 for "\r\n",
  * else 1; 0 for a '\r' that ends the bytes read so far, which the next
@@ -297,14 +356,10 @@ static size_t unescape(char *p, size_t n) {
   return j;
 }
 
-int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
-  if (max < 0) max = 0;
-  if (max > c->nspans) {
-    Span *s = realloc(c->spans, (size_t)max * sizeof *s);
-    if (!s) csv_oom();
-    c->spans = s;
-    c->nspans = max;
-  }
+/* The next record that is not blank: its field count (the boundaries of
+ * the first `max` in spans), SCAN_BAD, or SCAN_EOF at the end of input;
+ * *line is where it starts, c->rec its first byte. */
+static int next_record(AirCsv *c, int max, long *line) {
   for (;;) {
     if (c->start) {
       if (c->len - c->pos < 3 && !c->eof) {
@@ -316,38 +371,50 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
     }
     size_t end = 0;
     long nl = 0;
-    /* Records of other ranks only need their end: no boundaries. */
-    bool mine_if_counted = c->header ||
-                           c->index % (uint64_t)c->world == (uint64_t)c->rank;
-    int nf = scan(c, mine_if_counted ? max : 0, &end, &nl);
+    int nf = scan(c, max, &end, &nl);
     if (nf == SCAN_MORE) {
       /* --duration or a signal stops a file source too, here, once per
        * buffer and between records, so no record is cut in two. */
-      if (c->rt && air_should_stop(c->rt)) return -1;
+      if (c->rt && air_should_stop(c->rt)) return SCAN_EOF;
       refill(c);
       continue;
     }
-    if (nf == SCAN_EOF) return -1;
-    long start_line = c->line;
+    if (nf == SCAN_EOF) return SCAN_EOF;
+    *line = c->line;
+    c->rec = c->pos;
     bool blank = blank_record(c, nf);
     c->pos = end;
     c->line += nl;
-    if (blank) continue;
-    if (c->header) {
-      c->header = false;
-      continue;
-    }
+    if (!blank) return nf;
+  }
+}
+
+/* The first min(nf, max) fields of the record just scanned, unescaped. */
+static void fill_fields(AirCsv *c, AirField *fields, int nf, int max) {
+  int nfill = nf < max ? nf : max;
+  for (int k = 0; k < nfill; k++) {
+    Span *s = &c->spans[k];
+    fields[k].p = c->buf + s->a;
+    fields[k].n = s->esc ? unescape(c->buf + s->a, s->b - s->a) : s->b - s->a;
+  }
+}
+
+int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
+  if (max < 0) max = 0;
+  ensure_spans(c, max);
+  while (!c->done) {
+    /* Records of other ranks only need their end: no boundaries. */
     bool mine = c->index % (uint64_t)c->world == (uint64_t)c->rank;
+    long start;
+    int nf = next_record(c, mine ? max : 0, &start);
+    if (nf == SCAN_EOF) break;
     c->index++;
     if (!mine) continue;
-    if (line) *line = start_line;
-    if (nf == SCAN_BAD) return -2;
-    int nfill = nf < max ? nf : max;
-    for (int k = 0; k < nfill; k++) {
-      Span *s = &c->spans[k];
-      fields[k].p = c->buf + s->a;
-      fields[k].n = s->esc ? unescape(c->buf + s->a, s->b - s->a) : s->b - s->a;
-    }
+    if (line) *line = start;
+    if (nf == SCAN_BAD) return AIR_CSV_BAD_QUOTING;
+    fill_fields(c, fields, nf, max);
     return nf;
   }
+  c->done = true;
+  return AIR_CSV_END;
 }

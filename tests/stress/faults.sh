@@ -10,7 +10,8 @@
 #     with --on-stop emit every event read is counted in them, by default
 #     the windows still open at the cut are left out and counted as such.
 #   - a missing input file, a directory as input, a file deleted before and
-#     during the run, a table with duplicate keys, a full disk under a sink
+#     during the run, a table with duplicate keys, a header that does not
+#     match the declaration, a full disk under a sink
 #     (a 64 KiB tmpfs, or a .tmp symlinked to /dev/full without mount
 #     rights), standard output on /dev/full and on a closed pipe.
 set -u
@@ -216,6 +217,16 @@ EOF
 compile flt_table
 printf 'sku,dept\nA,toys\nB,food\nA,garden\n' > "$D/products.csv"
 t0=$(now); launch flt_table; fails "duplicate table key" "duplicate key"
+
+echo "a header that does not match the declaration"
+printf 'ts,driver,fare\n1,2,3\n' > "$D/trips.csv"
+t0=$(now); launch flt_csv
+fails "swapped columns in a stream's header" \
+  "trips.csv:1: header 'ts,driver,fare' does not match the columns of stream 'trips' (driver, fare, ts): fix the file or the declaration, or write header = 'skip'"
+printf 'SKU,department\nA,toys\n' > "$D/products.csv"
+t0=$(now); launch flt_table
+fails "a table's header" \
+  "products.csv:1: header 'SKU,department' does not match the columns of table 'products' (sku, dept)"
 
 echo "a full disk under a sink"
 mkdir -p "$D/small"

@@ -22,6 +22,13 @@ static char *write_temp(const char *data, size_t n) {
   return path;
 }
 
+/* A reader of path without a declaration to check: header skips the first
+ * record unchecked. */
+static AirCsv *open_csv(const char *path, bool header, int rank, int world) {
+  AirCsvDef def = {.path = path, .name = "t", .header = header ? AIR_CSV_HEADER_SKIP : AIR_CSV_NO_HEADER};
+  return air_csv_open_at(NULL, &def, rank, world);
+}
+
 typedef struct Rec {
   int nf;              /* air_csv_next's result */
   long line;           /* its line */
@@ -32,7 +39,7 @@ typedef struct Rec {
 static int read_all(const char *data, bool header, int rank, int world, Rec *recs,
                     int maxrecs) {
   char *path = write_temp(data, strlen(data));
-  AirCsv *c = air_csv_open_at(NULL, path, header, rank, world);
+  AirCsv *c = open_csv(path, header, rank, world);
   assert_non_null(c);
   AirField f[8];
   int n = 0, nf;
@@ -167,7 +174,7 @@ static void test_csv_cr_at_buffer_end(void **state) {
     assert_int_equal(data[MIB - 1], '\r');
     len += strlen(tail);
     char *path = write_temp(data, len);
-    AirCsv *c = air_csv_open_at(NULL, path, false, 0, 1);
+    AirCsv *c = open_csv(path, false, 0, 1);
     AirField f[4];
     long line;
     for (long i = 0; i < lines; i++) assert_true(air_csv_next(c, f, 4, &line) >= 1);
@@ -300,7 +307,7 @@ static void test_csv_blank_lines_skipped(void **state) {
 static void test_csv_field_count_beyond_max(void **state) {
   (void)state;
   char *path = write_temp("1,2,3,4,5\n", 10);
-  AirCsv *c = air_csv_open_at(NULL, path, false, 0, 1);
+  AirCsv *c = open_csv(path, false, 0, 1);
   AirField f[2];
   long line;
   assert_int_equal(air_csv_next(c, f, 2, &line), 5); /* true count */
@@ -331,7 +338,7 @@ static void test_csv_share_split(void **state) {
   for (int world = 1; world <= 4; world++) {
     int *owner = calloc(N, sizeof *owner);
     for (int rank = 0; rank < world; rank++) {
-      AirCsv *c = air_csv_open_at(NULL, path, true, rank, world);
+      AirCsv *c = open_csv(path, true, rank, world);
       AirField f[4];
       long line;
       int nf, k = 0;
@@ -375,7 +382,7 @@ static void test_csv_large_file_and_record(void **state) {
   len += BIG;
   len += (size_t)sprintf(data + len, "\",end\n");
   char *path = write_temp(data, len);
-  AirCsv *c = air_csv_open_at(NULL, path, false, 0, 1);
+  AirCsv *c = open_csv(path, false, 0, 1);
   AirField f[4];
   long line;
   for (int i = 0; i < N; i++) {
@@ -398,12 +405,64 @@ static void test_csv_large_file_and_record(void **state) {
   free(data);
 }
 
+/* header = true: the header's fields must be the declared names, in order
+ * (ASCII case-insensitive); header = 'skip' takes any first line. */
+static void test_csv_header_check(void **state) {
+  (void)state;
+  static const char *const cols[] = {"driver", "fare", "ts"};
+  static const struct {
+    const char *data;
+    AirCsvHeader header;
+    const char *error; /* after "path:" */
+  } cases[] = {
+      {"driver,fare,ts\n1,2,3\n", AIR_CSV_HEADER, NULL},
+      {"Driver,FARE,Ts\r\n1,2,3\r\n", AIR_CSV_HEADER, NULL},
+      {"\xEF\xBB\xBF\"driver\",fare,\"ts\"\n1,2,3\n", AIR_CSV_HEADER, NULL},
+      {"", AIR_CSV_HEADER, NULL}, /* no header, no rows: nothing to check */
+      {"ts,driver,fare\n1,2,3\n", AIR_CSV_HEADER,
+       "1: header 'ts,driver,fare' does not match the columns of stream 'trips' (driver, fare, ts): "
+       "fix the file or the declaration, or write header = 'skip'"},
+      {"\ndriver,fare\n1,2,3\n", AIR_CSV_HEADER, "2: header 'driver,fare' does not match"},
+      {"driver,fare,ts,x\n", AIR_CSV_HEADER, "1: header 'driver,fare,ts,x' does not match"},
+      {"driver,fares,ts\n", AIR_CSV_HEADER, "1: header 'driver,fares,ts' does not match"},
+      {"driver,\"fa\"re\",ts\n", AIR_CSV_HEADER, "1: header 'driver,\"fa\"re\",ts' does not match"},
+      {"1,2,3\n1,2,3\n", AIR_CSV_HEADER, "1: header '1,2,3' does not match"},
+      {"ts,driver,fare\n1,2,3\n", AIR_CSV_HEADER_SKIP, NULL},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char *path = write_temp(cases[k].data, strlen(cases[k].data));
+    AirCsvDef def = {.path = path, .name = "trips", .header = cases[k].header, .cols = cols, .ncols = 3};
+    AirCsv *c = air_csv_open_at(NULL, &def, 0, 1);
+    assert_non_null(c);
+    const char *e = air_csv_header_error(c);
+    if (!cases[k].error) {
+      if (e) fail_msg("case %zu: %s", k, e);
+      AirField f[4];
+      long line;
+      int nf = air_csv_next(c, f, 4, &line);
+      if (cases[k].data[0]) {
+        assert_int_equal(nf, 3); /* the header is not a record */
+        assert_memory_equal(f[0].p, "1", 1);
+      } else {
+        assert_int_equal(nf, AIR_CSV_END);
+      }
+    } else {
+      char want[512];
+      snprintf(want, sizeof want, "%s:%s", path, cases[k].error);
+      if (!e || strncmp(e, want, strlen(want)) != 0) fail_msg("case %zu: '%s', not '%s...'", k, e ? e : "(none)", want);
+    }
+    air_csv_close(c);
+    unlink(path);
+    free(path);
+  }
+}
+
 static void test_csv_missing_file(void **state) {
   (void)state;
   errno = 0;
-  assert_null(air_csv_open_at(NULL, "/nonexistent/dir/x.csv", false, 0, 1));
+  assert_null(open_csv("/nonexistent/dir/x.csv", false, 0, 1));
   assert_int_equal(errno, ENOENT);
-  assert_null(air_csv_open_at(NULL, "/tmp", false, 0, 1));
+  assert_null(open_csv("/tmp", false, 0, 1));
   assert_int_equal(errno, EISDIR);
 }
 
@@ -411,7 +470,7 @@ static void test_csv_missing_file(void **state) {
 static void test_csv_bad_row_reports_first_ten(void **state) {
   (void)state;
   char *path = write_temp("x\n", 2);
-  AirCsv *c = air_csv_open_at(NULL, path, false, 0, 1);
+  AirCsv *c = open_csv(path, false, 0, 1);
   char errpath[] = "/tmp/air_test_err_XXXXXX";
   int efd = mkstemp(errpath);
   fflush(stderr);
@@ -456,6 +515,7 @@ int main(void) {
       cmocka_unit_test(test_csv_field_count_beyond_max),
       cmocka_unit_test(test_csv_share_split),
       cmocka_unit_test(test_csv_large_file_and_record),
+      cmocka_unit_test(test_csv_header_check),
       cmocka_unit_test(test_csv_missing_file),
       cmocka_unit_test(test_csv_bad_row_reports_first_ten),
   };

@@ -596,6 +596,30 @@ static void test_sema_joins(void **state) {
                "'ev' names both sides of the JOIN");
 }
 
+/* header = true is checked against the columns at run time, 'skip' is not. */
+static void test_sema_csv_header(void **state) {
+  (void)state;
+  static const struct {
+    const char *value;
+    bool header, skip;
+  } cases[] = {{"true", true, false}, {"false", false, false}, {"'skip'", true, true}, {"'SKIP'", true, true}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char src[256];
+    snprintf(src, sizeof src,
+             "CREATE STREAM s (ts TIMESTAMP) WITH (source = 'csv', path = 'x', header = %s);\n"
+             "CREATE TABLE t (k BIGINT, PRIMARY KEY (k)) WITH (source = 'csv', path = 'y', header = %s);\n",
+             cases[k].value, cases[k].value);
+    Run r;
+    expect_clean(&r, src);
+    for (int i = 0; i < 2; i++) {
+      Relation *rel = catalog_find(r.cat, i ? "t" : "s");
+      assert_int_equal(rel->header, cases[k].header);
+      assert_int_equal(rel->header_skip, cases[k].skip);
+    }
+    run_free(&r);
+  }
+}
+
 static void test_sema_options(void **state) {
   (void)state;
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'csv', path = 'x', colour = 1);",
@@ -611,7 +635,9 @@ static void test_sema_options(void **state) {
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'datagen', limit = -1);",
                "option 'limit' must be a non-negative integer");
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'csv', path = 'x', header = 2);",
-               "option 'header' must be true or false");
+               "option 'header' must be true, false or 'skip'");
+  expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'csv', path = 'x', header = 'maybe');",
+               "option 'header' must be true, false or 'skip'");
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'datagen', Source = 'csv');",
                "option 'Source' is given twice");
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'csv', path = 'x', seed = 1);",
@@ -902,6 +928,7 @@ int main(void) {
       cmocka_unit_test(test_sema_group_by_expression_matches),
       cmocka_unit_test(test_sema_window_pseudo_columns),
       cmocka_unit_test(test_sema_joins),
+      cmocka_unit_test(test_sema_csv_header),
       cmocka_unit_test(test_sema_options),
       cmocka_unit_test(test_sema_datagen_errors),
       cmocka_unit_test(test_sema_ysb_schema),

@@ -116,17 +116,9 @@ static inline int64_t q_hop_first(QWinCache *c, int64_t ts, int64_t size, int64_
   }
   return c->ws;
 }
-/* A watermark held back by hold ms (no watermark, a stop and the end stay). */
+/* A watermark held back by hold ms (no watermark and the end stay). */
 static inline int64_t q_wm_back(int64_t wm, int64_t hold) {
-  return wm == AIR_WM_NONE || wm >= AIR_WM_STOP ? wm : wm - hold;
-}
-/* The largest of sequence(a, b)'s first n values, which end at AIR_TS_MAX:
- * the watermark of a generator cut by a stop after n rows. */
-static inline int64_t q_seq_max(int64_t a, int64_t b, int64_t n) {
-  if (n <= 0) return AIR_WM_NONE;
-  if (b < 0 || a >= AIR_TS_MAX) return a < AIR_TS_MAX ? a : AIR_TS_MAX;
-  if ((uint64_t)(n - 1) > (uint64_t)(AIR_TS_MAX - a) / (uint64_t)b) return AIR_TS_MAX;
-  return a + (n - 1) * b;
+  return wm == AIR_WM_NONE || wm == AIR_WM_END ? wm : wm - hold;
 }
 /* A pipeline's row counters, added to the stats once per batch. */
 static inline void q_count_rows(int64_t filtered, int64_t unmatched, int64_t late) {
@@ -366,14 +358,14 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
-static void source0_advance(SrcState0 *st, int64_t wm, int64_t now, bool force) {
-  if (wm < st->wm || (wm == st->wm && !force)) return;
+static void source0_advance(SrcState0 *st, int64_t wm, int64_t now) {
+  if (wm <= st->wm) return;
   st->wm = wm;
   {
     bool closed = false;
     if (wm == AIR_WM_END) {
       air_out_flush(st->oe0);
-    } else if (closed || force || now - st->sent1 >= WM_EVERY_MS) {
+    } else if (closed || now - st->sent1 >= WM_EVERY_MS) {
       air_out_watermark(st->oe0, wm);
       st->sent1 = now;
     }
@@ -398,8 +390,8 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   int nf = 0;
   for (;;) {
     size_t n = 0;
-    while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, 3 + 1, &line)) != -1) {
-      if (nf == -2) {
+    while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, 3 + 1, &line)) != AIR_CSV_END) {
+      if (nf == AIR_CSV_BAD_QUOTING) {
         air_csv_bad_row(csv, line, "bad quoting");
         continue;
       }
@@ -446,20 +438,20 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     st.filtered = st.unmatched = st.late = 0;
     const int64_t now = air_now_ms();
     if (st.maxts != AIR_WM_NONE)
-      source0_advance(&st, st.maxts - INT64_C(0), now, false);
-    if (nf == -1) break;
+      source0_advance(&st, st.maxts - INT64_C(0), now);
+    if (nf == AIR_CSV_END) break;
   }
-  source0_advance(&st, AIR_WM_END, air_now_ms(), true);
+  source0_advance(&st, AIR_WM_END, air_now_ms());
 }
 
-static void source1_advance(SrcState1 *st, int64_t wm, int64_t now, bool force) {
-  if (wm < st->wm || (wm == st->wm && !force)) return;
+static void source1_advance(SrcState1 *st, int64_t wm, int64_t now) {
+  if (wm <= st->wm) return;
   st->wm = wm;
   {
     bool closed = false;
     if (wm == AIR_WM_END) {
       air_out_flush(st->oe1);
-    } else if (closed || force || now - st->sent2 >= WM_EVERY_MS) {
+    } else if (closed || now - st->sent2 >= WM_EVERY_MS) {
       air_out_watermark(st->oe1, wm);
       st->sent2 = now;
     }
@@ -484,8 +476,8 @@ static void source1(AirVertex *v, int inst, void *ctx) {
   int nf = 0;
   for (;;) {
     size_t n = 0;
-    while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, 3 + 1, &line)) != -1) {
-      if (nf == -2) {
+    while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, 3 + 1, &line)) != AIR_CSV_END) {
+      if (nf == AIR_CSV_BAD_QUOTING) {
         air_csv_bad_row(csv, line, "bad quoting");
         continue;
       }
@@ -536,17 +528,39 @@ static void source1(AirVertex *v, int inst, void *ctx) {
     st.filtered = st.unmatched = st.late = 0;
     const int64_t now = air_now_ms();
     if (st.maxts != AIR_WM_NONE)
-      source1_advance(&st, st.maxts - INT64_C(0), now, false);
-    if (nf == -1) break;
+      source1_advance(&st, st.maxts - INT64_C(0), now);
+    if (nf == AIR_CSV_END) break;
   }
-  source1_advance(&st, AIR_WM_END, air_now_ms(), true);
+  source1_advance(&st, AIR_WM_END, air_now_ms());
 }
 
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  g_csv0 = air_csv_open(g_rt, "a.csv", true, true);
-  g_csv1 = air_csv_open(g_rt, "b.csv", true, true);
+  {
+    static const char *const cols[] = {"k", "x", "ts"};
+    static const AirCsvDef def = {
+        .path = "a.csv",
+        .name = "a",
+        .table = false,
+        .header = AIR_CSV_HEADER,
+        .cols = cols,
+        .ncols = 3,
+    };
+    g_csv0 = air_csv_open(g_rt, &def);
+  }
+  {
+    static const char *const cols[] = {"k", "y", "ts"};
+    static const AirCsvDef def = {
+        .path = "b.csv",
+        .name = "b",
+        .table = false,
+        .header = AIR_CSV_HEADER,
+        .cols = cols,
+        .ncols = 3,
+    };
+    g_csv1 = air_csv_open(g_rt, &def);
+  }
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(R0), AIR_ROUTE_HASH, 1);
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(RB0), AIR_ROUTE_HASH, 1);
   g_edge[2] = air_edge_new(g_rt, 2, sizeof(O0), AIR_ROUTE_GATHER, 1);
