@@ -1,6 +1,7 @@
 /* Pipeline @ID@: source @SOURCE@, @DESC@ (template source_csv.c.tpl).
  * This rank reads its share of the file's records; malformed rows are
- * skipped and counted. Every query reading this source runs in this loop. */
+ * skipped and counted. Every query reading this source runs in this loop.
+ * Lateness and watermarks follow the file's record order only (air.h). */
 static void @FN@(AirVertex *v, int inst, void *ctx) {
   (void)v;
   (void)inst;
@@ -8,7 +9,6 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
   @STATE@ st;
   memset(&st, 0, sizeof st);
   st.wm = AIR_WM_NONE;
-  st.maxts = AIR_WM_NONE;
 /*%% open %%*/
   AirCsv *csv = @CSV@;
   AirField f[@NCOLS@ + 1];
@@ -25,6 +25,9 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
         air_csv_bad_row(csv, line, "expected @NCOLS@ fields");
         continue;
       }
+      /* W(i): the row is late for windows that ended by then */
+      const int64_t rowwm = air_csv_row_wm(csv);
+      (void)rowwm;
       @ROW@ s;
       memset(&s, 0, sizeof s);
 /*%% parse %%*/

@@ -809,7 +809,8 @@ static void emit_field_msg(FILE *o, const Column *c, const char *fmt) {
 }
 
 /* Parse every field of a csv record into `var` (a struct with c<i> fields);
- * a bad field skips the record with `skip`. */
+ * a bad field skips the record with `skip`. A stream's event time comes
+ * from the reader, which parsed it already for the watermark. */
 static void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *indent,
                            const char *csv, const char *skip) {
   bool why = false;
@@ -821,7 +822,13 @@ static void emit_csv_parse(FILE *o, const Relation *r, const char *var, const ch
     char dst[64], len[24] = "";
     snprintf(dst, sizeof dst, "%s%s.c%d", c->type.kind == TY_VARCHAR ? "" : "&", var, i);
     if (c->type.kind == TY_VARCHAR) snprintf(len, sizeof len, ", %d", c->type.len);
-    if (!csv_parsers[c->type.kind].why) {
+    if (r->kind == REL_SOURCE && i == r->time_col) {
+      fprintf(o, "%sif ((pe = air_csv_time(%s, %s)) != AIR_PARSE_OK) {\n%s  air_csv_bad_row(%s, line, pe == AIR_PARSE_RANGE ? ",
+              indent, csv, dst, indent, csv);
+      emit_field_msg(o, c, csv_parsers[c->type.kind].range);
+      fprintf(o, " : ");
+      emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
+    } else if (!csv_parsers[c->type.kind].why) {
       fprintf(o, "%sif (!%s(f[%d], %s%s)) {\n%s  air_csv_bad_row(%s, line, ", indent, fn, i, dst, len, indent, csv);
       emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
     } else {
@@ -851,6 +858,8 @@ static void emit_csv_open(FILE *o, const Relation *r, const char *lhs, const cha
   fprintf(o, "%s      .header = %s,\n", ind,
           !r->header ? "AIR_CSV_NO_HEADER" : r->header_skip ? "AIR_CSV_HEADER_SKIP" : "AIR_CSV_HEADER");
   fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, r->ncols);
+  fprintf(o, "%s      .time_col = %d,\n%s      .wm_bound_ms = INT64_C(%" PRId64 "),\n", ind,
+          r->kind == REL_SOURCE ? r->time_col : -1, ind, r->wm_bound_ms);
   fprintf(o, "%s  };\n%s  %s = air_csv_open(g_rt, &def);\n%s}\n", ind, ind, lhs, ind);
 }
 
@@ -1452,7 +1461,8 @@ static void source_env(const Gen *g, const Stage *st, SegEnv *env, bool ptr, cha
   memset(env, 0, sizeof *env);
   stage_ctx(g, st, &env->cx, true);
   env->cnt = "st.";
-  env->wm = ptr ? "st->wm" : "st.wm";
+  /* A csv row's lateness is W(i), a function of the file alone (air.h). */
+  env->wm = ptr ? "st->wm" : leg_source(st)->source == SRC_CSV ? "rowwm" : "st.wm";
   env->outs = ptr ? "st->oe%d" : "st.oe%d";
   snprintf(win, nw, ptr ? "st->win%d" : "st.win%d", st->id);
   env->win = win;
@@ -1529,7 +1539,8 @@ static void emit_source(Gen *g, const Relation *r) {
   FILE *o = g->types.f;
   fprintf(o, "typedef struct %s { /* one instance of source ", state);
   c_comment(o, r->name);
-  fprintf(o, " */\n  int64_t wm; /* watermark sent, ms */\n  int64_t maxts; /* latest event time seen */\n");
+  fprintf(o, " */\n  int64_t wm; /* watermark sent, ms */\n");
+  if (r->source != SRC_CSV) fprintf(o, "  int64_t maxts; /* latest event time seen */\n");
   fprintf(o, "  int64_t filtered, unmatched, late; /* counters not yet added to the stats */\n");
   for (int i = 0; i < ph->nstages; i++) {
     const Stage *st = &ph->stages[i];
@@ -1581,7 +1592,6 @@ static void emit_source(Gen *g, const Relation *r) {
   snprintf(tsvar, sizeof tsvar, "s.c%d", r->time_col);
   if (r->source == SRC_CSV) {
     emit_csv_parse(parse.f, r, "s", ind, "csv", "continue");
-    if (!r->ingestion_time) fprintf(parse.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
   } else {
     /* A generator makes only the columns the queries read; with a single
      * query whose first operator is a Filter, the columns that Filter does
@@ -1642,8 +1652,10 @@ static void emit_source(Gen *g, const Relation *r) {
   fprintf(ce, "    st.filtered = st.unmatched = st.late = 0;\n");
   if (r->ingestion_time) {
     fprintf(ce, "    %s_advance(&st, now, now, false);\n", fn);
+  } else if (r->source == SRC_CSV) {
+    /* every record this rank scanned, others' too: no later W(i) is lower */
+    fprintf(ce, "    %s_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), false);\n", fn);
   } else {
-    if (r->source == SRC_CSV) fprintf(ce, "    const int64_t now = air_now_ms();\n");
     fprintf(ce, "    if (st.maxts != AIR_WM_NONE)\n      %s_advance(&st, st.maxts - INT64_C(%" PRId64 "), now, false);\n",
             fn, r->wm_bound_ms);
   }

@@ -381,6 +381,18 @@ typedef struct AirField {
   size_t n;      /* length */
 } AirField;
 
+/* Why a field was refused, for the parsers whose messages tell more. */
+typedef enum AirParse {
+  AIR_PARSE_OK,      /* *out holds the value */
+  AIR_PARSE_INVALID, /* not of the type's syntax */
+  AIR_PARSE_RANGE,   /* well-formed, but out of the type's range (VARCHAR: too long) */
+  AIR_PARSE_NUL,     /* VARCHAR: holds a NUL byte */
+} AirParse;
+/* TIMESTAMPs are ms since the epoch within years 1 to 9999 (UTC), so window
+ * arithmetic on them cannot overflow. */
+#define AIR_TS_MIN INT64_C(-62135596800000) /* 0001-01-01T00:00:00.000 */
+#define AIR_TS_MAX INT64_C(253402300799999) /* 9999-12-31T23:59:59.999 */
+
 typedef enum AirCsvHeader {
   AIR_CSV_NO_HEADER,   /* the first record is data */
   AIR_CSV_HEADER,      /* it names the columns: checked against the declaration */
@@ -395,6 +407,8 @@ typedef struct AirCsvDef {
   AirCsvHeader header;     /* what the first record is */
   const char *const *cols; /* the declared column names, ncols of them */
   int ncols;               /* fields per record */
+  int time_col;            /* the event-time column (a stream's), -1 for a table */
+  int64_t wm_bound_ms;     /* the stream's WATERMARK bound, 0 without one */
 } AirCsvDef;
 /* Open the file before the run (main thread; every rank opens its csv
  * sources and tables in the same order). A stream's reader gives this rank
@@ -414,6 +428,31 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def);
  * 1-based line where the record starts. Fields are valid until the next
  * call. */
 int air_csv_next(AirCsv *c, AirField *fields, int max, long *line);
+/* Lateness of a stream's records is a function of the file alone (record
+ * order and the WATERMARK bound), whatever the ranks and their chunks:
+ * record i's event time *counts* when it has ncols fields and its time
+ * column is a valid TIMESTAMP (its other fields may be bad). The reader
+ * parses the time column of every record it scans, other ranks' too.
+ * W(i) = (the largest counted event time of records 0..i-1) - bound, or
+ * AIR_WM_NONE while none counted: a row is late for a window that ended
+ * by W(i). air_csv_row_wm (below) is W(i) of the record just returned;
+ * air_csv_scanned_wm is the largest counted event time of every record
+ * scanned so far (its own and others') - bound, the watermark to send: no
+ * later record's W is below it. */
+int64_t air_csv_scanned_wm(const AirCsv *c);
+/* The start of every AirCsv: what the generated loop reads per row, inline
+ * (two calls per row cost 5% of a 1-rank csv query). */
+typedef struct AirCsvRow {
+  int64_t wm;      /* W(i) of the record just returned */
+  int64_t ts;      /* its time column, when ts_ok is AIR_PARSE_OK */
+  AirParse ts_ok;  /* that column parsed as air_parse_ts does (records of ncols fields) */
+} AirCsvRow;
+static inline int64_t air_csv_row_wm(const AirCsv *c) { return ((const AirCsvRow *)c)->wm; }
+static inline AirParse air_csv_time(const AirCsv *c, int64_t *ts) {
+  const AirCsvRow *r = (const AirCsvRow *)c;
+  if (r->ts_ok == AIR_PARSE_OK) *ts = r->ts;
+  return r->ts_ok;
+}
 /* Count a bad row (AIR_STAT_BAD_ROWS); "path:line: why" for the first 10. */
 void air_csv_bad_row(AirCsv *c, long line, const char *why);
 const char *air_csv_path(const AirCsv *c);
@@ -425,17 +464,6 @@ bool air_parse_i64(AirField f, int64_t *out);
 bool air_parse_i32(AirField f, int32_t *out);
 bool air_parse_bool(AirField f, bool *out); /* true/false/1/0, any case */
 
-/* Why a field was refused, for the parsers whose messages tell more. */
-typedef enum AirParse {
-  AIR_PARSE_OK,      /* *out holds the value */
-  AIR_PARSE_INVALID, /* not of the type's syntax */
-  AIR_PARSE_RANGE,   /* well-formed, but out of the type's range (VARCHAR: too long) */
-  AIR_PARSE_NUL,     /* VARCHAR: holds a NUL byte */
-} AirParse;
-/* TIMESTAMPs are ms since the epoch within years 1 to 9999 (UTC), so window
- * arithmetic on them cannot overflow. */
-#define AIR_TS_MIN INT64_C(-62135596800000) /* 0001-01-01T00:00:00.000 */
-#define AIR_TS_MAX INT64_C(253402300799999) /* 9999-12-31T23:59:59.999 */
 /* Decimal [+-]?(digits[.digits]|.digits)([eE][+-]?digits)?, or inf, +inf,
  * -inf, infinity (signed too), nan, in any case: what air_write_double
  * writes reads back. RANGE: finite text that overflows, or a nonzero

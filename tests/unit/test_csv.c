@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -25,7 +26,8 @@ static char *write_temp(const char *data, size_t n) {
 /* A reader of path without a declaration to check: header skips the first
  * record unchecked. */
 static AirCsv *open_csv(const char *path, bool header, int rank, int world) {
-  AirCsvDef def = {.path = path, .name = "t", .header = header ? AIR_CSV_HEADER_SKIP : AIR_CSV_NO_HEADER};
+  AirCsvDef def = {.path = path, .name = "t", .header = header ? AIR_CSV_HEADER_SKIP : AIR_CSV_NO_HEADER,
+                   .time_col = -1};
   return air_csv_open_at(NULL, &def, rank, world);
 }
 
@@ -367,6 +369,67 @@ static void test_csv_share_split(void **state) {
   free(data);
 }
 
+/* W(i) follows the file's record order whatever the rank count: every
+ * reader parses the time column of every record, others' too. A time
+ * counts when its record has the declared field count and a valid
+ * TIMESTAMP there, even when another field is bad. */
+static void test_csv_watermarks(void **state) {
+  (void)state;
+  enum { N = 3000, BOUND = 50 };
+  static int64_t ts[N];
+  static bool counts[N];
+  size_t cap = (size_t)N * 48 + 64, len = 0;
+  char *data = malloc(cap);
+  len += (size_t)sprintf(data + len, "k,ts\n");
+  uint64_t r = 1;
+  for (int i = 0; i < N; i++) {
+    r = air_mix64(r);
+    ts[i] = 1000 + 10 * i - (int64_t)(r % 500); /* out of order */
+    counts[i] = true;
+    switch (r % 11) {
+    case 0: len += (size_t)sprintf(data + len, "x,%" PRId64 ",extra\n", ts[i]); counts[i] = false; break;
+    case 1: len += (size_t)sprintf(data + len, "x,%" PRId64 "z\n", ts[i]); counts[i] = false; break;
+    case 2: len += (size_t)sprintf(data + len, "bad\"q,%" PRId64 "\n", ts[i]); counts[i] = false; break;
+    case 3: len += (size_t)sprintf(data + len, "x,99999999999999999\n"); counts[i] = false; break; /* year > 9999 */
+    case 4: len += (size_t)sprintf(data + len, "%s,\"%" PRId64 "\"\r\n", "\"a\"\"b\"", ts[i]); break;
+    default: len += (size_t)sprintf(data + len, "k%d,%" PRId64 "\n", i, ts[i]); break;
+    }
+  }
+  char *path = write_temp(data, len);
+  static int64_t want[N];
+  int64_t top = AIR_WM_NONE;
+  for (int i = 0; i < N; i++) {
+    want[i] = top == AIR_WM_NONE ? AIR_WM_NONE : top - BOUND;
+    if (counts[i] && ts[i] > top) top = ts[i];
+  }
+  static const char *const cols[] = {"k", "ts"};
+  for (int world = 1; world <= 3; world++) {
+    for (int rank = 0; rank < world; rank++) {
+      AirCsvDef def = {.path = path, .name = "s", .header = AIR_CSV_HEADER, .cols = cols,
+                       .ncols = 2, .time_col = 1, .wm_bound_ms = BOUND};
+      AirCsv *c = air_csv_open_at(NULL, &def, rank, world);
+      assert_null(air_csv_header_error(c));
+      AirField f[3];
+      long line;
+      int nf;
+      for (int i = rank; (nf = air_csv_next(c, f, 3, &line)) != AIR_CSV_END; i += world) {
+        if (air_csv_row_wm(c) != want[i]) fail_msg("world %d: record %d: W %" PRId64 ", not %" PRId64, world, i, air_csv_row_wm(c), want[i]);
+        /* the watermark to send covers this record and every one before */
+        int64_t upto = i + 1 < N ? want[i + 1] : (top - BOUND);
+        assert_true(air_csv_scanned_wm(c) == upto);
+        int64_t t = 0;
+        if (nf == 2) assert_int_equal(air_csv_time(c, &t) == AIR_PARSE_OK, counts[i]);
+        if (nf == 2 && counts[i]) assert_true(t == ts[i]);
+      }
+      assert_true(air_csv_scanned_wm(c) == top - BOUND); /* all of the file, at its end */
+      air_csv_close(c);
+    }
+  }
+  unlink(path);
+  free(path);
+  free(data);
+}
+
 /* More than the 1 MiB buffer: records straddle refills, and one field is
  * bigger than the whole initial buffer. */
 static void test_csv_large_file_and_record(void **state) {
@@ -431,7 +494,7 @@ static void test_csv_header_check(void **state) {
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     char *path = write_temp(cases[k].data, strlen(cases[k].data));
-    AirCsvDef def = {.path = path, .name = "trips", .header = cases[k].header, .cols = cols, .ncols = 3};
+    AirCsvDef def = {.path = path, .name = "trips", .header = cases[k].header, .cols = cols, .ncols = 3, .time_col = 2};
     AirCsv *c = air_csv_open_at(NULL, &def, 0, 1);
     assert_non_null(c);
     const char *e = air_csv_header_error(c);
@@ -514,6 +577,7 @@ int main(void) {
       cmocka_unit_test(test_csv_blank_lines_skipped),
       cmocka_unit_test(test_csv_field_count_beyond_max),
       cmocka_unit_test(test_csv_share_split),
+      cmocka_unit_test(test_csv_watermarks),
       cmocka_unit_test(test_csv_large_file_and_record),
       cmocka_unit_test(test_csv_header_check),
       cmocka_unit_test(test_csv_missing_file),

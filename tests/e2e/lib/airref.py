@@ -156,31 +156,28 @@ def sessions(times, gap_ms):
     return [tuple(s) for s in out]
 
 
-def rank_of(index, ranks):
-    """The rank that reads CSV record `index` (0-based, after the header)."""
-    return index % ranks
+def file_watermarks(times, bound_ms):
+    """W(i) for every record i of a csv source (docs/guarantees.md, the
+    lateness rule): the largest event time that counts among records
+    0..i-1, minus bound_ms; None while none counted. times[i] is record i's
+    event time when it counts (the record has the declared number of fields
+    and a valid TIMESTAMP in its time column, whatever its other fields),
+    else None. A function of the file alone: not of ranks or chunks."""
+    out, top = [], None
+    for t in times:
+        out.append(None if top is None else top - bound_ms)
+        if t is not None:
+            top = t if top is None else max(top, t)
+    return out
 
 
-def late_records(times, bound_ms, ranks, last_end, chunk=1):
-    """Indices of the records that are late when every rank reads its share
-    in order and its watermark is the largest event time it has read so far
-    minus bound_ms. A record is late when even the latest window holding it,
-    which ends at last_end(ts), has ended by then: end <= watermark.
-    chunk > 1 models a source that moves its watermark only after every
-    chunk records of its share (a lagging, still correct, watermark)."""
-    done = [None] * ranks  # largest ts of the chunks already finished
-    cur = [None] * ranks  # largest ts read so far
-    seen = [0] * ranks
-    late = set()
-    for i, ts in enumerate(times):
-        r = rank_of(i, ranks)
-        if done[r] is not None and last_end(ts) <= done[r] - bound_ms:
-            late.add(i)
-        cur[r] = ts if cur[r] is None else max(cur[r], ts)
-        seen[r] += 1
-        if seen[r] % chunk == 0:
-            done[r] = cur[r]
-    return late
+def late_records(times, bound_ms, last_end, good=None):
+    """Indices of the records that are late: good (all when good is None),
+    and even the latest window holding the record, which ends at
+    last_end(ts), has ended by W(i): last_end(ts) <= W(i)."""
+    wms = file_watermarks(times, bound_ms)
+    return {i for i, (t, w) in enumerate(zip(times, wms))
+            if t is not None and (good is None or good[i]) and w is not None and last_end(t) <= w}
 
 
 # --------------------------------------------------------------------------

@@ -4,11 +4,9 @@
 some up to 1.5 s behind the rows before them (inside the 2 s bound: not
 late). Two rows are far behind: record 4200 (ts 1003000, window
 [1000000, 1010000)) and record 4301 (ts 1100000), written when the other
-rows are past 1200000. Why so many rows: whichever rank reads a late
-record (record i goes to rank i % ranks) must have read newer rows before
-it, on 1 to 4 ranks, even if its source moves its watermark only once per
-chunk of 1024 rows; records 4200 and 4301 are at least the 1050th of their
-rank's share.
+rows are past 1200000. So many rows because the data was made when each
+rank's watermark followed its own share and moved once per 1024 rows; the
+lateness rule now depends on the file's record order alone.
 """
 import random
 

@@ -198,7 +198,6 @@ static void fmt_O0(FILE *f, const void *row) {
 
 typedef struct SrcState0 { /* one instance of source points */
   int64_t wm; /* watermark sent, ms */
-  int64_t maxts; /* latest event time seen */
   int64_t filtered, unmatched, late; /* counters not yet added to the stats */
   AirOut *oe0; /* pipeline 1's port on edge 0 */
   int64_t sent1; /* when pipeline 1 last sent a watermark */
@@ -221,7 +220,8 @@ static void source0_advance(SrcState0 *st, int64_t wm, int64_t now) {
 
 /* Pipeline 1: source points, csv file (template source_csv.c.tpl).
  * This rank reads its share of the file's records; malformed rows are
- * skipped and counted. Every query reading this source runs in this loop. */
+ * skipped and counted. Every query reading this source runs in this loop.
+ * Lateness and watermarks follow the file's record order only (air.h). */
 static void source0(AirVertex *v, int inst, void *ctx) {
   (void)v;
   (void)inst;
@@ -229,7 +229,6 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   SrcState0 st;
   memset(&st, 0, sizeof st);
   st.wm = AIR_WM_NONE;
-  st.maxts = AIR_WM_NONE;
   st.oe0 = air_out_open(v, inst, g_edge[0]);
   AirCsv *csv = g_csv0;
   AirField f[4 + 1];
@@ -246,6 +245,9 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         air_csv_bad_row(csv, line, "expected 4 fields");
         continue;
       }
+      /* W(i): the row is late for windows that ended by then */
+      const int64_t rowwm = air_csv_row_wm(csv);
+      (void)rowwm;
       S0 s;
       memset(&s, 0, sizeof s);
       AirParse pe;
@@ -261,11 +263,10 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column label: longer than VARCHAR(8)" : "column label: holds a NUL byte");
         continue;
       }
-      if ((pe = air_parse_ts(f[3], &s.c3)) != AIR_PARSE_OK) {
+      if ((pe = air_csv_time(csv, &s.c3)) != AIR_PARSE_OK) {
         air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column ts: TIMESTAMP out of range (years 1 to 9999)" : "column ts: not a valid TIMESTAMP");
         continue;
       }
-      if (s.c3 > st.maxts) st.maxts = s.c3;
       n++;
       do { /* query 1: Source -> Filter -> Map */
         if (!((s.c1 > ((int32_t)0)))) {
@@ -275,7 +276,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         O0 out;
         memset(&out, 0, sizeof out);
         out.ts = s.c3;
-        out.srcwm = st.wm;
+        out.srcwm = rowwm;
         out.o0 = s.c0;
         out.o1 = ((int32_t)((uint32_t)((int32_t)((uint32_t)s.c1 * (uint32_t)((int32_t)2))) + (uint32_t)((int32_t)1)));
         memcpy(out.o2, s.c2, sizeof out.o2);
@@ -285,9 +286,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     air_stat_add(g_rt, AIR_STAT_EVENTS_IN, (int64_t)n);
     q_count_rows(st.filtered, st.unmatched, st.late);
     st.filtered = st.unmatched = st.late = 0;
-    const int64_t now = air_now_ms();
-    if (st.maxts != AIR_WM_NONE)
-      source0_advance(&st, st.maxts - INT64_C(0), now);
+    source0_advance(&st, air_csv_scanned_wm(csv), air_now_ms());
     if (nf == AIR_CSV_END) break;
   }
   source0_advance(&st, AIR_WM_END, air_now_ms());
@@ -305,6 +304,8 @@ int main(int argc, char **argv) {
         .header = AIR_CSV_NO_HEADER,
         .cols = cols,
         .ncols = 4,
+        .time_col = 3,
+        .wm_bound_ms = INT64_C(0),
     };
     g_csv0 = air_csv_open(g_rt, &def);
   }

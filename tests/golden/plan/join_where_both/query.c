@@ -229,7 +229,6 @@ static void fmt_O0(FILE *f, const void *row) {
 
 typedef struct SrcState0 { /* one instance of source a */
   int64_t wm; /* watermark sent, ms */
-  int64_t maxts; /* latest event time seen */
   int64_t filtered, unmatched, late; /* counters not yet added to the stats */
   AirOut *oe0; /* pipeline 1's port on edge 0 */
   int64_t sent1; /* when pipeline 1 last sent a watermark */
@@ -237,7 +236,6 @@ typedef struct SrcState0 { /* one instance of source a */
 
 typedef struct SrcState1 { /* one instance of source b */
   int64_t wm; /* watermark sent, ms */
-  int64_t maxts; /* latest event time seen */
   int64_t filtered, unmatched, late; /* counters not yet added to the stats */
   AirOut *oe1; /* pipeline 2's port on edge 1 */
   int64_t sent2; /* when pipeline 2 last sent a watermark */
@@ -374,7 +372,8 @@ static void source0_advance(SrcState0 *st, int64_t wm, int64_t now) {
 
 /* Pipeline 1: source a, csv file (template source_csv.c.tpl).
  * This rank reads its share of the file's records; malformed rows are
- * skipped and counted. Every query reading this source runs in this loop. */
+ * skipped and counted. Every query reading this source runs in this loop.
+ * Lateness and watermarks follow the file's record order only (air.h). */
 static void source0(AirVertex *v, int inst, void *ctx) {
   (void)v;
   (void)inst;
@@ -382,7 +381,6 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   SrcState0 st;
   memset(&st, 0, sizeof st);
   st.wm = AIR_WM_NONE;
-  st.maxts = AIR_WM_NONE;
   st.oe0 = air_out_open(v, inst, g_edge[0]);
   AirCsv *csv = g_csv0;
   AirField f[3 + 1];
@@ -399,6 +397,9 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         air_csv_bad_row(csv, line, "expected 3 fields");
         continue;
       }
+      /* W(i): the row is late for windows that ended by then */
+      const int64_t rowwm = air_csv_row_wm(csv);
+      (void)rowwm;
       S0 s;
       memset(&s, 0, sizeof s);
       AirParse pe;
@@ -410,17 +411,16 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         air_csv_bad_row(csv, line, "column x: not a valid BIGINT");
         continue;
       }
-      if ((pe = air_parse_ts(f[2], &s.c2)) != AIR_PARSE_OK) {
+      if ((pe = air_csv_time(csv, &s.c2)) != AIR_PARSE_OK) {
         air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column ts: TIMESTAMP out of range (years 1 to 9999)" : "column ts: not a valid TIMESTAMP");
         continue;
       }
-      if (s.c2 > st.maxts) st.maxts = s.c2;
       n++;
       do { /* query 1: Source */
         R0 row;
         memset(&row, 0, sizeof row);
         row.ts = s.c2;
-        row.srcwm = st.wm;
+        row.srcwm = rowwm;
         row.f0c0 = s.c0;
         row.f0c1 = s.c1;
         row.f0c2 = s.c2;
@@ -436,9 +436,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     air_stat_add(g_rt, AIR_STAT_EVENTS_IN, (int64_t)n);
     q_count_rows(st.filtered, st.unmatched, st.late);
     st.filtered = st.unmatched = st.late = 0;
-    const int64_t now = air_now_ms();
-    if (st.maxts != AIR_WM_NONE)
-      source0_advance(&st, st.maxts - INT64_C(0), now);
+    source0_advance(&st, air_csv_scanned_wm(csv), air_now_ms());
     if (nf == AIR_CSV_END) break;
   }
   source0_advance(&st, AIR_WM_END, air_now_ms());
@@ -460,7 +458,8 @@ static void source1_advance(SrcState1 *st, int64_t wm, int64_t now) {
 
 /* Pipeline 2: source b, csv file (template source_csv.c.tpl).
  * This rank reads its share of the file's records; malformed rows are
- * skipped and counted. Every query reading this source runs in this loop. */
+ * skipped and counted. Every query reading this source runs in this loop.
+ * Lateness and watermarks follow the file's record order only (air.h). */
 static void source1(AirVertex *v, int inst, void *ctx) {
   (void)v;
   (void)inst;
@@ -468,7 +467,6 @@ static void source1(AirVertex *v, int inst, void *ctx) {
   SrcState1 st;
   memset(&st, 0, sizeof st);
   st.wm = AIR_WM_NONE;
-  st.maxts = AIR_WM_NONE;
   st.oe1 = air_out_open(v, inst, g_edge[1]);
   AirCsv *csv = g_csv1;
   AirField f[3 + 1];
@@ -485,6 +483,9 @@ static void source1(AirVertex *v, int inst, void *ctx) {
         air_csv_bad_row(csv, line, "expected 3 fields");
         continue;
       }
+      /* W(i): the row is late for windows that ended by then */
+      const int64_t rowwm = air_csv_row_wm(csv);
+      (void)rowwm;
       S1 s;
       memset(&s, 0, sizeof s);
       AirParse pe;
@@ -496,11 +497,10 @@ static void source1(AirVertex *v, int inst, void *ctx) {
         air_csv_bad_row(csv, line, "column y: not a valid BIGINT");
         continue;
       }
-      if ((pe = air_parse_ts(f[2], &s.c2)) != AIR_PARSE_OK) {
+      if ((pe = air_csv_time(csv, &s.c2)) != AIR_PARSE_OK) {
         air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column ts: TIMESTAMP out of range (years 1 to 9999)" : "column ts: not a valid TIMESTAMP");
         continue;
       }
-      if (s.c2 > st.maxts) st.maxts = s.c2;
       n++;
       do { /* query 1: Source -> Filter */
         if (!((s.c1 > ((int64_t)((int32_t)0))))) {
@@ -510,7 +510,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
         RB0 row;
         memset(&row, 0, sizeof row);
         row.ts = s.c2;
-        row.srcwm = st.wm;
+        row.srcwm = rowwm;
         row.f1c0 = s.c0;
         row.f1c1 = s.c1;
         row.f1c2 = s.c2;
@@ -526,9 +526,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
     air_stat_add(g_rt, AIR_STAT_EVENTS_IN, (int64_t)n);
     q_count_rows(st.filtered, st.unmatched, st.late);
     st.filtered = st.unmatched = st.late = 0;
-    const int64_t now = air_now_ms();
-    if (st.maxts != AIR_WM_NONE)
-      source1_advance(&st, st.maxts - INT64_C(0), now);
+    source1_advance(&st, air_csv_scanned_wm(csv), air_now_ms());
     if (nf == AIR_CSV_END) break;
   }
   source1_advance(&st, AIR_WM_END, air_now_ms());
@@ -546,6 +544,8 @@ int main(int argc, char **argv) {
         .header = AIR_CSV_HEADER,
         .cols = cols,
         .ncols = 3,
+        .time_col = 2,
+        .wm_bound_ms = INT64_C(0),
     };
     g_csv0 = air_csv_open(g_rt, &def);
   }
@@ -558,6 +558,8 @@ int main(int argc, char **argv) {
         .header = AIR_CSV_HEADER,
         .cols = cols,
         .ncols = 3,
+        .time_col = 2,
+        .wm_bound_ms = INT64_C(0),
     };
     g_csv1 = air_csv_open(g_rt, &def);
   }
