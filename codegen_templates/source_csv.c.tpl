@@ -16,7 +16,9 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
   int nf = 0;
   for (;;) {
     size_t n = 0;
-    while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, @NCOLS@ + 1, &line)) != AIR_CSV_END) {
+    /* a chunk ends early when replay at a rate waits: time for the watermark */
+    while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, @NCOLS@ + 1, &line)) != AIR_CSV_END &&
+           nf != AIR_CSV_WAIT) {
       if (nf == AIR_CSV_BAD_QUOTING) {
         air_csv_bad_row(csv, line, "bad quoting");
         continue;

@@ -860,6 +860,7 @@ static void emit_csv_open(FILE *o, const Relation *r, const char *lhs, const cha
   fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, r->ncols);
   fprintf(o, "%s      .time_col = %d,\n%s      .wm_bound_ms = INT64_C(%" PRId64 "),\n", ind,
           r->kind == REL_SOURCE ? r->time_col : -1, ind, r->wm_bound_ms);
+  fprintf(o, "%s      .rate = INT64_C(%" PRId64 "),\n", ind, r->rate);
   fprintf(o, "%s  };\n%s  %s = air_csv_open(g_rt, &def);\n%s}\n", ind, ind, lhs, ind);
 }
 

@@ -409,6 +409,9 @@ typedef struct AirCsvDef {
   int ncols;               /* fields per record */
   int time_col;            /* the event-time column (a stream's), -1 for a table */
   int64_t wm_bound_ms;     /* the stream's WATERMARK bound, 0 without one */
+  int64_t rate;            /* a stream's replay rate, records/s over all ranks
+                              (each rank paces its share); 0 = as fast as it
+                              reads; --rate overrides it */
 } AirCsvDef;
 /* Open the file before the run (main thread; every rank opens its csv
  * sources and tables in the same order). A stream's reader gives this rank
@@ -423,10 +426,12 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def);
 /* air_csv_next's results besides a field count. */
 #define AIR_CSV_END (-1)         /* end of input (or a stop was requested) */
 #define AIR_CSV_BAD_QUOTING (-2) /* a record with malformed quoting */
+#define AIR_CSV_WAIT (-3)        /* no record yet: replay at a rate waits (~10 ms) */
 /* The next record of this rank's share: up to max fields; returns the field
  * count (the caller checks it) or one of the codes above. *line is the
  * 1-based line where the record starts. Fields are valid until the next
- * call. */
+ * call. On AIR_CSV_WAIT the caller may send its watermark, then calls
+ * again. */
 int air_csv_next(AirCsv *c, AirField *fields, int max, long *line);
 /* Lateness of a stream's records is a function of the file alone (record
  * order and the WATERMARK bound), whatever the ranks and their chunks:

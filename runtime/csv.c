@@ -34,6 +34,7 @@
 
 #define CSV_BUF_INIT (1 << 20) /* bytes; doubled for records that do not fit */
 #define CSV_BAD_SHOWN 10       /* bad rows printed in full per file */
+#define CSV_PACE_MAX 4096      /* records asked of the pacer at once */
 
 typedef struct Span {
   size_t a, b; /* field bytes buf[a..b) before unescaping */
@@ -67,6 +68,8 @@ struct AirCsv {
   long bad;       /* rows passed to air_csv_bad_row */
   char *header_error; /* the header does not match the declaration: why */
   int64_t maxts;      /* the largest counted event time scanned, or AIR_WM_NONE */
+  AirPace pace;       /* replay at a rate: this rank's share of it */
+  uint64_t budget;    /* records of this rank's the pacer let go, not read yet */
 };
 
 static void csv_oom(void) {
@@ -152,6 +155,7 @@ AirCsv *air_csv_open_at(AirRuntime *rt, const AirCsvDef *def, int rank, int worl
   c->rank = rank;
   c->world = world < 1 ? 1 : world;
   c->start = true;
+  air_pace_init(&c->pace, def->table ? 0 : (double)def->rate / (double)c->world);
   if (def->header != AIR_CSV_NO_HEADER) check_header(c, def);
   return c;
 }
@@ -162,7 +166,9 @@ const char *air_csv_header_error(const AirCsv *c) { return c->header_error; }
 AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
   int rank = def->table ? 0 : air_rank(rt);
   int world = def->table ? 1 : air_world(rt);
-  AirCsv *c = air_csv_open_at(rt, def, rank, world);
+  AirCsvDef d = *def;
+  if (air_rate_override(rt) >= 0) d.rate = air_rate_override(rt);
+  AirCsv *c = air_csv_open_at(rt, &d, rank, world);
   if (!c) air_fatal(rt, "cannot open '%s': %s", def->path, strerror(errno));
   if (c->header_error) air_fatal(rt, "%s", c->header_error);
   return c;
@@ -422,6 +428,11 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
   ensure_spans(c, want_mine);
   while (!c->done) {
     bool mine = c->index % (uint64_t)c->world == (uint64_t)c->rank;
+    if (mine && c->budget == 0) {
+      /* a slice of about 1 ms of records at a time (all when unthrottled) */
+      if (c->rt && air_should_stop(c->rt)) break;
+      if (!(c->budget = air_pace_take(&c->pace, CSV_PACE_MAX))) return AIR_CSV_WAIT;
+    }
     long start;
     int nf = next_record(c, mine ? want_mine : want_others, &start);
     if (nf == SCAN_EOF) break;
@@ -435,6 +446,7 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
       if (ok == AIR_PARSE_OK && ts > c->maxts) c->maxts = ts;
     }
     if (!mine) continue;
+    c->budget--;
     c->row.wm = minus_bound(c, before);
     c->row.ts_ok = ok;
     c->row.ts = ts;

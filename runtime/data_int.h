@@ -10,6 +10,18 @@
 
 #include "air.h"
 
+/* Rows at `rate` per second (pace.c), for generators and csv replay. */
+typedef struct AirPace {
+  double rate;     /* rows/s, 0 = unthrottled */
+  int64_t t0_ns;   /* pacing origin, monotonic ns; 0 until the first take */
+  double emitted;  /* rows allowed since t0_ns */
+} AirPace;
+void air_pace_init(AirPace *p, double rate);
+/* How many of n rows may go now (all of them when unthrottled), after
+ * sleeping as the rate needs; 0 after a short nap when the wait is longer
+ * (the caller sends its watermark, checks for a stop and asks again). */
+uint64_t air_pace_take(AirPace *p, uint64_t n);
+
 /* A generator instance `instance` of `threads` on rank `rank` of `world`.
  * rate is the final rate over all ranks (0 = unthrottled), seed the final
  * seed. Owned by the caller; free with air_gen_close. */

@@ -3,7 +3,7 @@
  * Row i is a pure function of (seed, i) (formulas in air.h), so a generator
  * instance only decides *which* indices it makes and *when*: indices are
  * dealt round-robin over every instance of every rank, and each instance is
- * paced on its own at rate / (world * threads) events/s. Nothing is shared
+ * paced on its own at rate / (world * threads) events/s (pace.c). Nothing is shared
  * between instances, so generators scale with threads and ranks and the
  * stream is the same for any rate, world size or thread count.
  */
@@ -12,7 +12,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- values ------------------------------------------------------------ */
 
@@ -106,12 +105,7 @@ void air_ysb_fill_slow(int field, uint64_t r, char *out, size_t cap) {
   fill_padded(out, cap, s, strlen(s));
 }
 
-/* ---- pacing ------------------------------------------------------------ */
-
-#define GEN_SLICE_NS 1000000LL      /* rows of ~1 ms are made together */
-#define GEN_NAP_NS 2000000LL        /* longer waits return 0 to the caller */
-#define GEN_MAX_SLEEP_NS 10000000LL /* ... after sleeping at most this */
-#define GEN_BURST_S 0.1             /* backlog kept when falling behind */
+/* ---- dealing and pacing ------------------------------------------------ */
 
 struct AirGen {
   AirRuntime *rt;     /* stop requests; NULL in tests */
@@ -120,26 +114,10 @@ struct AirGen {
   uint64_t next;      /* global index of the next row */
   uint64_t stride;    /* world * threads */
   uint64_t remaining; /* rows this instance still makes (UINT64_MAX: no limit) */
-  double rate;        /* events/s of this instance, 0 = unthrottled */
-  int64_t t0_ns;      /* pacing origin, monotonic ns; 0 until the first call */
-  double emitted;     /* rows made since t0_ns */
+  AirPace pace;       /* rate / stride rows/s (pace.c) */
   int64_t seed;       /* the stream's seed */
   bool done;          /* end reached */
 };
-
-static int64_t mono_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void sleep_ns(int64_t ns) {
-  if (ns <= 0) return;
-  struct timespec ts = {.tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL};
-  /* An interrupted sleep just returns early: the caller re-reads the clock
-   * and the stop flag. */
-  nanosleep(&ts, NULL);
-}
 
 AirGen *air_gen_open_at(AirRuntime *rt, int rank, int world, int instance,
                         int threads, int64_t rate, int64_t limit,
@@ -162,7 +140,7 @@ AirGen *air_gen_open_at(AirRuntime *rt, int rank, int world, int instance,
                        : ((uint64_t)limit - 1 - base) / g->stride + 1;
   else
     g->remaining = UINT64_MAX;
-  g->rate = rate > 0 ? (double)rate / (double)g->stride : 0.0;
+  air_pace_init(&g->pace, rate > 0 ? (double)rate / (double)g->stride : 0.0);
   g->seed = seed;
   return g;
 }
@@ -205,39 +183,10 @@ size_t air_gen_next(AirGen *g, size_t max, uint64_t *first, uint64_t *stride,
     *now_ms = air_now_ms();
     return 0;
   }
-  uint64_t n = g->remaining < max ? g->remaining : max;
-  if (g->rate > 0) {
-    int64_t now = mono_ns();
-    if (g->t0_ns == 0) g->t0_ns = now;
-    /* Rows allowed so far: one at t0, then rate per second. */
-    double avail = (double)(now - g->t0_ns) * 1e-9 * g->rate + 1.0 - g->emitted;
-    double burst = g->rate * GEN_BURST_S + (double)n;
-    if (avail > burst) {
-      /* Behind (backpressure): forget the backlog beyond burst rather than
-       * flooding the pipeline to catch up. */
-      g->t0_ns = now - (int64_t)((g->emitted + burst - 1.0) / g->rate * 1e9);
-      avail = burst;
-    }
-    double want = g->rate * (double)GEN_SLICE_NS * 1e-9;
-    if (want < 1.0) want = 1.0;
-    if (want > (double)n) want = (double)n;
-    if (avail < want) {
-      int64_t wait = (int64_t)((want - avail) / g->rate * 1e9) + 1;
-      if (wait > GEN_NAP_NS) {
-        sleep_ns(wait < GEN_MAX_SLEEP_NS ? wait : GEN_MAX_SLEEP_NS);
-        *now_ms = air_now_ms();
-        return 0;
-      }
-      sleep_ns(wait);
-      now = mono_ns();
-      avail = (double)(now - g->t0_ns) * 1e-9 * g->rate + 1.0 - g->emitted;
-      if (avail < 1.0) { /* woke early (signal) */
-        *now_ms = air_now_ms();
-        return 0;
-      }
-    }
-    if ((double)n > avail) n = (uint64_t)avail;
-    g->emitted += (double)n;
+  uint64_t n = air_pace_take(&g->pace, g->remaining < max ? g->remaining : max);
+  if (n == 0) { /* pacing: time for the caller's watermark */
+    *now_ms = air_now_ms();
+    return 0;
   }
   g->next += n * g->stride;
   g->remaining -= n;

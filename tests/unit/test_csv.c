@@ -8,6 +8,7 @@
 #include <string.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -520,6 +521,42 @@ static void test_csv_header_check(void **state) {
   }
 }
 
+static double mono_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* rate = 200 records/s over all ranks: 60 records take 0.3 s however many
+ * ranks share them, and the reader hands back AIR_CSV_WAIT while it waits
+ * (5 ms or more between records). */
+static void test_csv_rate(void **state) {
+  (void)state;
+  char data[60 * 8 + 1];
+  size_t len = 0;
+  for (int i = 0; i < 60; i++) len += (size_t)sprintf(data + len, "%d\n", i);
+  char *path = write_temp(data, len);
+  for (int world = 1; world <= 2; world++) {
+    AirCsvDef def = {.path = path, .name = "t", .time_col = -1, .rate = 200};
+    AirCsv *c = air_csv_open_at(NULL, &def, world - 1, world);
+    AirField f[2];
+    long line;
+    int nf, got = 0, waits = 0;
+    double t0 = mono_s();
+    while ((nf = air_csv_next(c, f, 2, &line)) != AIR_CSV_END) {
+      if (nf == AIR_CSV_WAIT) waits++;
+      else got++;
+    }
+    double secs = mono_s() - t0;
+    assert_int_equal(got, 60 / world);
+    if (secs < 0.28 || secs > 2.0) fail_msg("world %d: %d records at 200/s took %.3f s", world, got, secs);
+    assert_true(waits > 0);
+    air_csv_close(c);
+  }
+  unlink(path);
+  free(path);
+}
+
 static void test_csv_missing_file(void **state) {
   (void)state;
   errno = 0;
@@ -580,6 +617,7 @@ int main(void) {
       cmocka_unit_test(test_csv_watermarks),
       cmocka_unit_test(test_csv_large_file_and_record),
       cmocka_unit_test(test_csv_header_check),
+      cmocka_unit_test(test_csv_rate),
       cmocka_unit_test(test_csv_missing_file),
       cmocka_unit_test(test_csv_bad_row_reports_first_ten),
   };

@@ -236,7 +236,9 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   int nf = 0;
   for (;;) {
     size_t n = 0;
-    while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, 4 + 1, &line)) != AIR_CSV_END) {
+    /* a chunk ends early when replay at a rate waits: time for the watermark */
+    while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, 4 + 1, &line)) != AIR_CSV_END &&
+           nf != AIR_CSV_WAIT) {
       if (nf == AIR_CSV_BAD_QUOTING) {
         air_csv_bad_row(csv, line, "bad quoting");
         continue;
@@ -306,6 +308,7 @@ int main(int argc, char **argv) {
         .ncols = 4,
         .time_col = 3,
         .wm_bound_ms = INT64_C(0),
+        .rate = INT64_C(0),
     };
     g_csv0 = air_csv_open(g_rt, &def);
   }
