@@ -57,7 +57,7 @@ EOF
 csv="$d/in \$(touch pwned_a);\`touch pwned_b\`'\"*/??/%s\\.csv"
 mkdir -p "$(dirname "$csv")"
 cat > "$csv" <<'EOF'
-id,name,ts
+id,na??/me\,ts
 1,plain,1000
 2,"it's \"" */ ??/",2000
 3,"a,b""c",3000

@@ -116,9 +116,17 @@ static inline int64_t q_hop_first(QWinCache *c, int64_t ts, int64_t size, int64_
   }
   return c->ws;
 }
-/* A watermark held back by hold ms (no watermark and the end stay). */
+/* A watermark held back by hold ms (no watermark, a stop and the end stay). */
 static inline int64_t q_wm_back(int64_t wm, int64_t hold) {
-  return wm == AIR_WM_NONE || wm == AIR_WM_END ? wm : wm - hold;
+  return wm == AIR_WM_NONE || wm >= AIR_WM_STOP ? wm : wm - hold;
+}
+/* The largest of sequence(a, b)'s first n values, which end at AIR_TS_MAX:
+ * the watermark of a generator cut by a stop after n rows. */
+static inline int64_t q_seq_max(int64_t a, int64_t b, int64_t n) {
+  if (n <= 0) return AIR_WM_NONE;
+  if (b < 0 || a >= AIR_TS_MAX) return a < AIR_TS_MAX ? a : AIR_TS_MAX;
+  if ((uint64_t)(n - 1) > (uint64_t)(AIR_TS_MAX - a) / (uint64_t)b) return AIR_TS_MAX;
+  return a + (n - 1) * b;
 }
 /* A pipeline's row counters, added to the stats once per batch. */
 static inline void q_count_rows(int64_t filtered, int64_t unmatched, int64_t late) {
@@ -356,14 +364,14 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
-static void source0_advance(SrcState0 *st, int64_t wm, int64_t now) {
-  if (wm <= st->wm) return;
+static void source0_advance(SrcState0 *st, int64_t wm, int64_t now, bool force) {
+  if (wm < st->wm || (wm == st->wm && !force)) return;
   st->wm = wm;
   {
     bool closed = false;
     if (wm == AIR_WM_END) {
       air_out_flush(st->oe0);
-    } else if (closed || now - st->sent1 >= WM_EVERY_MS) {
+    } else if (closed || force || now - st->sent1 >= WM_EVERY_MS) {
       air_out_watermark(st->oe0, wm);
       st->sent1 = now;
     }
@@ -438,20 +446,20 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     air_stat_add(g_rt, AIR_STAT_EVENTS_IN, (int64_t)n);
     q_count_rows(st.filtered, st.unmatched, st.late);
     st.filtered = st.unmatched = st.late = 0;
-    source0_advance(&st, air_csv_scanned_wm(csv), air_now_ms());
+    source0_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), false);
     if (nf == AIR_CSV_END) break;
   }
-  source0_advance(&st, AIR_WM_END, air_now_ms());
+  source0_advance(&st, AIR_WM_END, air_now_ms(), true);
 }
 
-static void source1_advance(SrcState1 *st, int64_t wm, int64_t now) {
-  if (wm <= st->wm) return;
+static void source1_advance(SrcState1 *st, int64_t wm, int64_t now, bool force) {
+  if (wm < st->wm || (wm == st->wm && !force)) return;
   st->wm = wm;
   {
     bool closed = false;
     if (wm == AIR_WM_END) {
       air_out_flush(st->oe1);
-    } else if (closed || now - st->sent2 >= WM_EVERY_MS) {
+    } else if (closed || force || now - st->sent2 >= WM_EVERY_MS) {
       air_out_watermark(st->oe1, wm);
       st->sent2 = now;
     }
@@ -530,10 +538,10 @@ static void source1(AirVertex *v, int inst, void *ctx) {
     air_stat_add(g_rt, AIR_STAT_EVENTS_IN, (int64_t)n);
     q_count_rows(st.filtered, st.unmatched, st.late);
     st.filtered = st.unmatched = st.late = 0;
-    source1_advance(&st, air_csv_scanned_wm(csv), air_now_ms());
+    source1_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), false);
     if (nf == AIR_CSV_END) break;
   }
-  source1_advance(&st, AIR_WM_END, air_now_ms());
+  source1_advance(&st, AIR_WM_END, air_now_ms(), true);
 }
 
 
