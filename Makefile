@@ -266,6 +266,13 @@ check: check-stop
 check-stop: all
 	@python3 tests/stop/run.py
 
+# Non-regular files: csv streams and tables read from FIFOs and standard
+# input on 1-3 ranks, and a stop while the writer is idle.
+.PHONY: check-pipes
+check: check-pipes
+check-pipes: all
+	@python3 tests/pipes/run.py
+
 # Query shapes (filters around joins, derived streams into joins and
 # aggregates, ...), fused and not, on 1-3 ranks, against Python references.
 .PHONY: check-shapes

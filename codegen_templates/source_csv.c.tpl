@@ -3,7 +3,6 @@
  * skipped and counted. Every query reading this source runs in this loop.
  * Lateness and watermarks follow the file's record order only (air.h). */
 static void @FN@(AirVertex *v, int inst, void *ctx) {
-  (void)v;
   (void)inst;
   (void)ctx;
   @STATE@ st;
@@ -11,6 +10,7 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
   st.wm = AIR_WM_NONE;
 /*%% open %%*/
   AirCsv *csv = @CSV@;
+  air_csv_bind(csv, v);
   AirField f[@NCOLS@ + 1];
   long line = 0;
   int nf = 0;

@@ -1661,12 +1661,16 @@ static void emit_source(Gen *g, const Relation *r) {
             fn, r->wm_bound_ms);
   }
   /* finish: close every window and send the last rows, then free */
-  if (r->source != SRC_CSV) {
-    /* A stop: the rows before the agreed cut are made (cut.c). The
+  {
+    /* A stop: the rows before the agreed cut are made or read (cut.c). The
      * watermark they imply goes first, so that consumers tell the windows
      * they complete from those AIR_WM_STOP then closes early. */
-    fprintf(finish.f, "  int64_t cut;\n  if (air_gen_cut(g, &cut)) {\n");
-    if (r->ingestion_time) {
+    fprintf(finish.f, "  int64_t cut;\n  if (%s) {\n",
+            r->source == SRC_CSV ? "air_csv_cut(csv, &cut)" : "air_gen_cut(g, &cut)");
+    if (r->source == SRC_CSV && !r->ingestion_time) {
+      /* every record before the cut scanned, here as on every rank */
+      fprintf(finish.f, "    (void)cut;\n    %s_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), true);\n", fn);
+    } else if (r->ingestion_time) {
       fprintf(finish.f, "    %s_advance(&st, air_now_ms(), air_now_ms(), true);\n", fn);
     } else {
       const GenSpec *gs = &r->cols[r->time_col].gen;

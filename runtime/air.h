@@ -445,6 +445,12 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line);
  * scanned so far (its own and others') - bound, the watermark to send: no
  * later record's W is below it. */
 int64_t air_csv_scanned_wm(const AirCsv *c);
+/* The source vertex reading c: a stop then parks the reader between
+ * records, and it reads on to the cut every rank agreed on (cut.c) and
+ * ends there; air_csv_cut gives that cut (records, the header not counted)
+ * once a stop made one. An unbound reader (a table) ends at a stop. */
+void air_csv_bind(AirCsv *c, AirVertex *v);
+bool air_csv_cut(const AirCsv *c, int64_t *k);
 /* The start of every AirCsv: what the generated loop reads per row, inline
  * (two calls per row cost 5% of a 1-rank csv query). */
 typedef struct AirCsvRow {

@@ -19,13 +19,19 @@
  *    quoting: the record is consumed to its line end and reported as -2;
  *  - an opening quote never closed before end of file is bad quoting of the
  *    line it starts on; reading resumes on the next line.
- * Every rank scans the whole file so all agree on record indices; each keeps
- * the records whose index % world equals its rank.
+ * Every rank scans the whole of a regular file so all agree on record
+ * indices; each keeps the records whose index % world equals its rank.
+ * Anything else (a FIFO, standard input) rank 0 alone reads (air_csv_open).
+ * A stop parks the reader between records and it reads on to the agreed
+ * cut (cut.c, air_csv_bind).
  */
+#include "air_int.h"
 #include "data_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -35,6 +41,7 @@
 #define CSV_BUF_INIT (1 << 20) /* bytes; doubled for records that do not fit */
 #define CSV_BAD_SHOWN 10       /* bad rows printed in full per file */
 #define CSV_PACE_MAX 4096      /* records asked of the pacer at once */
+#define CSV_POLL_MS 100        /* a stop is seen this soon while waiting on a pipe */
 
 typedef struct Span {
   size_t a, b; /* field bytes buf[a..b) before unescaping */
@@ -50,9 +57,12 @@ struct AirCsv {
   int ncols;      /* declared fields per record */
   int time_col;   /* the event-time column, -1 for a table */
   int64_t bound;  /* the WATERMARK bound, ms */
-  int fd;         /* the file */
+  int fd;         /* the file, -1 for bytes in memory or an empty share */
+  bool polled;    /* not a regular file: wait in poll(2), never in read(2) */
   bool eof;       /* read(2) returned 0 */
+  bool stopped;   /* a stop was requested while waiting for bytes */
   bool done;      /* end of input returned (end of file or a stop) */
+  uint64_t offset; /* bytes read from fd */
   char *buf;      /* file bytes buf[pos..len) not yet consumed */
   size_t cap;     /* allocated bytes of buf */
   size_t len;     /* valid bytes of buf */
@@ -66,10 +76,13 @@ struct AirCsv {
   Span *spans;    /* field boundaries of the current record */
   int nspans;     /* allocated entries of spans */
   long bad;       /* rows passed to air_csv_bad_row */
-  char *header_error; /* the header does not match the declaration: why */
+  char *error;    /* what ends the run, when kept (tests, or rank 0 alone reading) */
+  bool keep_error; /* keep it in error instead of air_fatal */
   int64_t maxts;      /* the largest counted event time scanned, or AIR_WM_NONE */
   AirPace pace;       /* replay at a rate: this rank's share of it */
   uint64_t budget;    /* records of this rank's the pacer let go, not read yet */
+  AirVertex *v;       /* the source vertex a stop parks (air_csv_bind), or NULL */
+  int64_t cut;        /* records before it are read after a stop, -1 while none */
 };
 
 static void csv_oom(void) {
@@ -90,7 +103,7 @@ static inline int next_record(AirCsv *c, int max, long *line);
 static inline void fill_fields(AirCsv *c, AirField *fields, int nf, int max);
 
 /* The header record against the declared names (ASCII case-insensitive,
- * in order): on a mismatch, c->header_error says so. */
+ * in order): on a mismatch, c->error says so. */
 static void check_header(AirCsv *c, const AirCsvDef *def) {
   ensure_spans(c, def->ncols + 1);
   long line;
@@ -122,19 +135,11 @@ static void check_header(AirCsv *c, const AirCsvDef *def) {
   for (int k = 0; k < def->ncols; k++)
     at += (size_t)snprintf(m + at, cap - at, "%s%s", k ? ", " : "", def->cols[k]);
   snprintf(m + at, cap - at, "): fix the file or the declaration, or write header = 'skip'");
-  c->header_error = m;
+  c->error = m;
 }
 
-AirCsv *air_csv_open_at(AirRuntime *rt, const AirCsvDef *def, int rank, int world) {
-  int fd = open(def->path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
-    close(fd);
-    errno = e;
-    return NULL;
-  }
+/* A reader of fd (-1: none yet) without its header read. */
+static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd, int rank, int world) {
   AirCsv *c = calloc(1, sizeof *c);
   if (!c) csv_oom();
   c->rt = rt;
@@ -155,33 +160,140 @@ AirCsv *air_csv_open_at(AirRuntime *rt, const AirCsvDef *def, int rank, int worl
   c->rank = rank;
   c->world = world < 1 ? 1 : world;
   c->start = true;
+  c->eof = fd < 0;
+  c->cut = -1;
   air_pace_init(&c->pace, def->table ? 0 : (double)def->rate / (double)c->world);
+  return c;
+}
+
+/* The file, or -1 with errno (a directory is EISDIR). Anything but a
+ * regular file (a FIFO, /dev/stdin, a character device) is opened without
+ * blocking, *polled: opening a FIFO for reading would otherwise wait for a
+ * writer, and a read wait for data, deaf to a stop. */
+static int open_input(const char *path, bool *polled) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  *polled = !S_ISREG(st.st_mode);
+  if (!*polled) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+static AirCsv *open_reader(AirRuntime *rt, const AirCsvDef *def, int rank, int world, bool keep_error) {
+  bool polled = false;
+  int fd = open_input(def->path, &polled);
+  if (fd < 0) return NULL;
+  AirCsv *c = reader_new(rt, def, fd, rank, world);
+  c->polled = polled;
+  c->keep_error = keep_error || !rt;
   if (def->header != AIR_CSV_NO_HEADER) check_header(c, def);
   return c;
 }
 
-const char *air_csv_header_error(const AirCsv *c) { return c->header_error; }
+AirCsv *air_csv_open_at(AirRuntime *rt, const AirCsvDef *def, int rank, int world) {
+  return open_reader(rt, def, rank, world, false);
+}
 
-/* Streams are owned by the runtime, tables by their loader (air_csv_close). */
+const char *air_csv_error(const AirCsv *c) { return c->error; }
+
+static void refill(AirCsv *c);
+
+/* Read all of a table's file (rank 0, a file that is not regular). */
+static void read_all_bytes(AirCsv *c) {
+  while (!c->eof && !c->stopped) refill(c);
+}
+
+/* A stream's records go to the ranks by record index, and each rank reads
+ * the file itself, which works for a regular file only: ranks reading one
+ * FIFO or pipe would each get part of its bytes. So rank 0 looks at the
+ * path and tells every rank (this runs on the main thread of every rank,
+ * in the same order, before air_run: a collective is safe). A regular file
+ * every rank opens and reads (a table whole, a stream for its share); of
+ * anything else, rank 0 alone reads a stream, taking every record (the
+ * other ranks' share is empty: they end at once, and the plan's exchanges
+ * spread the keyed work), and reads a table whole and sends its bytes to
+ * every rank, since each needs all of it. */
+enum { IN_REGULAR, IN_STREAMED, IN_ERROR };
+
 AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
-  int rank = def->table ? 0 : air_rank(rt);
-  int world = def->table ? 1 : air_world(rt);
   AirCsvDef d = *def;
   if (air_rate_override(rt) >= 0) d.rate = air_rate_override(rt);
-  AirCsv *c = air_csv_open_at(rt, &d, rank, world);
-  if (!c) air_fatal(rt, "cannot open '%s': %s", def->path, strerror(errno));
-  if (c->header_error) air_fatal(rt, "%s", c->header_error);
+  int verdict[3] = {IN_REGULAR, 0, 0}; /* kind, errno, length of rank 0's error */
+  AirCsv *c = NULL;
+  if (rt->rank == 0) {
+    struct stat st;
+    if (stat(d.path, &st) != 0 || S_ISDIR(st.st_mode)) {
+      verdict[0] = IN_ERROR;
+      verdict[1] = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    } else if (!S_ISREG(st.st_mode)) {
+      verdict[0] = IN_STREAMED;
+      AirCsvDef raw = d;
+      raw.header = AIR_CSV_NO_HEADER; /* a table's is checked after the copy */
+      /* errors are kept, and told to every rank below: the others wait */
+      c = open_reader(rt, d.table ? &raw : &d, 0, 1, true);
+      if (!c) {
+        verdict[0] = IN_ERROR;
+        verdict[1] = errno;
+      } else if (d.table) {
+        read_all_bytes(c);
+      }
+      if (c && c->error) verdict[2] = (int)strlen(c->error) + 1;
+      if (c) c->keep_error = false;
+    }
+  }
+  MPI_Bcast(verdict, 3, MPI_INT, 0, rt->comm);
+  if (verdict[0] == IN_ERROR) air_fatal(rt, "cannot open '%s': %s", d.path, strerror(verdict[1]));
+  if (verdict[2]) { /* from reading what only rank 0 reads */
+    char msg[sizeof rt->fatal_msg];
+    if (c) snprintf(msg, sizeof msg, "%s", c->error);
+    MPI_Bcast(msg, verdict[2] < (int)sizeof msg ? verdict[2] : (int)sizeof msg, MPI_CHAR, 0, rt->comm);
+    msg[sizeof msg - 1] = '\0';
+    air_fatal(rt, "%s", msg);
+  }
+  if (verdict[0] == IN_REGULAR) {
+    c = air_csv_open_at(rt, &d, d.table ? 0 : rt->rank, d.table ? 1 : rt->world);
+    if (!c) air_fatal(rt, "cannot open '%s': %s", d.path, strerror(errno));
+  } else if (!d.table) {
+    if (rt->rank != 0) c = reader_new(rt, &d, -1, 0, 1); /* an empty share */
+  } else {
+    uint64_t n = rt->rank == 0 ? c->len : 0;
+    MPI_Bcast(&n, 1, MPI_UINT64_T, 0, rt->comm);
+    if (rt->rank != 0) {
+      c = reader_new(rt, &d, -1, 0, 1);
+      if (n > c->cap) {
+        air_memory_check(n, "a table read from a pipe");
+        free(c->buf);
+        c->buf = malloc(n);
+        if (!c->buf) csv_oom();
+        c->cap = n;
+      }
+      c->len = n;
+    }
+    for (uint64_t at = 0; at < n; at += 1u << 30) {
+      uint64_t k = n - at < (1u << 30) ? n - at : (1u << 30);
+      MPI_Bcast(c->buf + at, (int)k, MPI_CHAR, 0, rt->comm);
+    }
+    c->eof = true;
+    if (d.header != AIR_CSV_NO_HEADER) check_header(c, &d);
+  }
+  if (c->error) air_fatal(rt, "%s", c->error);
   return c;
 }
 
 void air_csv_close(AirCsv *c) {
   if (!c) return;
-  close(c->fd);
+  if (c->fd >= 0) close(c->fd);
   free(c->buf);
   free(c->spans);
   free(c->path);
   free(c->name);
-  free(c->header_error);
+  free(c->error);
   free(c);
 }
 
@@ -195,8 +307,48 @@ void air_csv_bad_row(AirCsv *c, long line, const char *why) {
   if (c->bad <= CSV_BAD_SHOWN) fprintf(stderr, "%s:%ld: %s\n", c->path, line, why);
 }
 
+/* What ends the run (air_fatal); kept in c->error in tests (rt NULL), where
+ * the input then ends. */
+static void read_failed(AirCsv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void read_failed(AirCsv *c, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (!c->keep_error) air_fatal(c->rt, "%s", msg);
+  if (!c->error) c->error = strdup(msg);
+  c->eof = true;
+}
+
+/* read(2) into p, waiting in poll(2) for a file that is not regular, so a
+ * stop is seen within CSV_POLL_MS even while no writer has come or the
+ * writer is idle (c->stopped, and 0 is returned). A FIFO opened without a
+ * writer polls as not ready, not as hung up, so an early 0 from read (as
+ * read gives before any writer) is never taken for the end of the file. */
+static ssize_t read_some(AirCsv *c, char *p, size_t n) {
+  for (;;) {
+    if (c->polled) {
+      if (c->cut < 0 && c->rt && air_should_stop(c->rt)) {
+        c->stopped = true;
+        return 0;
+      }
+      struct pollfd pf = {.fd = c->fd, .events = POLLIN};
+      int r = poll(&pf, 1, CSV_POLL_MS);
+      if (r == 0 || (r < 0 && errno == EINTR)) continue;
+      if (r < 0) return -1;
+    }
+    ssize_t k = read(c->fd, p, n);
+    if (k >= 0 || (errno != EINTR && errno != EAGAIN)) return k;
+  }
+}
+
 /* More bytes after buf[len): compact, grow if a record fills the buffer. */
 static void refill(AirCsv *c) {
+  if (c->fd < 0) {
+    c->eof = true;
+    return;
+  }
   if (c->pos > 0) {
     memmove(c->buf, c->buf + c->pos, c->len - c->pos);
     c->len -= c->pos;
@@ -209,21 +361,22 @@ static void refill(AirCsv *c) {
     c->buf = b;
     c->cap *= 2;
   }
-  for (;;) {
-    ssize_t n = read(c->fd, c->buf + c->len, c->cap - c->len);
-    if (n > 0) {
-      c->len += (size_t)n;
-      return;
-    }
-    if (n == 0) {
-      c->eof = true;
-      return;
-    }
-    if (errno == EINTR) continue;
-    if (c->rt) air_fatal(c->rt, "cannot read '%s': %s", c->path, strerror(errno));
-    c->eof = true; /* tests only: treat as end of file */
+  ssize_t n = read_some(c, c->buf + c->len, c->cap - c->len);
+  if (n < 0) {
+    read_failed(c, "cannot read '%s': %s", c->path, strerror(errno));
     return;
   }
+  if (c->stopped) return;
+  c->len += (size_t)n;
+  c->offset += (uint64_t)n;
+  c->eof = n == 0;
+  /* A file cut shorter while it is read would give neither its old rows
+   * nor its new ones: the run fails instead of ending on a partial file. */
+  struct stat st;
+  if (!c->polled && fstat(c->fd, &st) == 0 && (uint64_t)st.st_size < c->offset)
+    read_failed(c, "cannot read '%s': it shrank to %lld bytes while being read (%llu read): "
+                "truncated or rewritten during the run", c->path, (long long)st.st_size,
+                (unsigned long long)c->offset);
 }
 
 enum { ST_START, ST_PLAIN, ST_QUOTED, ST_CLOSED, ST_BAD };
@@ -378,6 +531,7 @@ static inline __attribute__((always_inline)) int next_record(AirCsv *c, int max,
     if (c->start) {
       if (c->len - c->pos < 3 && !c->eof) {
         refill(c);
+        if (c->stopped) return SCAN_EOF;
         continue;
       }
       if (c->len - c->pos >= 3 && memcmp(c->buf + c->pos, "\xEF\xBB\xBF", 3) == 0) c->pos += 3;
@@ -389,8 +543,9 @@ static inline __attribute__((always_inline)) int next_record(AirCsv *c, int max,
     if (nf == SCAN_MORE) {
       /* --duration or a signal stops a file source too, here, once per
        * buffer and between records, so no record is cut in two. */
-      if (c->rt && air_should_stop(c->rt)) return SCAN_EOF;
+      if (!c->v && c->rt && air_should_stop(c->rt)) return SCAN_EOF;
       refill(c);
+      if (c->stopped) return SCAN_EOF;
       continue;
     }
     if (nf == SCAN_EOF) return SCAN_EOF;
@@ -427,14 +582,22 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
   int want_mine = max > want_others ? max : want_others;
   ensure_spans(c, want_mine);
   while (!c->done) {
+    if (c->cut < 0 && c->v && (c->stopped || air_should_stop(c->rt))) {
+      /* A stop: park between records, then read the records before the
+       * cut every rank agreed on (cut.c), and no more. */
+      c->cut = air_source_park(c->v, (int64_t)c->index);
+      c->stopped = false;
+    }
+    if (c->cut >= 0 && c->index >= (uint64_t)c->cut) break;
     bool mine = c->index % (uint64_t)c->world == (uint64_t)c->rank;
     if (mine && c->budget == 0) {
       /* a slice of about 1 ms of records at a time (all when unthrottled) */
-      if (c->rt && air_should_stop(c->rt)) break;
+      if (!c->v && c->rt && air_should_stop(c->rt)) break;
       if (!(c->budget = air_pace_take(&c->pace, CSV_PACE_MAX))) return AIR_CSV_WAIT;
     }
     long start;
     int nf = next_record(c, mine ? want_mine : want_others, &start);
+    if (nf == SCAN_EOF && c->stopped && c->v) continue; /* the stop came while waiting */
     if (nf == SCAN_EOF) break;
     c->index++;
     int64_t before = c->maxts, ts = 0;
@@ -460,3 +623,10 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
 }
 
 int64_t air_csv_scanned_wm(const AirCsv *c) { return minus_bound(c, c->maxts); }
+
+void air_csv_bind(AirCsv *c, AirVertex *v) { c->v = c->rt ? v : NULL; }
+
+bool air_csv_cut(const AirCsv *c, int64_t *k) {
+  *k = c->cut;
+  return c->cut >= 0;
+}

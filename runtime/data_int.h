@@ -31,11 +31,13 @@ AirGen *air_gen_open_at(AirRuntime *rt, int rank, int world, int instance,
 
 /* A CSV reader dealing records index % world == rank to this reader (pass
  * rank 0, world 1 for every record). NULL with errno set when the file
- * cannot be opened; a header that does not match is not fatal here but
- * told by air_csv_header_error. Owned by the caller; free with
- * air_csv_close. */
+ * cannot be opened. With rt NULL what would end the run (a header that
+ * does not match, a read error, a file that shrank) is kept for
+ * air_csv_error instead, the input then ending. Anything but a regular
+ * file is read by this reader alone, waiting in poll(2). Owned by the
+ * caller; free with air_csv_close. */
 AirCsv *air_csv_open_at(AirRuntime *rt, const AirCsvDef *def, int rank, int world);
-const char *air_csv_header_error(const AirCsv *c); /* the message, or NULL */
+const char *air_csv_error(const AirCsv *c); /* that message, or NULL */
 long air_csv_bad_count(const AirCsv *c); /* rows passed to air_csv_bad_row */
 
 #endif /* AIR_DATA_INT_H */

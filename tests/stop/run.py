@@ -49,6 +49,15 @@ INSERT INTO out SELECT key, COUNT(*) AS n, WINDOW_END
 FROM events GROUP BY key WINDOW TUMBLING (SIZE %d MILLISECONDS);
 """ % (KEYS - 1, STEP, SEED, RATE, SIZE)
 
+# The same rows from a file: a csv source parks between records and reads
+# on to the cut like a generator (its record index is the row index).
+CSV_QUERY = """CREATE STREAM events (key BIGINT, ts TIMESTAMP)
+  WITH (source = 'csv', path = 'events.csv', rate = %d);
+CREATE SINK out WITH (sink = 'csv', path = 'out.csv');
+INSERT INTO out SELECT key, COUNT(*) AS n, WINDOW_END
+FROM events GROUP BY key WINDOW TUMBLING (SIZE %d MILLISECONDS);
+""" % (RATE, SIZE)
+
 passed = failed = 0
 
 
@@ -259,6 +268,25 @@ def main():
                      (2, "TERM", False), (3, "TERM1", True), (2, "duration", False), (1, "duration", True)]
             if variant == "nofuse":
                 cases = [(2, "INT", False), (3, "TERM", True), (2, "duration", False)]
+            for np, how, emit in cases:
+                label = "%s np=%d %s%s" % (variant, np, "SIG" + how if how != "duration" else "--duration",
+                                           " --on-stop emit" if emit else "")
+                stopped_run(d, exe, label, np, how, emit, 0.8 + random.random())
+        # the same rows read from a file at the same rate
+        with open(os.path.join(d, "events.csv"), "w") as f:
+            for i in range(RATE * 4):
+                f.write("%d,%d\n" % (uniform(col_value(row_hash(SEED, i), 0), 0, KEYS - 1), i * STEP))
+        with open(os.path.join(d, "csv.airq"), "w") as f:
+            f.write(CSV_QUERY)
+        for variant, flags in (("csv", []), ("csv-nofuse", ["--no-fuse"])):
+            exe = os.path.join(d, "stop_" + variant)
+            c = subprocess.run([AIRC] + flags + ["csv.airq", "-o", exe], cwd=d, capture_output=True, text=True)
+            if c.returncode != 0:
+                fail("airc " + variant, c.stderr)
+                continue
+            cases = [(1, "INT", False), (2, "INT", False), (3, "TERM1", True), (2, "duration", True)]
+            if variant == "csv-nofuse":
+                cases = [(3, "INT", False)]
             for np, how, emit in cases:
                 label = "%s np=%d %s%s" % (variant, np, "SIG" + how if how != "duration" else "--duration",
                                            " --on-stop emit" if emit else "")

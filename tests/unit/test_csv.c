@@ -8,6 +8,9 @@
 #include <string.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -409,7 +412,7 @@ static void test_csv_watermarks(void **state) {
       AirCsvDef def = {.path = path, .name = "s", .header = AIR_CSV_HEADER, .cols = cols,
                        .ncols = 2, .time_col = 1, .wm_bound_ms = BOUND};
       AirCsv *c = air_csv_open_at(NULL, &def, rank, world);
-      assert_null(air_csv_header_error(c));
+      assert_null(air_csv_error(c));
       AirField f[3];
       long line;
       int nf;
@@ -498,7 +501,7 @@ static void test_csv_header_check(void **state) {
     AirCsvDef def = {.path = path, .name = "trips", .header = cases[k].header, .cols = cols, .ncols = 3, .time_col = 2};
     AirCsv *c = air_csv_open_at(NULL, &def, 0, 1);
     assert_non_null(c);
-    const char *e = air_csv_header_error(c);
+    const char *e = air_csv_error(c);
     if (!cases[k].error) {
       if (e) fail_msg("case %zu: %s", k, e);
       AirField f[4];
@@ -555,6 +558,99 @@ static void test_csv_rate(void **state) {
   }
   unlink(path);
   free(path);
+}
+
+/* The writer of a FIFO: connects after a pause, writes in pieces (records
+ * cut in two), pauses again, closes. */
+typedef struct Writer {
+  const char *path;
+  int records;
+} Writer;
+
+static void *fifo_writer(void *arg) {
+  const Writer *w = arg;
+  struct timespec pause = {0, 150 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  int fd = open(w->path, O_WRONLY);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, "id,v\n", 5), 5);
+  for (int i = 0; i < w->records; i++) {
+    char rec[32];
+    int n = sprintf(rec, "%d,x%d\n", i, i);
+    if (i % 100 == 7) { /* half a record, a pause, the rest */
+      assert_int_equal(write(fd, rec, 2), 2);
+      nanosleep(&pause, NULL);
+      assert_int_equal(write(fd, rec + 2, (size_t)n - 2), n - 2);
+    } else {
+      assert_int_equal(write(fd, rec, (size_t)n), n);
+    }
+  }
+  close(fd);
+  return NULL;
+}
+
+/* A FIFO is read whole, by one reader, through poll(2): before its writer
+ * connects, read(2) returns 0 as at the end of a file, which must not end
+ * the input. */
+static void test_csv_fifo(void **state) {
+  (void)state;
+  char dir[] = "/tmp/air_test_fifo_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[64];
+  snprintf(path, sizeof path, "%s/in.csv", dir);
+  assert_int_equal(mkfifo(path, 0600), 0);
+  Writer w = {path, 300};
+  AirCsvDef def = {.path = path, .name = "t", .header = AIR_CSV_HEADER_SKIP, .ncols = 2, .time_col = -1};
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, fifo_writer, &w), 0);
+  /* opened before the writer connects: it waits for the header */
+  AirCsv *c = air_csv_open_at(NULL, &def, 0, 1);
+  assert_non_null(c);
+  AirField f[3];
+  long line;
+  int nf, n = 0;
+  while ((nf = air_csv_next(c, f, 3, &line)) != AIR_CSV_END) {
+    assert_int_equal(nf, 2);
+    assert_int_equal(line, n + 2);
+    char want[16];
+    int wn = sprintf(want, "x%d", n);
+    assert_int_equal(f[1].n, (size_t)wn);
+    assert_memory_equal(f[1].p, want, (size_t)wn);
+    n++;
+  }
+  pthread_join(t, NULL);
+  assert_int_equal(n, 300);
+  assert_null(air_csv_error(c));
+  air_csv_close(c);
+  unlink(path);
+  rmdir(dir);
+}
+
+/* A file cut shorter while it is read is an error, not a silent end. */
+static void test_csv_truncated_while_read(void **state) {
+  (void)state;
+  enum { N = 300000 };
+  char *data = malloc((size_t)N * 16);
+  size_t len = 0;
+  for (int i = 0; i < N; i++) len += (size_t)sprintf(data + len, "%d,%d\n", i, i % 7);
+  char *path = write_temp(data, len);
+  AirCsv *c = open_csv(path, false, 0, 1);
+  AirField f[3];
+  long line;
+  assert_int_equal(air_csv_next(c, f, 3, &line), 2); /* the first 1 MiB is read */
+  assert_int_equal(truncate(path, 100), 0);
+  int n = 1;
+  while (air_csv_next(c, f, 3, &line) != AIR_CSV_END) n++;
+  assert_true(n < N);
+  const char *e = air_csv_error(c);
+  assert_non_null(e);
+  char want[256];
+  snprintf(want, sizeof want, "cannot read '%s': it shrank to 100 bytes while being read", path);
+  if (strncmp(e, want, strlen(want)) != 0) fail_msg("'%s'", e);
+  air_csv_close(c);
+  unlink(path);
+  free(path);
+  free(data);
 }
 
 static void test_csv_missing_file(void **state) {
@@ -618,6 +714,8 @@ int main(void) {
       cmocka_unit_test(test_csv_large_file_and_record),
       cmocka_unit_test(test_csv_header_check),
       cmocka_unit_test(test_csv_rate),
+      cmocka_unit_test(test_csv_fifo),
+      cmocka_unit_test(test_csv_truncated_while_read),
       cmocka_unit_test(test_csv_missing_file),
       cmocka_unit_test(test_csv_bad_row_reports_first_ten),
   };

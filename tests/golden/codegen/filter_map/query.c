@@ -231,7 +231,6 @@ static void source0_advance(SrcState0 *st, int64_t wm, int64_t now, bool force) 
  * skipped and counted. Every query reading this source runs in this loop.
  * Lateness and watermarks follow the file's record order only (air.h). */
 static void source0(AirVertex *v, int inst, void *ctx) {
-  (void)v;
   (void)inst;
   (void)ctx;
   SrcState0 st;
@@ -239,6 +238,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   st.wm = AIR_WM_NONE;
   st.oe0 = air_out_open(v, inst, g_edge[0]);
   AirCsv *csv = g_csv0;
+  air_csv_bind(csv, v);
   AirField f[4 + 1];
   long line = 0;
   int nf = 0;
@@ -298,6 +298,12 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     st.filtered = st.unmatched = st.late = 0;
     source0_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), false);
     if (nf == AIR_CSV_END) break;
+  }
+  int64_t cut;
+  if (air_csv_cut(csv, &cut)) {
+    (void)cut;
+    source0_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), true);
+    source0_advance(&st, AIR_WM_STOP, air_now_ms(), true);
   }
   source0_advance(&st, AIR_WM_END, air_now_ms(), true);
 }
