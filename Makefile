@@ -266,6 +266,13 @@ check: check-stop
 check-stop: all
 	@python3 tests/stop/run.py
 
+# The compiler driver on hostile input sizes (a device, a pipe, 64 MiB of
+# NUL bytes). The scale section (linear in statements) is not in check yet.
+.PHONY: check-compiler
+check: check-compiler
+check-compiler: all
+	@sh tests/compiler/run.sh size
+
 # Non-regular files: csv streams and tables read from FIFOs and standard
 # input on 1-3 ranks, and a stop while the writer is idle.
 .PHONY: check-pipes

@@ -314,8 +314,13 @@ const char *op_text(OpKind op);             /* "+", "<>", "AND", ... */
  * file.c - reading whole files
  * ====================================================================== */
 
+/* The largest file read_file takes: far more than any query, and small
+ * enough that `airc /dev/zero` stops at once. */
+#define AIRC_MAX_FILE_BYTES ((size_t)64 << 20)
+
 /* The file's bytes, NUL-terminated (malloc'd; the caller frees), with its
- * length in *len; NULL with errno set when it cannot be read. */
+ * length in *len; NULL with errno set when it cannot be read (EFBIG when it
+ * holds more than AIRC_MAX_FILE_BYTES). */
 char *read_file(const char *path, size_t *len);
 
 /* ======================================================================

@@ -3,15 +3,29 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 char *read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
+  /* A regular file's size is known up front; a device or a pipe has none
+   * (/dev/zero never ends), so the count while reading is what stops it. */
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)AIRC_MAX_FILE_BYTES) {
+    fclose(f);
+    errno = EFBIG;
+    return NULL;
+  }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap);
+  bool too_big = false;
   while (buf) {
     size_t got = fread(buf + n, 1, cap - n - 1, f);
     n += got;
+    if (n > AIRC_MAX_FILE_BYTES) {
+      too_big = true;
+      break;
+    }
     if (got == 0) break;
     if (n + 1 == cap) {
       char *nb = realloc(buf, cap * 2);
@@ -26,9 +40,9 @@ char *read_file(const char *path, size_t *len) {
   }
   bool failed = ferror(f) != 0;
   fclose(f);
-  if (!buf || failed) {
+  if (!buf || failed || too_big) {
     free(buf);
-    if (!errno) errno = EIO;
+    errno = too_big ? EFBIG : errno ? errno : EIO;
     return NULL;
   }
   buf[n] = '\0';

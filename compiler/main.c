@@ -178,6 +178,11 @@ int main(int argc, char **argv) {
 
   size_t len = 0;
   char *text = read_file(o.input, &len);
+  if (!text && errno == EFBIG) {
+    fprintf(stderr, "airc: error: '%s' is larger than %zu MiB: not a query file\n", o.input,
+            AIRC_MAX_FILE_BYTES >> 20);
+    return 1;
+  }
   if (!text) {
     fprintf(stderr, "airc: error: cannot read '%s': %s\n", o.input, strerror(errno));
     return 1;

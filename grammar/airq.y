@@ -71,6 +71,7 @@ typedef struct ParseState {
   AirqLoc prev;        /* the last token returned (end of file points after it) */
   bool have_prev;      /* prev is set */
   AirqLoc comment;     /* start of the block comment being skipped */
+  size_t nul_end;      /* end offset of the last run of NUL bytes reported */
   bool stop;           /* too many errors: report nothing more, end the parse */
   int nreported;       /* errors reported by the parser and scanner */
 } ParseState;
