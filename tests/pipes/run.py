@@ -20,31 +20,19 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 ROOT = os.getcwd()
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from lib import Harness, unified_diff  # noqa: E402
+
 LIB = os.path.join(ROOT, "tests", "e2e", "lib")
 CASE = os.path.join(ROOT, "tests", "e2e", "cases", "csv_table_join")
 AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
 
-passed = failed = 0
-
-
-def ok(msg):
-    global passed
-    passed += 1
-    print("ok pipes " + msg)
-
-
-def fail(msg, detail=""):
-    global failed
-    failed += 1
-    print("FAIL pipes " + msg)
-    for line in detail.splitlines()[:20]:
-        print("    " + line)
+h = Harness("pipes")
 
 
 def feeder(path, data, hold=None):
@@ -73,7 +61,7 @@ def reference(d):
     r = subprocess.run([sys.executable, os.path.join(d, "expected.py")], cwd=d, capture_output=True,
                        text=True, env=dict(os.environ, PYTHONPATH=LIB))
     if r.returncode != 0:
-        fail("expected.py", r.stderr)
+        h.fail("expected.py", r.stderr)
         return None
     return r.stdout
 
@@ -91,9 +79,7 @@ def fifo_join(work):
         exe = os.path.join(d, "q_" + variant)
         with open(os.path.join(d, "q.airq"), "w") as f:
             f.write(query.replace("'orders.csv'", "'orders.fifo'").replace("'products.csv'", "'products.fifo'"))
-        c = subprocess.run([AIRC] + flags + ["q.airq", "-o", exe], cwd=d, capture_output=True, text=True)
-        if c.returncode != 0:
-            fail("airc " + variant, c.stderr)
+        if not h.compile(AIRC, d, "q.airq", exe, flags, variant):
             continue
         for np in (1, 2, 3):
             # which inputs are FIFOs; the others are regular files under the FIFO's name
@@ -113,17 +99,15 @@ def fifo_join(work):
                 try:
                     r = run_exe(d, exe, np)
                 except subprocess.TimeoutExpired:
-                    fail(label + ": no end in 60 s")
+                    h.fail(label + ": no end in 60 s")
                     continue
                 if r.returncode != 0:
-                    fail("%s: exit %d" % (label, r.returncode), r.stderr)
+                    h.fail("%s: exit %d" % (label, r.returncode), r.stderr)
                 elif r.stdout != want:
-                    import difflib
-                    fail(label + ": differs from expected.py",
-                         "".join(difflib.unified_diff(want.splitlines(True), r.stdout.splitlines(True),
-                                                      "expected.py", label)))
+                    h.fail(label + ": differs from expected.py",
+                           unified_diff(want, r.stdout, "expected.py", label))
                 else:
-                    ok("%s: %d rows as expected.py" % (label, want.count("\n") - 1))
+                    h.ok("%s: %d rows as expected.py" % (label, want.count("\n") - 1))
                 for t in threads:
                     t.join(5)
 
@@ -140,9 +124,7 @@ def stdin_stream(work):
     with open(os.path.join(d, "q.airq"), "w") as f:
         f.write(query)
     exe = os.path.join(d, "q")
-    c = subprocess.run([AIRC, "q.airq", "-o", exe], cwd=d, capture_output=True, text=True)
-    if c.returncode != 0:
-        fail("airc stdin", c.stderr)
+    if not h.compile(AIRC, d, "q.airq", exe, label="stdin"):
         return
     for np in (1, 2, 3):
         label = "np=%d orders on standard input" % np
@@ -151,15 +133,15 @@ def stdin_stream(work):
                 r = subprocess.run([MPIRUN, "-np", str(np), exe], cwd=d, stdin=inp, capture_output=True,
                                    timeout=60)
         except subprocess.TimeoutExpired:
-            fail(label + ": no end in 60 s")
+            h.fail(label + ": no end in 60 s")
             continue
         out = r.stdout.decode()
         if r.returncode != 0:
-            fail("%s: exit %d" % (label, r.returncode), r.stderr.decode())
+            h.fail("%s: exit %d" % (label, r.returncode), r.stderr.decode())
         elif out != want:
-            fail(label + ": differs from expected.py", out[:400])
+            h.fail(label + ": differs from expected.py", out[:400])
         else:
-            ok("%s: as expected.py" % label)
+            h.ok("%s: as expected.py" % label)
 
 
 IDLE_QUERY = """CREATE STREAM events (key BIGINT, ts TIMESTAMP) WITH (source = 'csv', path = 'events.fifo');
@@ -178,9 +160,7 @@ def idle_writer(work):
     with open(os.path.join(d, "q.airq"), "w") as f:
         f.write(IDLE_QUERY)
     exe = os.path.join(d, "idle")
-    c = subprocess.run([AIRC, "q.airq", "-o", exe], cwd=d, capture_output=True, text=True)
-    if c.returncode != 0:
-        fail("airc idle", c.stderr)
+    if not h.compile(AIRC, d, "q.airq", exe, label="idle"):
         return
     rows = [(i * 7 % 5, i) for i in range(1000)]
     acc = {}
@@ -208,45 +188,38 @@ def idle_writer(work):
         except subprocess.TimeoutExpired:
             p.kill()
             p.communicate()
-            fail(label + ": no end 20 s after SIGINT (a read deaf to the stop)")
+            h.fail(label + ": no end 20 s after SIGINT (a read deaf to the stop)")
             hold.set()
             continue
         took = time.time() - t0
         hold.set()
         t.join(5)
         if p.returncode != 0:
-            fail("%s: exit %d" % (label, p.returncode), err)
+            h.fail("%s: exit %d" % (label, p.returncode), err)
             continue
         try:
             st = json.load(open(os.path.join(d, "stats.json")))
             cut = st["interrupted"]["cut"]["events"]
         except (OSError, ValueError, KeyError, TypeError) as e:
-            fail("%s: no cut in stats.json (%s)" % (label, e), err)
+            h.fail("%s: no cut in stats.json (%s)" % (label, e), err)
             continue
         got = open(os.path.join(d, "out.csv")).read()
         if cut != 1000 or st["events_in"] != 1000:
-            fail("%s: cut %s, %s events read; 1000 were written" % (label, cut, st["events_in"]), err)
+            h.fail("%s: cut %s, %s events read; 1000 were written" % (label, cut, st["events_in"]), err)
         elif got != want:
-            fail(label + ": out.csv differs from the reference", got[:400])
+            h.fail(label + ": out.csv differs from the reference", got[:400])
         elif took > 5:
-            fail("%s: the stop took %.1f s" % (label, took))
+            h.fail("%s: the stop took %.1f s" % (label, took))
         else:
-            ok("%s: ended %.2f s after it, at the cut of the 1000 rows written" % (label, took))
+            h.ok("%s: ended %.2f s after it, at the cut of the 1000 rows written" % (label, took))
 
 
 def main():
-    work = tempfile.mkdtemp(prefix="airc-pipes.")
-    try:
+    with h.workdir() as work:
         fifo_join(work)
         stdin_stream(work)
         idle_writer(work)
-    finally:
-        if os.environ.get("KEEP") == "1":
-            print("pipes: keeping " + work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    print("pipes: %d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return h.summary()
 
 
 if __name__ == "__main__":

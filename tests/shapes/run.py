@@ -28,11 +28,12 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 
 ROOT = os.getcwd()
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e", "lib"))
 from airref import csv_line, hop_starts, sessions  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from lib import Harness, unified_diff  # noqa: E402
 
 AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
@@ -302,27 +303,13 @@ def comparable(text_lines, unordered):
 
 def main():
     wanted = sys.argv[1:]
-    work = tempfile.mkdtemp(prefix="airc-shapes.")
-    passed = failed = 0
-
-    def ok(msg):
-        nonlocal passed
-        passed += 1
-        print("ok shapes " + msg)
-
-    def fail(msg, detail=""):
-        nonlocal failed
-        failed += 1
-        print("FAIL shapes " + msg)
-        for line in detail.splitlines()[:25]:
-            print("    " + line)
-
-    try:
+    h = Harness("shapes", detail_lines=25)
+    with h.workdir() as work:
         write_data(work)
         names = [s[0] for s in SHAPES]
         for w in wanted:
             if w not in names:
-                fail(w + ": no such shape")
+                h.fail(w + ": no such shape")
         for name, query, ref, unordered in SHAPES:
             if wanted and name not in wanted:
                 continue
@@ -334,14 +321,12 @@ def main():
                 f.write("-- query shape %s (tests/shapes/run.py)\n%s%s\n" % (name, DECLS, query))
             expected = comparable(ref(), unordered)
             if len(expected) < 3:
-                fail(name + ": the reference gives fewer than two rows: a test that cannot fail")
+                h.fail(name + ": the reference gives fewer than two rows: a test that cannot fail")
                 continue
             for variant, flags in (("fuse", []), ("nofuse", ["--no-fuse"])):
                 exe = os.path.join(d, "q_" + variant)
-                c = subprocess.run([AIRC] + flags + ["--cflags", "-Werror", "query.airq", "-o", exe],
-                                   cwd=d, capture_output=True, text=True, timeout=120)
-                if c.returncode != 0:
-                    fail("%s %s: airc failed" % (name, variant), c.stderr)
+                if not h.compile(AIRC, d, "query.airq", exe, flags + ["--cflags", "-Werror"],
+                                 "%s %s" % (name, variant)):
                     continue
                 for np in RANKS:
                     label = "%s np=%d %s" % (name, np, variant)
@@ -349,26 +334,19 @@ def main():
                         r = subprocess.run([MPIRUN, "-np", str(np), exe], cwd=d, capture_output=True,
                                            text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
                     except subprocess.TimeoutExpired:
-                        fail(label + ": timed out")
+                        h.fail(label + ": timed out")
                         continue
                     got = comparable(r.stdout.splitlines(), unordered)
                     if r.returncode != 0:
-                        fail("%s: exit status %d" % (label, r.returncode), r.stderr)
+                        h.fail("%s: exit status %d" % (label, r.returncode), r.stderr)
                     elif got != expected:
-                        import difflib
-                        diff = "\n".join(difflib.unified_diff(expected, got, "expected", label, lineterm=""))
-                        fail(label + ": output differs from the reference", diff)
+                        h.fail(label + ": output differs from the reference",
+                               unified_diff(expected, got, "expected", label))
                     elif " late 0," not in r.stderr:
-                        fail(label + ": rows were late", r.stderr)
+                        h.fail(label + ": rows were late", r.stderr)
                     else:
-                        ok(label)
-    finally:
-        if os.environ.get("KEEP") == "1":
-            print("shapes: keeping " + work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    print("shapes: %d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+                        h.ok(label)
+    return h.summary()
 
 
 if __name__ == "__main__":

@@ -25,16 +25,16 @@ Environment: AIRC (build/airc), MPIRUN (mpirun), KEEP=1.
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 ROOT = os.getcwd()
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e", "lib"))
 from airref import col_value, row_hash, uniform  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from lib import Harness, unified_diff  # noqa: E402
 
 AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
@@ -58,21 +58,7 @@ INSERT INTO out SELECT key, COUNT(*) AS n, WINDOW_END
 FROM events GROUP BY key WINDOW TUMBLING (SIZE %d MILLISECONDS);
 """ % (RATE, SIZE)
 
-passed = failed = 0
-
-
-def ok(msg):
-    global passed
-    passed += 1
-    print("ok stop " + msg)
-
-
-def fail(msg, detail=""):
-    global failed
-    failed += 1
-    print("FAIL stop " + msg)
-    for line in detail.splitlines()[:20]:
-        print("    " + line)
+h = Harness("stop")
 
 
 def expected(k, emit):
@@ -131,40 +117,38 @@ def stopped_run(d, exe, label, np, how, emit, when):
     except subprocess.TimeoutExpired:
         p.kill()
         p.communicate()
-        fail(label + ": no end 30 s after the stop")
+        h.fail(label + ": no end 30 s after the stop")
         return
     if p.returncode != 0:
-        fail("%s: exit %d" % (label, p.returncode), err)
+        h.fail("%s: exit %d" % (label, p.returncode), err)
         return
     try:
         st = json.load(open(os.path.join(d, "stats.json")))
         cut = st["interrupted"]["cut"]["events"]
     except (OSError, ValueError, KeyError, TypeError) as e:
-        fail("%s: no cut in stats.json (%s)" % (label, e), err)
+        h.fail("%s: no cut in stats.json (%s)" % (label, e), err)
         return
     if st["events_in"] != cut:
-        fail("%s: %d events read, the cut is %d" % (label, st["events_in"], cut), err)
+        h.fail("%s: %d events read, the cut is %d" % (label, st["events_in"], cut), err)
         return
     if st["interrupted"]["on_stop"] != ("emit" if emit else "drop") or \
             st["interrupted"]["early_windows"] < 1:
-        fail(label + ": stats.json does not say how the stop ended", json.dumps(st["interrupted"]))
+        h.fail(label + ": stats.json does not say how the stop ended", json.dumps(st["interrupted"]))
         return
     if ("stopped by --duration" if how == "duration" else "interrupted by SIG") not in err:
-        fail(label + ": the summary does not say the run was interrupted", err)
+        h.fail(label + ": the summary does not say the run was interrupted", err)
         return
     if os.path.exists(os.path.join(d, "out.csv.tmp")):
-        fail(label + ": out.csv.tmp left")
+        h.fail(label + ": out.csv.tmp left")
         return
     got = open(os.path.join(d, "out.csv")).read()
     want = expected(cut, emit)
     if got != want:
-        import difflib
-        diff = "".join(list(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
-                                                 "reference", label))[:30])
-        fail("%s: the sink differs from the reference for a cut at row %d" % (label, cut), diff)
+        h.fail("%s: the sink differs from the reference for a cut at row %d" % (label, cut),
+               unified_diff(want, got, "reference", label))
         return
-    ok("%s: cut at row %d, %d windows left %s" % (label, cut, st["interrupted"]["early_windows"],
-                                                   "written" if emit else "out"))
+    h.ok("%s: cut at row %d, %d windows left %s" % (label, cut, st["interrupted"]["early_windows"],
+                                                     "written" if emit else "out"))
 
 
 def killed_runs(d, exe):
@@ -187,18 +171,18 @@ def killed_runs(d, exe):
             p.communicate()
         label = "killed run %d" % (trial + 1)
         if p.returncode == 0:
-            fail(label + ": exit 0 after a SIGKILL")
+            h.fail(label + ": exit 0 after a SIGKILL")
         elif os.path.exists(os.path.join(d, "out.csv")):
-            fail(label + ": out.csv exists")
+            h.fail(label + ": out.csv exists")
         elif not os.path.exists(os.path.join(d, "out.csv.tmp")):
-            fail(label + ": no out.csv.tmp")
+            h.fail(label + ": no out.csv.tmp")
         else:
             tmp = open(os.path.join(d, "out.csv.tmp")).read()
             if full.startswith(tmp):
-                ok("%s: exit %d, out.csv.tmp is the first %d of %d bytes" % (label, p.returncode, len(tmp),
-                                                                            len(full)))
+                h.ok("%s: exit %d, out.csv.tmp is the first %d of %d bytes" % (label, p.returncode,
+                                                                              len(tmp), len(full)))
             else:
-                fail(label + ": out.csv.tmp is not a prefix of the full output")
+                h.fail(label + ": out.csv.tmp is not a prefix of the full output")
 
 
 def group_signal(d, exe):
@@ -225,7 +209,7 @@ def group_signal(d, exe):
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             p.communicate()
-            fail("group SIGINT: no end")
+            h.fail("group SIGINT: no end")
             continue
         label = "SIGINT twice to the process group (%d): exit %d" % (trial + 1, p.returncode)
         if os.path.exists(os.path.join(d, "out.csv")):
@@ -234,35 +218,32 @@ def group_signal(d, exe):
             try:
                 cut = json.load(open(os.path.join(d, "stats.json")))["interrupted"]["cut"]["events"]
             except (OSError, ValueError, KeyError, TypeError):
-                fail(label + ": a sink but no cut in stats.json", err)
+                h.fail(label + ": a sink but no cut in stats.json", err)
                 continue
             if open(os.path.join(d, "out.csv")).read() == expected(cut, False):
-                ok(label + ", the clean stop completed first: out.csv is the result of its cut")
+                h.ok(label + ", the clean stop completed first: out.csv is the result of its cut")
             else:
-                fail(label + ": out.csv differs from the result of its cut", err)
+                h.fail(label + ": out.csv differs from the result of its cut", err)
         elif p.returncode == 0:
-            fail(label + ": exit 0 without a sink", err)
+            h.fail(label + ": exit 0 without a sink", err)
         else:
             tmp = os.path.join(d, "out.csv.tmp")
             full = open(os.path.join(d, "full.csv")).read()
             if os.path.exists(tmp) and not full.startswith(open(tmp).read()):
-                fail(label + ": out.csv.tmp is not a prefix of a complete run's output")
+                h.fail(label + ": out.csv.tmp is not a prefix of a complete run's output")
             else:
-                ok(label + ", the launcher aborted first: no out.csv, an explicit failure")
+                h.ok(label + ", the launcher aborted first: no out.csv, an explicit failure")
 
 
 def main():
-    work = tempfile.mkdtemp(prefix="airc-stop.")
-    try:
+    with h.workdir() as work:
         d = os.path.join(work, "q")
         os.mkdir(d)
         for variant, flags in (("fuse", []), ("nofuse", ["--no-fuse"])):
             with open(os.path.join(d, "stop.airq"), "w") as f:
                 f.write(QUERY % 0)
             exe = os.path.join(d, "stop_" + variant)
-            c = subprocess.run([AIRC] + flags + ["stop.airq", "-o", exe], cwd=d, capture_output=True, text=True)
-            if c.returncode != 0:
-                fail("airc " + variant, c.stderr)
+            if not h.compile(AIRC, d, "stop.airq", exe, flags, variant):
                 continue
             cases = [(1, "INT", False), (2, "INT", False), (3, "INT", False), (2, "INT", True),
                      (2, "TERM", False), (3, "TERM1", True), (2, "duration", False), (1, "duration", True)]
@@ -280,9 +261,7 @@ def main():
             f.write(CSV_QUERY)
         for variant, flags in (("csv", []), ("csv-nofuse", ["--no-fuse"])):
             exe = os.path.join(d, "stop_" + variant)
-            c = subprocess.run([AIRC] + flags + ["csv.airq", "-o", exe], cwd=d, capture_output=True, text=True)
-            if c.returncode != 0:
-                fail("airc " + variant, c.stderr)
+            if not h.compile(AIRC, d, "csv.airq", exe, flags, variant):
                 continue
             cases = [(1, "INT", False), (2, "INT", False), (3, "TERM1", True), (2, "duration", True)]
             if variant == "csv-nofuse":
@@ -295,28 +274,19 @@ def main():
         with open(os.path.join(d, "kill.airq"), "w") as f:
             f.write(QUERY % 60000)
         exe = os.path.join(d, "kill")
-        c = subprocess.run([AIRC, "kill.airq", "-o", exe], cwd=d, capture_output=True, text=True)
-        if c.returncode != 0:
-            fail("airc kill.airq", c.stderr)
-        else:
+        if h.compile(AIRC, d, "kill.airq", exe):
             r = subprocess.run([MPIRUN, "-np", "2", exe], cwd=d, capture_output=True, text=True, timeout=60)
             if r.returncode != 0 or not os.path.exists(os.path.join(d, "out.csv")):
-                fail("the full run failed", r.stderr)
+                h.fail("the full run failed", r.stderr)
             else:
                 os.rename(os.path.join(d, "out.csv"), os.path.join(d, "full.csv"))
                 if open(os.path.join(d, "full.csv")).read() != expected(60000, True):
-                    fail("the full run differs from the reference")
+                    h.fail("the full run differs from the reference")
                 else:
-                    ok("full run of 60000 rows as the reference")
+                    h.ok("full run of 60000 rows as the reference")
                     killed_runs(d, exe)
                     group_signal(d, exe)
-    finally:
-        if os.environ.get("KEEP") == "1":
-            print("stop: keeping " + work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    print("stop: %d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return h.summary()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,68 @@
+"""What the Python test harnesses share (tests/lib.sh is the shell one):
+counters with ok/FAIL lines, excerpts of details, a work directory kept
+with KEEP=1, and the summary line and exit status.
+
+    from lib import Harness
+    h = Harness("stop")
+    with h.workdir() as work:
+        ... h.ok("it works") / h.fail("it broke", stderr) ...
+    sys.exit(h.summary())
+"""
+import contextlib
+import difflib
+import os
+import shutil
+import subprocess
+import tempfile
+
+
+class Harness:
+    def __init__(self, name, detail_lines=20):
+        self.name = name
+        self.detail_lines = detail_lines
+        self.passed = self.failed = 0
+
+    def ok(self, msg):
+        self.passed += 1
+        print("ok %s %s" % (self.name, msg))
+
+    def fail(self, msg, detail=""):
+        self.failed += 1
+        print("FAIL %s %s" % (self.name, msg))
+        for line in detail.splitlines()[:self.detail_lines]:
+            print("    " + line)
+
+    @contextlib.contextmanager
+    def workdir(self):
+        work = tempfile.mkdtemp(prefix="airc-%s." % self.name)
+        try:
+            yield work
+        finally:
+            if os.environ.get("KEEP") == "1":
+                print("%s: keeping %s" % (self.name, work))
+            else:
+                shutil.rmtree(work, ignore_errors=True)
+
+    def summary(self):
+        """The summary line; the exit status (0 only when something passed
+        and nothing failed)."""
+        print("%s: %d passed, %d failed" % (self.name, self.passed, self.failed))
+        return 0 if self.failed == 0 and self.passed > 0 else 1
+
+    def compile(self, airc, d, src, exe, flags=(), label=None):
+        """airc [flags] src -o exe in directory d; a FAIL line (with airc's
+        stderr) and False when it fails."""
+        c = subprocess.run([airc] + list(flags) + [src, "-o", exe], cwd=d, capture_output=True,
+                           text=True, timeout=120)
+        if c.returncode != 0:
+            self.fail("%s: airc failed" % (label or src), c.stderr)
+            return False
+        return True
+
+
+def unified_diff(want, got, want_name, got_name):
+    """want and got (strings, or lists of lines without line ends) as a
+    unified diff."""
+    if isinstance(want, str):
+        want, got = want.splitlines(), got.splitlines()
+    return "\n".join(difflib.unified_diff(want, got, want_name, got_name, lineterm=""))
