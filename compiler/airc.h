@@ -48,6 +48,8 @@ typedef struct Diag {
   int nerrors;       /* errors reported so far */
   int nwarnings;     /* warnings reported so far */
   FILE *out;         /* where diagnostics go (stderr) */
+  int seen_line;     /* the last line shown (0: none) and where it starts, */
+  size_t seen_pos;   /* so diagnostics in file order find their lines in O(n) */
 } Diag;
 
 /* "path:line:col: error: msg" then the line and a caret, as GCC prints. */
@@ -387,11 +389,15 @@ struct Relation {
   Stmt *def;             /* defining statement */
   int index;             /* position in Catalog.rels */
   bool used;             /* read by some query */
+  bool written;          /* sinks: some INSERT writes it */
+  bool broken;           /* derived streams whose query had errors */
 };
 
 typedef struct Catalog {
   Relation **rels;   /* in declaration order */
-  int nrels;
+  int nrels, cap;
+  Relation **slots;  /* by name: open addressing, at most half full */
+  uint32_t nslots;   /* a power of two, or 0 */
 } Catalog;
 
 /* Check the program, fill the annotations above, report every error.

@@ -65,11 +65,16 @@ static void put_escaped(FILE *f, const char *s, size_t n, bool keep_tab) {
 }
 
 /* Finds line `line` (1-based) of the text; false if the text has none. */
-static bool find_line(const Diag *d, int line, size_t *start, size_t *len) {
+static bool find_line(Diag *d, int line, size_t *start, size_t *len) {
   if (!d->text || line < 1)
     return false;
   size_t pos = 0;
-  for (int l = 1; l < line; l++) {
+  int l = 1;
+  if (d->seen_line > 0 && d->seen_line <= line) {
+    l = d->seen_line;
+    pos = d->seen_pos;
+  }
+  for (; l < line; l++) {
     const char *nl = memchr(d->text + pos, '\n', d->text_len - pos);
     if (!nl)
       return false;
@@ -82,6 +87,8 @@ static bool find_line(const Diag *d, int line, size_t *start, size_t *len) {
   size_t end = nl ? (size_t)(nl - d->text) : d->text_len;
   if (end > pos && d->text[end - 1] == '\r')
     end--;
+  d->seen_line = line;
+  d->seen_pos = pos;
   *start = pos;
   *len = end - pos;
   return true;

@@ -89,6 +89,7 @@ static bool find_runtime(char *lib, char *inc, size_t n) {
 
 /* Run argv[0] with argv; returns its exit status or -1. */
 static int run(char **argv) {
+  fflush(NULL); /* our diagnostics before the child's, and none of them twice */
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
@@ -173,6 +174,10 @@ static int parse_args(int argc, char **argv, Options *o) {
 }
 
 int main(int argc, char **argv) {
+  /* diagnostics in blocks, not a write(2) per piece: 100k warnings took
+   * seconds of system time (exit and run() flush it) */
+  static char errbuf[1 << 16];
+  setvbuf(stderr, errbuf, _IOFBF, sizeof errbuf);
   Options o = {0};
   if (parse_args(argc, argv, &o)) return 1;
 

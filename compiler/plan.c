@@ -163,16 +163,20 @@ Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat) {
   for (Stmt *st = p->stmts; st; st = st->next)
     if (st->select) n++;
   pl->chains = arena_alloc(a, sizeof(Chain) * (n ? n : 1));
+  /* the first INSERT INTO each sink, by catalog index */
+  Stmt **first = arena_alloc(a, sizeof(Stmt *) * (size_t)(cat && cat->nrels ? cat->nrels : 1));
   for (Stmt *st = p->stmts; st; st = st->next) {
     if (!st->select) continue;
-    if (st->kind == ST_INSERT && st->rel)
-      for (Stmt *prev = p->stmts; prev != st; prev = prev->next)
-        if (prev->kind == ST_INSERT && prev->rel == st->rel) {
-          diag_error(d, st->name_loc, "sink '%s' already has an INSERT INTO; write each query to its own sink",
-                     st->rel->name);
-          diag_note(d, prev->name_loc, "the first INSERT INTO '%s' is here", st->rel->name);
-          break;
-        }
+    if (st->kind == ST_INSERT && st->rel) {
+      Stmt *prev = first[st->rel->index];
+      if (prev) {
+        diag_error(d, st->name_loc, "sink '%s' already has an INSERT INTO; write each query to its own sink",
+                   st->rel->name);
+        diag_note(d, prev->name_loc, "the first INSERT INTO '%s' is here", st->rel->name);
+      } else {
+        first[st->rel->index] = st;
+      }
+    }
     Select *s = st->select;
     if (!s->from[0].rel) continue;
     Chain *ch = &pl->chains[pl->nchains];

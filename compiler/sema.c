@@ -32,8 +32,6 @@ typedef struct Sema {
   Arena *arena;       /* everything sema allocates */
   Diag *d;            /* where errors go */
   Catalog *cat;       /* relations declared so far */
-  Relation **broken;  /* derived streams whose query had errors */
-  int nbroken;
 } Sema;
 
 /* A growable array of pointers in the arena (old blocks are left behind;
@@ -181,39 +179,60 @@ static void suggest_relation(Sema *s, SrcLoc loc, const char *name, unsigned kin
  * Catalog
  * --------------------------------------------------------------------- */
 
+/* Names hash into an open-addressing index beside the declaration-order
+ * array; both double when full, so n declarations cost O(n) (the array was
+ * once copied on every add: 80k statements took 23 GB). */
+static uint32_t name_hash(const char *name) {
+  uint32_t h = 2166136261u;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    h = (h ^ *p) * 16777619u;
+  return h;
+}
+
 Relation *catalog_find(Catalog *c, const char *name) {
-  if (!c || !name)
+  if (!c || !name || !c->nslots)
     return NULL;
-  for (int i = 0; i < c->nrels; i++)
-    if (strcmp(c->rels[i]->name, name) == 0)
-      return c->rels[i];
-  return NULL;
+  for (uint32_t i = name_hash(name) & (c->nslots - 1);; i = (i + 1) & (c->nslots - 1)) {
+    Relation *r = c->slots[i];
+    if (!r)
+      return NULL;
+    if (strcmp(r->name, name) == 0)
+      return r;
+  }
+}
+
+static void catalog_index(Catalog *c, Relation *r) {
+  uint32_t i = name_hash(r->name) & (c->nslots - 1);
+  while (c->slots[i])
+    i = (i + 1) & (c->nslots - 1);
+  c->slots[i] = r;
 }
 
 static void catalog_add(Sema *s, Relation *r) {
   Catalog *c = s->cat;
-  Relation **nr = arena_alloc(s->arena, sizeof(Relation *) * (size_t)(c->nrels + 1));
-  if (c->nrels)
-    memcpy(nr, c->rels, sizeof(Relation *) * (size_t)c->nrels);
-  nr[c->nrels] = r;
+  if (c->nrels == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 16;
+    Relation **nr = arena_alloc(s->arena, sizeof(Relation *) * (size_t)c->cap);
+    if (c->nrels)
+      memcpy(nr, c->rels, sizeof(Relation *) * (size_t)c->nrels);
+    c->rels = nr;
+  }
+  if (2 * (uint32_t)(c->nrels + 1) > c->nslots) { /* at most half full */
+    c->nslots = c->nslots ? 2 * c->nslots : 32;
+    c->slots = arena_alloc(s->arena, sizeof(Relation *) * c->nslots);
+    for (int i = 0; i < c->nrels; i++)
+      catalog_index(c, c->rels[i]);
+  }
   r->index = c->nrels;
-  c->rels = nr;
-  c->nrels++;
+  c->rels[c->nrels++] = r;
+  catalog_index(c, r);
 }
 
-static bool is_broken(Sema *s, const Relation *r) {
-  for (int i = 0; i < s->nbroken; i++)
-    if (s->broken[i] == r)
-      return true;
-  return false;
-}
+static bool is_broken(const Relation *r) { return r->broken; }
 
 static void mark_broken(Sema *s, Relation *r) {
-  Relation **nb = arena_alloc(s->arena, sizeof(Relation *) * (size_t)(s->nbroken + 1));
-  if (s->nbroken)
-    memcpy(nb, s->broken, sizeof(Relation *) * (size_t)s->nbroken);
-  nb[s->nbroken++] = r;
-  s->broken = nb;
+  (void)s;
+  r->broken = true;
 }
 
 static int find_col(const Relation *r, const char *name) {
@@ -334,7 +353,7 @@ static Type resolve_column(Scope *sc, Expr *e) {
       return mk_type(TY_ERROR);
     col = find_col(r, e->name);
     if (col < 0) {
-      if (!is_broken(s, r)) {
+      if (!is_broken(r)) {
         diag_error(s->d, e->name_loc, "unknown column '%s' in %s '%s'", e->name,
                    rel_kind_name(r), r->name);
         Names ns = {0};
@@ -350,7 +369,7 @@ static Type resolve_column(Scope *sc, Expr *e) {
       Relation *r = sc->rel[i];
       if (!r)
         continue;
-      if (is_broken(s, r))
+      if (is_broken(r))
         quiet = true;
       int c = find_col(r, e->name);
       if (c < 0)
@@ -1169,7 +1188,7 @@ static void warn_conditions(Sema *s, Select *sel) {
 
 /* Declared and never used: usually a typo elsewhere, or a leftover. Only
  * for a program without errors, where every query resolved its names. */
-static void warn_unused(Sema *s, Program *p) {
+static void warn_unused(Sema *s) {
   for (int i = 0; i < s->cat->nrels; i++) {
     Relation *r = s->cat->rels[i];
     switch (r->kind) {
@@ -1183,15 +1202,11 @@ static void warn_unused(Sema *s, Program *p) {
       if (!r->used)
         diag_warning(s->d, r->loc, "stream '%s' is computed but never read", r->name);
       break;
-    case REL_SINK: {
-      bool written = false;
-      for (Stmt *st = p->stmts; st && !written; st = st->next)
-        written = st->kind == ST_INSERT && st->rel == r;
-      if (!written)
+    case REL_SINK:
+      if (!r->written)
         diag_warning(s->d, r->loc, "sink '%s' is declared but nothing is inserted into it",
                      r->name);
       break;
-    }
     }
   }
 }
@@ -2117,6 +2132,7 @@ static void check_insert(Sema *s, Stmt *st) {
     diag_note(s->d, r->loc, "'%s' is declared here", r->name);
   } else {
     st->rel = r;
+    r->written = true;
   }
   check_select(s, st->select, NULL, NULL);
 }
@@ -2136,6 +2152,6 @@ Catalog *sema_check(Arena *a, Diag *d, Program *p) {
     }
   }
   if (d->nerrors == 0 && p)
-    warn_unused(&s, p);
+    warn_unused(&s);
   return s.cat;
 }

@@ -10,7 +10,7 @@
 #                is refused at once with one message; one of 64 MiB is
 #                scanned in linear time
 #   scale        tests/compiler/scale.py: time and memory linear in the
-#                number of statements (fails today: issue 10 item 14 is open)
+#                number of statements (50k and 100k)
 
 set -u
 
