@@ -139,20 +139,12 @@ def main():
                 print(f"ok scale {kind} {size}")
             times.append(dt)
             rsss.append(rss)
-        mratio = rsss[1] / max(rsss[0], 1.0)
-        if mratio >= RATIO_MAX:
-            print(f"FAIL scale {kind}: RSS({2 * n})/RSS({n}) = {mratio:.2f}, not linear"
-                  f" (limit {RATIO_MAX})")
-            failed += 1
-        else:
-            print(f"ok scale {kind} memory linear: RSS({2 * n})/RSS({n}) = {mratio:.2f}")
-        ratio = times[1] / max(times[0], 0.05)
-        if ratio >= RATIO_MAX:
-            print(f"FAIL scale {kind}: time({2 * n})/time({n}) = {ratio:.2f}, not linear"
-                  f" (limit {RATIO_MAX})")
-            failed += 1
-        else:
-            print(f"ok scale {kind} linear: time({2 * n})/time({n}) = {ratio:.2f}")
+        for what, (small, big), floor in (("time", times, 0.05), ("RSS", rsss, 1.0)):
+            ratio = big / max(small, floor)
+            verdict = "FAIL" if ratio >= RATIO_MAX else "ok"
+            print(f"{verdict} scale {kind} {what} linear: {what}({2 * n})/{what}({n})"
+                  f" = {ratio:.2f} (limit {RATIO_MAX})")
+            failed += ratio >= RATIO_MAX
     return 1 if failed else 0
 
 
