@@ -380,6 +380,7 @@ struct Relation {
   SourceKind source;     /* REL_SOURCE/REL_TABLE: where rows come from */
   SinkKind sink;         /* REL_SINK */
   const char *path;      /* csv path (source, table or sink) */
+  SrcLoc path_loc;       /* ... its value in the WITH options */
   bool header;           /* csv: the first line is a header */
   bool header_skip;      /* csv: ... skipped unchecked (header = 'skip') */
   int64_t rate;          /* events/s over all ranks, 0 = unthrottled */

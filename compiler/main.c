@@ -58,6 +58,14 @@ static char *query_name(const char *path) {
   return s;
 }
 
+/* Do a and b name one existing file (the same inode, however spelt)? */
+static bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (strcmp(a, "-") == 0 || stat(a, &sa) != 0 || stat(b, &sb) != 0)
+    return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static bool exists(const char *p) {
   struct stat st;
   return stat(p, &st) == 0;
@@ -233,6 +241,23 @@ int main(int argc, char **argv) {
     else
       explain_print(stdout, ph);
     free(name);
+    goto done;
+  }
+
+  /* The C file (-S) or the executable must not replace the query: "airc
+   * myquery" would name the executable after its input. */
+  const char *target = o.output ? o.output : name;
+  char cname[PATH_MAX];
+  if (o.emit_c && !o.output) {
+    snprintf(cname, sizeof cname, "%s.c", name);
+    target = cname;
+  }
+  if (same_file(target, o.input)) {
+    fprintf(stderr,
+            "airc: error: the %s '%s' would overwrite the query file '%s': name another with -o\n",
+            o.emit_c ? "C file" : "executable", target, o.input);
+    free(name);
+    status = 1;
     goto done;
   }
 

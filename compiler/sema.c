@@ -1582,6 +1582,7 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
   }
   if ((o = slot[OPT_PATH])) {
     r->path = string_opt(s, o);
+    r->path_loc = o->value->loc;
     if (r->path && !r->path[0])
       diag_error(s->d, o->value->loc, "option 'path' must not be empty");
   }
@@ -2137,6 +2138,93 @@ static void check_insert(Sema *s, Stmt *st) {
   check_select(s, st->select, NULL, NULL);
 }
 
+/* ---------------------------------------------------------------------
+ * Paths: a sink must not write a file the program reads or another sink
+ * writes (the run would overwrite its input, or two sinks one file)
+ * --------------------------------------------------------------------- */
+
+/* The path with "." components and repeated slashes removed: "./in.csv",
+ * "in.csv" and "data//./in.csv" vs "data/in.csv" are the same file. ".."
+ * stays (after a symbolic link it is not the parent). */
+static char *path_key(Arena *a, const char *path) {
+  size_t n = strlen(path);
+  char *k = arena_alloc(a, n + 1), *o = k;
+  const char *p = path;
+  if (*p == '/')
+    *o++ = *p++;
+  while (*p) {
+    while (*p == '/')
+      p++;
+    const char *e = strchr(p, '/');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len && !(len == 1 && p[0] == '.')) {
+      if (o > k && o[-1] != '/')
+        *o++ = '/';
+      memcpy(o, p, len);
+      o += len;
+    }
+    p += len;
+  }
+  if (o == k)
+    *o++ = '.';
+  *o = '\0';
+  return k;
+}
+
+typedef struct PathRef {
+  const char *key;
+  Relation *r;
+} PathRef;
+
+static int pathref_cmp(const void *x, const void *y) {
+  const PathRef *a = x, *b = y;
+  int c = strcmp(a->key, b->key);
+  return c ? c : (a->r->index > b->r->index) - (a->r->index < b->r->index);
+}
+
+static void check_paths(Sema *s) {
+  Catalog *c = s->cat;
+  PathRef *refs = arena_alloc(s->arena, sizeof(PathRef) * (size_t)(c->nrels ? c->nrels : 1));
+  int n = 0;
+  for (int i = 0; i < c->nrels; i++)
+    if (c->rels[i]->path && c->rels[i]->kind != REL_DERIVED)
+      refs[n++] = (PathRef){path_key(s->arena, c->rels[i]->path), c->rels[i]};
+  qsort(refs, (size_t)n, sizeof *refs, pathref_cmp);
+  /* per relation (by index): the first reader and the first sink of its path */
+  Relation **reader = arena_alloc(s->arena, sizeof(Relation *) * (size_t)(c->nrels ? c->nrels : 1));
+  Relation **writer = arena_alloc(s->arena, sizeof(Relation *) * (size_t)(c->nrels ? c->nrels : 1));
+  for (int i = 0, j; i < n; i = j) {
+    Relation *rd = NULL, *wr = NULL;
+    for (j = i; j < n && strcmp(refs[j].key, refs[i].key) == 0; j++) {
+      Relation *r = refs[j].r;
+      if (r->kind == REL_SINK && !wr)
+        wr = r;
+      else if (r->kind != REL_SINK && !rd)
+        rd = r;
+    }
+    for (int k = i; k < j; k++) {
+      reader[refs[k].r->index] = rd;
+      writer[refs[k].r->index] = wr;
+    }
+  }
+  /* in declaration order, so the messages are in file order */
+  for (int i = 0; i < c->nrels; i++) {
+    Relation *r = c->rels[i];
+    if (r->kind != REL_SINK || !r->path)
+      continue;
+    Relation *rd = reader[i], *wr = writer[i];
+    if (rd) {
+      diag_error(s->d, r->path_loc, "sink '%s' would overwrite '%s', which %s '%s' reads",
+                 r->name, r->path, rel_kind_name(rd), rd->name);
+      diag_note(s->d, rd->path_loc, "%s '%s' reads it here", rel_kind_name(rd), rd->name);
+    } else if (wr && wr != r) {
+      diag_error(s->d, r->path_loc, "sinks '%s' and '%s' both write '%s'", wr->name, r->name,
+                 r->path);
+      diag_note(s->d, wr->path_loc, "sink '%s' writes it here", wr->name);
+    }
+  }
+}
+
 Catalog *sema_check(Arena *a, Diag *d, Program *p) {
   Sema s = {.arena = a, .d = d};
   s.cat = arena_alloc(a, sizeof(Catalog));
@@ -2151,6 +2239,7 @@ Catalog *sema_check(Arena *a, Diag *d, Program *p) {
     case ST_SELECT: check_select(&s, st->select, NULL, NULL); break;
     }
   }
+  check_paths(&s);
   if (d->nerrors == 0 && p)
     warn_unused(&s);
   return s.cat;
