@@ -266,6 +266,13 @@ check: check-stop
 check-stop: all
 	@python3 tests/stop/run.py
 
+# Bad rows that fail a run: a csv source or table with no good row,
+# max_bad_rows as a count and a percentage; a table's bad rows counted once.
+.PHONY: check-badrows
+check: check-badrows
+check-badrows: all
+	@python3 tests/badrows/run.py
+
 # The compiler driver on hostile input sizes (a device, a pipe, 64 MiB of
 # NUL bytes), and its time and memory linear in the number of statements.
 .PHONY: check-compiler

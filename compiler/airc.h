@@ -383,6 +383,8 @@ struct Relation {
   SrcLoc path_loc;       /* ... its value in the WITH options */
   bool header;           /* csv: the first line is a header */
   bool header_skip;      /* csv: ... skipped unchecked (header = 'skip') */
+  int64_t max_bad_rows;  /* csv: more bad rows than this fail the run, -1 = no count */
+  double max_bad_pct;    /* csv: ... more than this % of the records, -1 = none */
   int64_t rate;          /* events/s over all ranks, 0 = unthrottled */
   int64_t seed;          /* generators */
   int64_t limit;         /* generators: rows in all, 0 = unbounded */

@@ -861,6 +861,12 @@ static void emit_csv_open(FILE *o, const Relation *r, const char *lhs, const cha
   fprintf(o, "%s      .time_col = %d,\n%s      .wm_bound_ms = INT64_C(%" PRId64 "),\n", ind,
           r->kind == REL_SOURCE ? r->time_col : -1, ind, r->wm_bound_ms);
   fprintf(o, "%s      .rate = INT64_C(%" PRId64 "),\n", ind, r->rate);
+  if (r->max_bad_rows >= 0)
+    fprintf(o, "%s      .bad_limit = AIR_BAD_COUNT,\n%s      .bad_max = %" PRId64 ".0,\n", ind, ind,
+            r->max_bad_rows);
+  else if (r->max_bad_pct >= 0)
+    fprintf(o, "%s      .bad_limit = AIR_BAD_PCT,\n%s      .bad_max = %.17g,\n", ind, ind,
+            r->max_bad_pct);
   fprintf(o, "%s  };\n%s  %s = air_csv_open(g_rt, &def);\n%s}\n", ind, ind, lhs, ind);
 }
 

@@ -249,6 +249,8 @@ static Relation *new_relation(Sema *s, Stmt *st, RelKind kind) {
   r->loc = st->name_loc;
   r->time_col = -1;
   r->key_col = -1;
+  r->max_bad_rows = -1;
+  r->max_bad_pct = -1;
   r->def = st;
   r->index = -1;
   st->rel = r;
@@ -1461,7 +1463,17 @@ static void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *st
  * WITH (...) options
  * --------------------------------------------------------------------- */
 
-enum { OPT_SOURCE, OPT_PATH, OPT_HEADER, OPT_RATE, OPT_SEED, OPT_LIMIT, OPT_SINK, OPT_COUNT };
+enum {
+  OPT_SOURCE,
+  OPT_PATH,
+  OPT_HEADER,
+  OPT_RATE,
+  OPT_SEED,
+  OPT_LIMIT,
+  OPT_SINK,
+  OPT_MAX_BAD_ROWS,
+  OPT_COUNT
+};
 
 #define FOR_SRC (1u << REL_SOURCE)
 #define FOR_TAB (1u << REL_TABLE)
@@ -1478,6 +1490,7 @@ static const struct {
     [OPT_SEED] = {"seed", FOR_SRC},
     [OPT_LIMIT] = {"limit", FOR_SRC},
     [OPT_SINK] = {"sink", FOR_SINK},
+    [OPT_MAX_BAD_ROWS] = {"max_bad_rows", FOR_SRC | FOR_TAB},
 };
 
 static void literal_type(Expr *e) {
@@ -1512,6 +1525,32 @@ static bool int_opt(Sema *s, Option *o, bool nonneg, int64_t *out) {
     return false;
   }
   return true;
+}
+
+/* max_bad_rows = N (bad rows of the source in all, N >= 0) or 'P%' (a
+ * percentage of its records, 0 to 100, decimals allowed). */
+static void max_bad_rows_opt(Sema *s, Option *o, Relation *r) {
+  Expr *v = o->value;
+  if (v->kind == EX_STRING) {
+    char buf[32], *end;
+    size_t n = v->slen;
+    if (n >= 2 && n < sizeof buf && v->sval[n - 1] == '%') {
+      memcpy(buf, v->sval, n - 1);
+      buf[n - 1] = '\0';
+      bool digits = buf[0] >= '0' && buf[0] <= '9';
+      double pct = strtod(buf, &end);
+      if (digits && *end == '\0' && pct >= 0 && pct <= 100) {
+        r->max_bad_pct = pct;
+        return;
+      }
+    }
+  } else if (const_int(v, &r->max_bad_rows) && r->max_bad_rows >= 0) {
+    return;
+  }
+  r->max_bad_rows = -1;
+  diag_error(s->d, v->loc,
+             "option 'max_bad_rows' must be a count (an integer >= 0) or a percentage of the "
+             "records ('0%%' to '100%%')");
 }
 
 static void check_options(Sema *s, Stmt *st, Relation *r) {
@@ -1595,6 +1634,8 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     else
       diag_error(s->d, v->loc, "option 'header' must be true, false or 'skip'");
   }
+  if ((o = slot[OPT_MAX_BAD_ROWS]))
+    max_bad_rows_opt(s, o, r);
   if ((o = slot[OPT_RATE]))
     int_opt(s, o, true, &r->rate);
   if ((o = slot[OPT_SEED]))
@@ -1622,14 +1663,14 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
   if (r->source == SRC_CSV) {
     if (!slot[OPT_PATH])
       diag_error(s->d, slot[OPT_SOURCE]->loc, "source = 'csv' needs a 'path' option");
-    static const int gen_only[] = {OPT_SEED, OPT_LIMIT};
+    static const int gen_only[] = {OPT_SEED, OPT_LIMIT};  /* and csv_only below */
     for (size_t i = 0; i < 2; i++)
       if ((o = slot[gen_only[i]]))
         diag_error(s->d, o->loc, "option '%s' applies only to generators ('ysb', 'datagen')",
                    o->key);
   } else {
-    static const int csv_only[] = {OPT_PATH, OPT_HEADER};
-    for (size_t i = 0; i < 2; i++)
+    static const int csv_only[] = {OPT_PATH, OPT_HEADER, OPT_MAX_BAD_ROWS};
+    for (size_t i = 0; i < 3; i++)
       if ((o = slot[csv_only[i]]))
         diag_error(s->d, o->loc, "option '%s' applies only to source = 'csv'", o->key);
   }

@@ -399,6 +399,13 @@ typedef enum AirCsvHeader {
   AIR_CSV_HEADER_SKIP, /* it is skipped unchecked (header = 'skip') */
 } AirCsvHeader;
 
+/* When bad rows of one csv source or table fail the run (max_bad_rows). */
+typedef enum AirBadLimit {
+  AIR_BAD_NO_GOOD, /* the default: when it has records and none is good */
+  AIR_BAD_COUNT,   /* when more than bad_max of its rows are bad */
+  AIR_BAD_PCT,     /* when more than bad_max percent of its records are bad */
+} AirBadLimit;
+
 /* What the query declares about a csv source or table. */
 typedef struct AirCsvDef {
   const char *path;        /* the file, as the query names it */
@@ -412,6 +419,9 @@ typedef struct AirCsvDef {
   int64_t rate;            /* a stream's replay rate, records/s over all ranks
                               (each rank paces its share); 0 = as fast as it
                               reads; --rate overrides it */
+  AirBadLimit bad_limit;   /* when bad rows fail the run: the counts of all */
+  double bad_max;          /* ranks, checked as the run ends (a count limit
+                              is also checked as rows go bad) */
 } AirCsvDef;
 /* Open the file before the run (main thread; every rank opens its csv
  * sources and tables in the same order). A stream's reader gives this rank
@@ -464,7 +474,10 @@ static inline AirParse air_csv_time(const AirCsv *c, int64_t *ts) {
   if (r->ts_ok == AIR_PARSE_OK) *ts = r->ts;
   return r->ts_ok;
 }
-/* Count a bad row (AIR_STAT_BAD_ROWS); "path:line: why" for the first 10. */
+/* Count a bad row (AIR_STAT_BAD_ROWS); "path:line: why" for the first 10.
+ * A table's rows are read by every rank: rank 0 alone prints and counts
+ * them. Ends the run (air_fatal) once the rows of a count limit are passed
+ * on this rank; a table that ends over its limit ends the run too. */
 void air_csv_bad_row(AirCsv *c, long line, const char *why);
 const char *air_csv_path(const AirCsv *c);
 void air_csv_close(AirCsv *c); /* accepts NULL */

@@ -214,6 +214,8 @@ struct AirRuntime {
   int nsinks;             /* collectors registered (main thread, before air_run) */
   struct AirSinkFile **files; /* rank 0: sink files written as path.tmp (collector.c) */
   int nfiles;
+  struct AirCsv **csvs;   /* csv stream readers, in open order (the same on every rank) */
+  int ncsvs;
 };
 
 double air_mono_s(void);                 /* monotonic clock, s */
@@ -268,6 +270,12 @@ void air_cut_finish(AirRuntime *rt);
 bool air_cut_happened(const AirRuntime *rt);
 void air_cut_describe(const AirRuntime *rt, FILE *out, bool json);
 void air_cut_free(AirRuntime *rt);
+/* csv.c, collective at the end of a run (main thread): every csv stream's
+ * bad rows and records summed over the ranks and held against its limit
+ * (max_bad_rows; by default: records but no good row). Rank 0 prints one
+ * error per source over its limit; returns 1 on every rank when one is,
+ * else 0. Frees the readers. */
+int air_csv_settle(AirRuntime *rt);
 /* stats.c: s as a JSON string, quoted and escaped. */
 void air_write_json_str(FILE *f, const char *s);
 

@@ -76,6 +76,9 @@ struct AirCsv {
   Span *spans;    /* field boundaries of the current record */
   int nspans;     /* allocated entries of spans */
   long bad;       /* rows passed to air_csv_bad_row */
+  uint64_t taken; /* records returned (this rank's share), good or bad */
+  AirBadLimit bad_limit; /* when bad rows fail the run */
+  double bad_max;
   char *error;    /* what ends the run, when kept (tests, or rank 0 alone reading) */
   bool keep_error; /* keep it in error instead of air_fatal */
   int64_t maxts;      /* the largest counted event time scanned, or AIR_WM_NONE */
@@ -162,6 +165,8 @@ static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd, int rank
   c->start = true;
   c->eof = fd < 0;
   c->cut = -1;
+  c->bad_limit = def->bad_limit;
+  c->bad_max = def->bad_max;
   air_pace_init(&c->pace, def->table ? 0 : (double)def->rate / (double)c->world);
   return c;
 }
@@ -283,6 +288,12 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
     if (d.header != AIR_CSV_NO_HEADER) check_header(c, &d);
   }
   if (c->error) air_fatal(rt, "%s", c->error);
+  if (!d.table) { /* the runtime's, for air_csv_settle */
+    AirCsv **v = realloc(rt->csvs, (size_t)(rt->ncsvs + 1) * sizeof *v);
+    if (!v) csv_oom();
+    v[rt->ncsvs++] = c;
+    rt->csvs = v;
+  }
   return c;
 }
 
@@ -301,10 +312,58 @@ const char *air_csv_path(const AirCsv *c) { return c->path; }
 
 long air_csv_bad_count(const AirCsv *c) { return c->bad; }
 
+/* "stream 'x' ('path'): ..." over its max_bad_rows, or NULL: bad of
+ * records (the counts of all ranks, or this rank's for a count limit as
+ * rows go bad). */
+static const char *over_limit(const AirCsv *c, uint64_t bad, uint64_t records, char *msg,
+                              size_t n) {
+  const char *what = c->table ? "table" : "stream";
+  if (c->bad_limit == AIR_BAD_NO_GOOD && records > 0 && bad == records)
+    snprintf(msg, n, "%s '%s' ('%s'): all %llu records are bad rows, none was read%s", what,
+             c->name, c->path, (unsigned long long)records,
+             records > CSV_BAD_SHOWN ? " (the first ones are listed above)" : "");
+  else if (c->bad_limit == AIR_BAD_COUNT && (double)bad > c->bad_max)
+    snprintf(msg, n, "%s '%s' ('%s'): more than max_bad_rows = %.0f bad rows", what, c->name,
+             c->path, c->bad_max);
+  else if (c->bad_limit == AIR_BAD_PCT && records > 0 &&
+           100.0 * (double)bad > c->bad_max * (double)records)
+    snprintf(msg, n, "%s '%s' ('%s'): %llu of %llu records are bad rows (%.2f%%), more than "
+             "max_bad_rows = '%g%%'", what, c->name, c->path, (unsigned long long)bad,
+             (unsigned long long)records, 100.0 * (double)bad / (double)records, c->bad_max);
+  else
+    return NULL;
+  return msg;
+}
+
 void air_csv_bad_row(AirCsv *c, long line, const char *why) {
   c->bad++;
-  if (c->rt) air_stat_add(c->rt, AIR_STAT_BAD_ROWS, 1);
-  if (c->bad <= CSV_BAD_SHOWN) fprintf(stderr, "%s:%ld: %s\n", c->path, line, why);
+  /* every rank reads all of a table: one of them speaks for it */
+  bool speak = !c->rt || !c->table || c->rt->rank == 0;
+  if (c->rt && speak) air_stat_add(c->rt, AIR_STAT_BAD_ROWS, 1);
+  if (speak && c->bad <= CSV_BAD_SHOWN) fprintf(stderr, "%s:%ld: %s\n", c->path, line, why);
+  char msg[768];
+  if (c->rt && c->bad_limit == AIR_BAD_COUNT &&
+      over_limit(c, (uint64_t)c->bad, (uint64_t)c->bad, msg, sizeof msg))
+    air_fatal(c->rt, "%s", msg);
+}
+
+int air_csv_settle(AirRuntime *rt) {
+  int failed = 0;
+  for (int i = 0; i < rt->ncsvs; i++) {
+    AirCsv *c = rt->csvs[i];
+    uint64_t mine[2] = {(uint64_t)c->bad, c->taken}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, rt->comm);
+    char msg[768];
+    if (over_limit(c, all[0], all[1], msg, sizeof msg)) {
+      failed = 1;
+      if (rt->rank == 0) fprintf(stderr, "%s: error: %s\n", rt->name, msg);
+    }
+    air_csv_close(c);
+  }
+  free(rt->csvs);
+  rt->csvs = NULL;
+  rt->ncsvs = 0;
+  return failed;
 }
 
 /* What ends the run (air_fatal); kept in c->error in tests (rt NULL), where
@@ -610,6 +669,7 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
     }
     if (!mine) continue;
     c->budget--;
+    c->taken++;
     c->row.wm = minus_bound(c, before);
     c->row.ts_ok = ok;
     c->row.ts = ts;
@@ -619,6 +679,11 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
     return nf;
   }
   c->done = true;
+  char msg[768];
+  /* a table's counts are the same on every rank: each decides alone */
+  if (c->table && c->rt && !c->keep_error &&
+      over_limit(c, (uint64_t)c->bad, c->taken, msg, sizeof msg))
+    air_fatal(c->rt, "%s", msg);
   return AIR_CSV_END;
 }
 

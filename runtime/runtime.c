@@ -401,6 +401,7 @@ int air_run(AirRuntime *rt) {
   /* Any rank's failure (a result file that could not be written) fails the
    * job everywhere. */
   int status = atomic_load(&rt->status), all = 0;
+  if (air_csv_settle(rt)) status = 1;
   MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MAX, rt->comm);
   all = air_sink_files_settle(rt, all);
 
