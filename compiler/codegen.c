@@ -459,21 +459,30 @@ static void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
       return;
     case FN_LEAST:
     case FN_GREATEST: {
-      bool dbl = e->type.kind == TY_DOUBLE;
-      const char *fn = e->func == FN_LEAST ? (dbl ? "q_min_f64" : "q_min_i64")
-                                           : (dbl ? "q_max_f64" : "q_max_i64");
+      /* a chain of two-argument helpers: DOUBLE, VARCHAR (a pointer to the
+       * least or greatest argument, copied by whoever stores it), and the
+       * integer types, BOOLEAN and TIMESTAMP as BIGINT */
+      bool dbl = e->type.kind == TY_DOUBLE, str = e->type.kind == TY_VARCHAR;
+      bool least = e->func == FN_LEAST;
+      const char *fn = dbl ? (least ? "q_min_f64" : "q_max_f64")
+                     : str ? (least ? "q_min_str" : "q_max_str")
+                           : (least ? "q_min_i64" : "q_max_i64");
       Type t = dbl ? (Type){TY_DOUBLE, 0} : (Type){TY_BIGINT, 0};
+      bool cast = !dbl && !str;
       int n = 0;
       for (const Expr *a = e->args; a; a = a->next) n++;
-      if (!dbl) fprintf(out, "((%s)", ctype(e->type));
+      if (cast) fprintf(out, "((%s)", ctype(e->type));
       for (int i = 0; i < n - 1; i++) fprintf(out, "%s(", fn);
       int i = 0;
       for (const Expr *a = e->args; a; a = a->next, i++) {
-        emit_as(out, a, t, cx);
+        if (str)
+          emit_expr(out, a, cx);
+        else
+          emit_as(out, a, t, cx);
         if (i > 0) fputc(')', out);
         if (a->next) fputs(", ", out);
       }
-      if (!dbl) fputc(')', out);
+      if (cast) fputc(')', out);
       return;
     }
     case FN_NONE: break;
