@@ -46,8 +46,6 @@ static inline double q_div_f64(double a, double b) {
 }
 static inline int64_t q_abs_i64(int64_t a) { return a < 0 ? (int64_t)(0 - (uint64_t)a) : a; }
 static inline int32_t q_abs_i32(int32_t a) { return a < 0 ? (int32_t)(0 - (uint32_t)a) : a; }
-static inline double q_min_f64(double a, double b) { return b < a ? b : a; }
-static inline double q_max_f64(double a, double b) { return b > a ? b : a; }
 static inline int64_t q_min_i64(int64_t a, int64_t b) { return b < a ? b : a; }
 static inline int64_t q_max_i64(int64_t a, int64_t b) { return b > a ? b : a; }
 /* DOUBLE to integer saturates; NaN gives 0. */
@@ -150,6 +148,12 @@ static inline int q_order_f64(double a, double b) {
   if (r != 0 || a != 0) return r;
   return (int)(signbit(b) != 0) - (int)(signbit(a) != 0);
 }
+/* LEAST and GREATEST in the order of MIN and MAX (NaN above every number,
+ * -0 below +0); of VARCHARs, in the byte order of comparisons (strcmp). */
+static inline double q_min_f64(double a, double b) { return q_order_f64(b, a) < 0 ? b : a; }
+static inline double q_max_f64(double a, double b) { return q_order_f64(b, a) > 0 ? b : a; }
+static inline const char *q_min_str(const char *a, const char *b) { return strcmp(b, a) < 0 ? b : a; }
+static inline const char *q_max_str(const char *a, const char *b) { return strcmp(b, a) > 0 ? b : a; }
 /* A DOUBLE group or join key: -0 as 0 and every NaN as one NaN, so that
  * values equal under q_cmp_f64 are one key (hashed and compared as bytes). */
 static inline double q_f64_key(double x) {
