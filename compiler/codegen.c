@@ -225,6 +225,135 @@ static void emit_compare(FILE *out, const Expr *l, OpKind op, const Expr *r, con
   fputc(')', out);
 }
 
+/* ---- IN lists of many constants ------------------------------------------
+ * x IN (c1, ..., cn) with IN_SET_MIN or more constant values becomes a
+ * binary search in a sorted static array, written once per IN expression
+ * to the program's file-scope declarations (g_in_decls, set by
+ * codegen_emit; the same expression may be emitted by several stages). */
+enum { IN_SET_MIN = 16 };
+typedef struct InSet {
+  TypeKind kind; /* TY_BIGINT, TY_DOUBLE or TY_VARCHAR: how values compare */
+  int n;         /* constants in the set */
+} InSet;
+static FILE *g_in_decls;
+static const Expr **g_in_exprs; /* the IN expressions written so far, by id */
+static int g_in_n, g_in_cap;
+
+/* A literal, possibly negated: its value as a double or int64. */
+static bool num_const(const Expr *a, bool *dbl, int64_t *i, double *d) {
+  bool neg = false;
+  if (a->kind == EX_UNARY && a->op == OP_NEG) {
+    neg = true;
+    a = a->lhs;
+  }
+  if (a->kind == EX_INT) {
+    if (neg && a->ival == INT64_MIN) return false;
+    *dbl = false;
+    *i = neg ? -a->ival : a->ival;
+    *d = (double)*i;
+    return true;
+  }
+  if (a->kind == EX_DOUBLE) {
+    *dbl = true;
+    *d = neg ? -a->dval : a->dval;
+    return true;
+  }
+  return false;
+}
+
+/* Is list entry a a constant the set of kind k holds? */
+static bool in_const(const Expr *a, TypeKind k) {
+  bool dbl;
+  int64_t i;
+  double d;
+  if (k == TY_VARCHAR) return a->kind == EX_STRING && !memchr(a->sval, 0, a->slen);
+  return num_const(a, &dbl, &i, &d) && (k == TY_DOUBLE || !dbl);
+}
+
+static bool in_set(const Expr *e, InSet *set) {
+  TypeKind subj = e->lhs->type.kind;
+  if (subj == TY_VARCHAR) {
+    set->kind = TY_VARCHAR;
+  } else if (subj == TY_INT || subj == TY_BIGINT || subj == TY_TIMESTAMP || subj == TY_DOUBLE) {
+    /* compared as emit_compare would: as DOUBLE when either side is one */
+    set->kind = subj == TY_DOUBLE ? TY_DOUBLE : TY_BIGINT;
+    for (const Expr *a = e->args; a; a = a->next)
+      if (a->type.kind == TY_DOUBLE) set->kind = TY_DOUBLE;
+  } else {
+    return false;
+  }
+  set->n = 0;
+  for (const Expr *a = e->args; a; a = a->next)
+    if (in_const(a, set->kind)) set->n++;
+  return set->n >= IN_SET_MIN && g_in_decls;
+}
+
+static int cmp_i64(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+static int cmp_f64(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b); /* literals: no NaN; -0 and 0 are equal, as in q_cmp_f64 */
+}
+static int cmp_cstr(const void *x, const void *y) {
+  return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static void emit_literal_double(FILE *out, double d);
+
+/* Writes the sorted array of e's constants once; its id. */
+static int in_set_emit(const Expr *e, const InSet *set) {
+  for (int i = 0; i < g_in_n; i++)
+    if (g_in_exprs[i] == e) return i;
+  if (g_in_n == g_in_cap) {
+    g_in_cap = g_in_cap ? 2 * g_in_cap : 8;
+    g_in_exprs = realloc(g_in_exprs, sizeof *g_in_exprs * (size_t)g_in_cap);
+    if (!g_in_exprs) abort();
+  }
+  int id = g_in_n;
+  g_in_exprs[g_in_n++] = e;
+  FILE *o = g_in_decls;
+  size_t w = set->kind == TY_VARCHAR ? sizeof(char *) : 8;
+  void *v = malloc(w * (size_t)set->n);
+  if (!v) abort();
+  int n = 0;
+  for (const Expr *a = e->args; a; a = a->next) {
+    if (!in_const(a, set->kind)) continue;
+    bool dbl;
+    int64_t i = 0;
+    double d;
+    if (set->kind == TY_VARCHAR)
+      ((const char **)v)[n++] = a->sval;
+    else if (num_const(a, &dbl, &i, &d) && set->kind == TY_DOUBLE)
+      ((double *)v)[n++] = d;
+    else
+      ((int64_t *)v)[n++] = i;
+  }
+  qsort(v, (size_t)n, w, set->kind == TY_VARCHAR ? cmp_cstr : set->kind == TY_DOUBLE ? cmp_f64 : cmp_i64);
+  fprintf(o, "static const %s q_inset%d[%d] = { /* an IN list, sorted */\n",
+          set->kind == TY_VARCHAR ? "char *const" : set->kind == TY_DOUBLE ? "double" : "int64_t", id, n);
+  for (int k = 0; k < n; k++) {
+    fputs(k % 8 ? " " : "  ", o);
+    if (set->kind == TY_VARCHAR) {
+      const char *sv = ((const char **)v)[k];
+      fputc('"', o);
+      c_escape_str(o, sv, strlen(sv));
+      fputc('"', o);
+    } else if (set->kind == TY_DOUBLE) {
+      emit_literal_double(o, ((double *)v)[k]);
+    } else {
+      int64_t x = ((int64_t *)v)[k];
+      if (x == INT64_MIN) fputs("INT64_MIN", o);
+      else fprintf(o, "INT64_C(%" PRId64 ")", x);
+    }
+    fputs(k + 1 < n ? (k % 8 == 7 ? ",\n" : ",") : "\n", o);
+  }
+  fputs("};\n", o);
+  free(v);
+  return id;
+}
+
 static void emit_literal_double(FILE *out, double d) {
   if (isinf(d)) {
     fprintf(out, d > 0 ? "((double)INFINITY)" : "(-(double)INFINITY)");
@@ -409,15 +538,33 @@ static void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
       return;
     default: emit_arith(out, e, cx); return;
     }
-  case EX_IN:
+  case EX_IN: {
+    /* many constants: one binary search in a sorted file-scope array (a
+     * chain of 500k comparisons took gcc down); the rest compared in turn */
+    InSet set;
+    bool use_set = in_set(e, &set);
     fputc('(', out);
+    bool first = true;
+    if (use_set) {
+      int id = in_set_emit(e, &set);
+      fprintf(out, "%s(", set.kind == TY_DOUBLE ? "q_in_f64" : set.kind == TY_VARCHAR ? "q_in_str" : "q_in_i64");
+      if (set.kind == TY_VARCHAR)
+        emit_expr(out, e->lhs, cx);
+      else
+        emit_as(out, e->lhs, (Type){set.kind, 0}, cx);
+      fprintf(out, ", q_inset%d, %d)", id, set.n);
+      first = false;
+    }
     for (const Expr *a = e->args; a; a = a->next) {
-      if (a != e->args) fputs(" || ", out);
+      if (use_set && in_const(a, set.kind)) continue;
+      if (!first) fputs(" || ", out);
+      first = false;
       emit_compare(out, e->lhs, OP_EQ, a, cx);
     }
-    if (!e->args) fputs("false", out);
+    if (first) fputs("false", out);
     fputc(')', out);
     return;
+  }
   case EX_BETWEEN:
     fputc('(', out);
     emit_compare(out, e->lhs, OP_GE, e->rhs, cx);
@@ -1979,6 +2126,8 @@ bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
   buf_open(&g.funcs);
   buf_open(&g.setup);
   FILE *su = g.setup.f;
+  g_in_decls = g.types.f;
+  g_in_n = 0;
 
   fprintf(g.types.f, "static AirEdge *g_edge[%d]; /* edges by id (the MPI tag) */\n", ph->nedges ? ph->nedges : 1);
   for (int i = 0; i < cat->nrels; i++) {
@@ -2050,6 +2199,10 @@ bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
     fprintf(su, "\", source%d, NULL, %s);\n", r->index, r->source == SRC_CSV ? "1" : "air_threads(g_rt)");
   }
 
+  g_in_decls = NULL;
+  free(g_in_exprs);
+  g_in_exprs = NULL;
+  g_in_n = g_in_cap = 0;
   char *types = buf_take(&g.types), *funcs = buf_take(&g.funcs), *setup = buf_take(&g.setup);
   Buf sum, qfile, qname;
   buf_open(&sum);

@@ -154,6 +154,34 @@ static inline double q_min_f64(double a, double b) { return q_order_f64(b, a) < 
 static inline double q_max_f64(double a, double b) { return q_order_f64(b, a) > 0 ? b : a; }
 static inline const char *q_min_str(const char *a, const char *b) { return strcmp(b, a) < 0 ? b : a; }
 static inline const char *q_max_str(const char *a, const char *b) { return strcmp(b, a) > 0 ? b : a; }
+/* x IN (a long list of constants): binary search in the sorted v[0..n-1]. */
+static inline bool q_in_i64(int64_t x, const int64_t *v, size_t n) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t m = lo + (hi - lo) / 2;
+    if (v[m] < x) lo = m + 1;
+    else hi = m;
+  }
+  return lo < n && v[lo] == x;
+}
+static inline bool q_in_f64(double x, const double *v, size_t n) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t m = lo + (hi - lo) / 2;
+    if (q_cmp_f64(v[m], x) < 0) lo = m + 1;
+    else hi = m;
+  }
+  return lo < n && q_cmp_f64(v[lo], x) == 0;
+}
+static inline bool q_in_str(const char *x, const char *const *v, size_t n) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t m = lo + (hi - lo) / 2;
+    if (strcmp(v[m], x) < 0) lo = m + 1;
+    else hi = m;
+  }
+  return lo < n && strcmp(v[lo], x) == 0;
+}
 /* A DOUBLE group or join key: -0 as 0 and every NaN as one NaN, so that
  * values equal under q_cmp_f64 are one key (hashed and compared as bytes). */
 static inline double q_f64_key(double x) {
