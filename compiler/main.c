@@ -200,7 +200,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "airc: error: cannot read '%s': %s\n", o.input, strerror(errno));
     return 1;
   }
-  Diag d = {.path = o.input, .text = text, .text_len = len, .out = stderr};
+  /* A UTF-8 byte order mark (editors on Windows write one) is not part of
+   * the query: lines and columns count from after it. */
+  const char *body = text;
+  if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+    body += 3;
+    len -= 3;
+  }
+  Diag d = {.path = o.input, .text = body, .text_len = len, .out = stderr};
   Arena *a = arena_new();
   Program *p = parse_program(a, &d);
   /* After a syntax error the dropped statements' names would only cause
