@@ -479,6 +479,14 @@ typedef enum {
   XR_SAME,    /* a message to the same rank: a derived stream's rows to a reader */
 } ExchangeKind;
 
+/* TIMESTAMPs are ms since the epoch within years 1 to 9999 (the runtime's
+ * AIR_TS_MIN and AIR_TS_MAX); no window, gap or watermark bound is longer
+ * than that range, so window arithmetic stays within int64. */
+#define AIRC_TS_MIN INT64_C(-62135596800000)
+#define AIRC_TS_MAX INT64_C(253402300799999)
+#define AIRC_MAX_SPAN_MS (AIRC_TS_MAX - AIRC_TS_MIN)
+/* A hopping window with more windows per event than this gets a warning. */
+#define AIRC_WARN_WINDOWS_PER_ROW 100000
 #define AIRC_MAX_OUTS 16 /* consumers of one pipeline's rows */
 
 /* A pipeline: the operators [first, last] of one leg of a chain, run as one

@@ -994,6 +994,12 @@ static int64_t window_len(Sema *s, Expr *e, const char *what) {
     diag_error(s->d, e->loc, "window %s must be positive", what);
     return 0;
   }
+  if (e->ival > AIRC_MAX_SPAN_MS) {
+    diag_error(s->d, e->loc,
+               "window %s of %lld ms is longer than the TIMESTAMP range (years 1 to 9999, "
+               "%lld ms)", what, (long long)e->ival, (long long)AIRC_MAX_SPAN_MS);
+    return 0;
+  }
   return e->ival;
 }
 
@@ -1009,6 +1015,12 @@ static void check_window(Sema *s, WindowSpec *w) {
     if (w->size_ms > 0 && w->advance_ms > w->size_ms)
       diag_error(s->d, w->advance->loc, "ADVANCE BY (%lld ms) must not exceed SIZE (%lld ms)",
                  (long long)w->advance_ms, (long long)w->size_ms);
+    else if (w->advance_ms > 0 &&
+             (w->size_ms + w->advance_ms - 1) / w->advance_ms > AIRC_WARN_WINDOWS_PER_ROW)
+      diag_warning(s->d, w->advance->loc,
+                   "every row falls in %lld windows (SIZE / ADVANCE BY): each one updates "
+                   "them all, and they take memory until they close",
+                   (long long)((w->size_ms + w->advance_ms - 1) / w->advance_ms));
     break;
   case WIN_SESSION:
     w->gap_ms = window_len(s, w->gap, "GAP");
@@ -1824,6 +1836,12 @@ static void check_gen(Sema *s, Column *c, ColumnDef *cd) {
       diag_error(d, g->args->next->loc, "sequence() step must not be 0");
       return;
     }
+    if (seq && t.kind == TY_TIMESTAMP && (v[0] < AIRC_TS_MIN || v[0] > AIRC_TS_MAX)) {
+      diag_error(d, g->args->loc,
+                 "sequence() start %lld is outside the TIMESTAMP range (years 1 to 9999: %lld "
+                 "to %lld ms)", (long long)v[0], (long long)AIRC_TS_MIN, (long long)AIRC_TS_MAX);
+      return;
+    }
     if (!seq && v[0] > v[1]) {
       diag_error(d, g->loc, "uniform(lo, hi) needs lo <= hi");
       return;
@@ -1910,6 +1928,12 @@ static void check_watermark(Sema *s, Stmt *st, Relation *r) {
   }
   bool ok = col && strcmp(col->name, wm->column) == 0 &&
             (!col->qual || strcmp(col->qual, r->name) == 0) && (!iv || iv->ival >= 0);
+  if (ok && iv && iv->ival > AIRC_MAX_SPAN_MS) {
+    diag_error(s->d, iv->loc,
+               "WATERMARK bound of %lld ms is longer than the TIMESTAMP range (years 1 to "
+               "9999, %lld ms)", (long long)iv->ival, (long long)AIRC_MAX_SPAN_MS);
+    return;
+  }
   if (!ok) {
     diag_error(s->d, e ? e->loc : wm->loc, "WATERMARK FOR %s must be 'AS %s' or 'AS %s - INTERVAL ...'",
                wm->column, wm->column, wm->column);
