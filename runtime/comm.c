@@ -104,8 +104,22 @@ static _Noreturn void die(void) {
   _exit(1);
 }
 
+/* Every rank agreed to end and none has MPI traffic pending: before the
+ * run (a missing file, a bad table) nothing was sent but the fatal words,
+ * all received. Leaving through MPI_Finalize, no rank is an "abnormal"
+ * exit the launcher would clean up by killing the others (mpirun's status
+ * would then be 9, the kill's, instead of 1). During the run the comm
+ * loop may have requests in flight, so the ranks leave as one instead. */
+static _Noreturn void die_agreed(AirRuntime *rt) {
+  fflush(NULL);
+  if (!rt->outq)
+    MPI_Finalize();
+  _exit(1);
+}
+
 #define FATAL_GATHER_S 0.25 /* rank 0 waits this long for other ranks' messages */
 #define FATAL_ALONE_S 3.0   /* a rank whose rank 0 does not answer prints alone */
+#define FATAL_ACK_S 5.0     /* rank 0 waits this long for the others to say they go */
 
 void air_fatal_main(AirRuntime *rt) {
   char *msg = rt->fatal_msg; /* empty when another rank's error brought us here */
@@ -117,8 +131,26 @@ void air_fatal_main(AirRuntime *rt) {
     for (;;) {
       int flag = 0;
       MPI_Iprobe(0, AIR_TAG_FATAL, rt->comm, &flag, MPI_STATUS_IGNORE);
-      if (flag)
+      if (flag) {
+        /* rank 0's word to end: say we are going (an empty message), so
+         * it ends after us and the launcher kills no rank still leaving */
+        char none;
+        MPI_Recv(&none, 1, MPI_CHAR, 0, AIR_TAG_FATAL, rt->comm, MPI_STATUS_IGNORE);
+        MPI_Send(&none, 0, MPI_CHAR, 0, AIR_TAG_FATAL, rt->comm);
+        /* then all leave at once, at rank 0's second word: a rank that
+         * ended while another was still on its way would have the
+         * launcher kill that one (and report the kill, not status 1) */
+        double t1 = air_mono_s();
+        while (air_mono_s() - t1 < FATAL_ACK_S) {
+          MPI_Iprobe(0, AIR_TAG_FATAL, rt->comm, &flag, MPI_STATUS_IGNORE);
+          if (flag) {
+            MPI_Recv(&none, 1, MPI_CHAR, 0, AIR_TAG_FATAL, rt->comm, MPI_STATUS_IGNORE);
+            die_agreed(rt);
+          }
+          nap_us(50);
+        }
         die();
+      }
       if (req != MPI_REQUEST_NULL)
         MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
       if (air_mono_s() - t0 > FATAL_ALONE_S) {
@@ -140,8 +172,26 @@ void air_fatal_main(AirRuntime *rt) {
     fprintf(stderr, "%s: error: %s\n", rt->name, msg);
     snprintf(seen[nseen++], sizeof seen[0], "%s", msg);
   }
+  /* Gather the others' messages for a moment, tell every rank to end,
+   * then wait until each said it goes (an empty message; a late error
+   * message is printed as it comes): leaving first, rank 0 would have the
+   * launcher kill ranks still on their way out, and the job's status
+   * would be the kill's, not 1. A rank that never answers is left to the
+   * launcher after FATAL_ACK_S. */
+  int acks = 0;
+  bool told = false;
   double t0 = air_mono_s();
-  while (rt->world > 1 && air_mono_s() - t0 < FATAL_GATHER_S) {
+  while (rt->world > 1 && acks < rt->world - 1 && air_mono_s() - t0 < FATAL_GATHER_S + FATAL_ACK_S) {
+    if (!told && air_mono_s() - t0 >= FATAL_GATHER_S) {
+      fflush(stderr);
+      char none = 0;
+      for (int r = 1; r < rt->world; r++) {
+        MPI_Request req;
+        MPI_Isend(&none, 1, MPI_CHAR, r, AIR_TAG_FATAL, rt->comm, &req);
+        MPI_Request_free(&req);
+      }
+      told = true;
+    }
     int flag = 0;
     MPI_Status st;
     MPI_Iprobe(MPI_ANY_SOURCE, AIR_TAG_FATAL, rt->comm, &flag, &st);
@@ -152,10 +202,25 @@ void air_fatal_main(AirRuntime *rt) {
     char text[sizeof rt->fatal_msg];
     int n = 0;
     MPI_Get_count(&st, MPI_CHAR, &n);
-    if (n < 1 || n > (int)sizeof text)
+    if (n < 0 || n > (int)sizeof text)
       n = 0;
     MPI_Recv(text, n, MPI_CHAR, st.MPI_SOURCE, AIR_TAG_FATAL, rt->comm, MPI_STATUS_IGNORE);
-    text[n ? n - 1 : 0] = '\0';
+    if (n == 0) {
+      if (++acks == rt->world - 1) { /* every rank waits for the word: go */
+        char go = 1;
+        for (int r = 1; r < rt->world; r++)
+          MPI_Send(&go, 1, MPI_CHAR, r, AIR_TAG_FATAL, rt->comm);
+        if (!rt->outq)
+          die_agreed(rt);
+        /* rank 0 leaves last */
+        double t1 = air_mono_s();
+        while (air_mono_s() - t1 < 0.05)
+          nap_us(1000);
+        die();
+      }
+      continue;
+    }
+    text[n - 1] = '\0';
     bool dup = false;
     for (int i = 0; i < nseen; i++)
       dup |= strcmp(seen[i], text) == 0;
@@ -166,19 +231,6 @@ void air_fatal_main(AirRuntime *rt) {
     }
   }
   fflush(stderr);
-  char none = 0;
-  for (int r = 1; r < rt->world; r++) {
-    MPI_Request req;
-    MPI_Isend(&none, 1, MPI_CHAR, r, AIR_TAG_FATAL, rt->comm, &req);
-    MPI_Request_free(&req);
-  }
-  /* Let the others leave first: each exits on its own within a few ms. */
-  double t1 = air_mono_s();
-  while (air_mono_s() - t1 < 0.2) {
-    int flag;
-    MPI_Iprobe(MPI_ANY_SOURCE, AIR_TAG_FATAL, rt->comm, &flag, MPI_STATUS_IGNORE);
-    nap_us(2000);
-  }
   die();
 }
 
