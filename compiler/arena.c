@@ -27,6 +27,7 @@ static void *xmalloc(size_t n) {
   void *p = malloc(n);
   if (!p) {
     fputs("airc: out of memory\n", stderr);
+    fflush(stderr); /* with the diagnostics before it: stderr is buffered */
     abort();
   }
   return p;
@@ -62,6 +63,7 @@ void *arena_alloc(Arena *a, size_t n) {
     n = 1;
   if (n > SIZE_MAX / 2) {
     fputs("airc: out of memory\n", stderr);
+    fflush(stderr); /* with the diagnostics before it: stderr is buffered */
     abort();
   }
   n = (n + align - 1) & ~(align - 1);

@@ -275,10 +275,10 @@ static bool in_set(const Expr *e, InSet *set) {
   if (subj == TY_VARCHAR) {
     set->kind = TY_VARCHAR;
   } else if (subj == TY_INT || subj == TY_BIGINT || subj == TY_TIMESTAMP || subj == TY_DOUBLE) {
-    /* compared as emit_compare would: as DOUBLE when either side is one */
+    /* compared as emit_compare compares each pair: a DOUBLE subject with
+     * every number as DOUBLE; an integer one with the integer constants
+     * (DOUBLE constants stay in the chain, compared as DOUBLE) */
     set->kind = subj == TY_DOUBLE ? TY_DOUBLE : TY_BIGINT;
-    for (const Expr *a = e->args; a; a = a->next)
-      if (a->type.kind == TY_DOUBLE) set->kind = TY_DOUBLE;
   } else {
     return false;
   }

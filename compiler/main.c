@@ -103,6 +103,7 @@ static int run(char **argv) {
   if (pid == 0) {
     execvp(argv[0], argv);
     fprintf(stderr, "airc: error: cannot run '%s': %s\n", argv[0], strerror(errno));
+    fflush(stderr); /* buffered (main), and _exit does not flush */
     _exit(127);
   }
   int status;

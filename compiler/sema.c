@@ -1549,7 +1549,7 @@ static void max_bad_rows_opt(Sema *s, Option *o, Relation *r) {
     if (n >= 2 && n < sizeof buf && v->sval[n - 1] == '%') {
       memcpy(buf, v->sval, n - 1);
       buf[n - 1] = '\0';
-      bool digits = buf[0] >= '0' && buf[0] <= '9';
+      bool digits = buf[0] >= '0' && buf[0] <= '9' && strspn(buf, "0123456789.") == n - 1;
       double pct = strtod(buf, &end);
       if (digits && *end == '\0' && pct >= 0 && pct <= 100) {
         r->max_bad_pct = pct;

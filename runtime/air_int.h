@@ -203,6 +203,8 @@ struct AirRuntime {
   AirVertex **vertices;
   int nvertices;
   AirQueue **outq;        /* per (destination rank, edge): [d * AIR_MAX_EDGES + edge], NULL for self */
+  struct Inflight *inflight; /* the comm loop's MPI_Issends in flight, as outq (comm.c) */
+  bool barrier_posted;    /* the comm loop's end barrier was posted (comm.c) */
   atomic_int live;        /* vertex threads still running on this rank */
   pthread_t main_thread;  /* the one thread that may call MPI */
   pthread_mutex_t fatal_mu;

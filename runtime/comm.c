@@ -104,23 +104,67 @@ static _Noreturn void die(void) {
   _exit(1);
 }
 
-/* Every rank agreed to end and none has MPI traffic pending: before the
- * run (a missing file, a bad table) nothing was sent but the fatal words,
- * all received. Leaving through MPI_Finalize, no rank is an "abnormal"
- * exit the launcher would clean up by killing the others (mpirun's status
- * would then be 9, the kill's, instead of 1). During the run the comm
- * loop may have requests in flight, so the ranks leave as one instead. */
-static _Noreturn void die_agreed(AirRuntime *rt) {
+/* Every rank agreed to end. When none has MPI traffic pending (each one's
+ * sends completed, the end barrier nowhere posted) they leave through
+ * MPI_Finalize: no rank is then an "abnormal" exit the launcher cleans up
+ * by killing the others (mpirun's status would be 9, the kill's, instead
+ * of 1). Otherwise they leave at one word and the launcher may still see
+ * a kill. */
+static _Noreturn void die_agreed(bool finalize) {
   fflush(NULL);
-  if (!rt->outq)
+  if (finalize)
     MPI_Finalize();
   _exit(1);
+}
+
+/* One step of quieting this rank's MPI traffic on the way out: receive and
+ * drop whatever other ranks sent (batches, progress, stop and cut words),
+ * so their sends complete, and test our own batches in flight. True when
+ * all of ours completed. */
+static bool quiet_step(AirRuntime *rt) {
+  static const int other_tags[] = {AIR_TAG_PROGRESS, AIR_TAG_STOP, AIR_TAG_CUT_REPORT, AIR_TAG_CUT};
+  int ntags = AIR_MAX_EDGES + (int)(sizeof other_tags / sizeof other_tags[0]);
+  for (int k = 0; k < ntags; k++) {
+    int tag = k < AIR_MAX_EDGES ? k : other_tags[k - AIR_MAX_EDGES];
+    for (int burst = 0; burst < AIR_RECV_BURST; burst++) {
+      int flag = 0, bytes = 0;
+      MPI_Status st;
+      MPI_Iprobe(MPI_ANY_SOURCE, tag, rt->comm, &flag, &st);
+      if (!flag)
+        break;
+      MPI_Get_count(&st, MPI_BYTE, &bytes);
+      void *buf = malloc(bytes > 0 ? (size_t)bytes : 1);
+      if (!buf) /* cannot take it: stay on the path without MPI_Finalize */
+        return false;
+      MPI_Recv(buf, bytes, MPI_BYTE, st.MPI_SOURCE, tag, rt->comm, MPI_STATUS_IGNORE);
+      free(buf);
+    }
+  }
+  bool done = true;
+  if (rt->inflight && rt->outq)
+    for (int i = 0; i < rt->world * AIR_MAX_EDGES; i++) {
+      Inflight *f = &rt->inflight[i];
+      for (int j = 0; j < f->n; j++) {
+        int flag = 0;
+        if (f->req[j] != MPI_REQUEST_NULL)
+          MPI_Test(&f->req[j], &flag, MPI_STATUS_IGNORE);
+        done &= f->req[j] == MPI_REQUEST_NULL;
+      }
+    }
+  return done;
 }
 
 #define FATAL_GATHER_S 0.25 /* rank 0 waits this long for other ranks' messages */
 #define FATAL_ALONE_S 3.0   /* a rank whose rank 0 does not answer prints alone */
 #define FATAL_ACK_S 5.0     /* rank 0 waits this long for the others to say they go */
+#define FATAL_QUIET_S 2.0   /* a rank waits this long for its sends to complete */
 
+/* A fatal error on any rank ends every rank with status 1. Rank 0 prints
+ * the messages (its own and the others', each once), tells every rank to
+ * end, and waits for each to answer; a rank answers once its batches in
+ * flight completed (every rank drops what it receives meanwhile), saying
+ * whether it may leave through MPI_Finalize. Then rank 0's second word
+ * sends all out at once. */
 void air_fatal_main(AirRuntime *rt) {
   char *msg = rt->fatal_msg; /* empty when another rank's error brought us here */
   if (rt->rank != 0) {
@@ -132,27 +176,36 @@ void air_fatal_main(AirRuntime *rt) {
       int flag = 0;
       MPI_Iprobe(0, AIR_TAG_FATAL, rt->comm, &flag, MPI_STATUS_IGNORE);
       if (flag) {
-        /* rank 0's word to end: say we are going (an empty message), so
-         * it ends after us and the launcher kills no rank still leaving */
-        char none;
+        /* rank 0's word to end: our error text (sent before it, so
+         * received before the answer) is done; quiet our sends, then
+         * answer with one byte, 1 when we may finalize */
+        char none, ok, go;
         MPI_Recv(&none, 1, MPI_CHAR, 0, AIR_TAG_FATAL, rt->comm, MPI_STATUS_IGNORE);
-        MPI_Send(&none, 0, MPI_CHAR, 0, AIR_TAG_FATAL, rt->comm);
-        /* then all leave at once, at rank 0's second word: a rank that
-         * ended while another was still on its way would have the
-         * launcher kill that one (and report the kill, not status 1) */
+        if (req != MPI_REQUEST_NULL)
+          MPI_Wait(&req, MPI_STATUS_IGNORE);
         double t1 = air_mono_s();
-        while (air_mono_s() - t1 < FATAL_ACK_S) {
+        bool quiet;
+        while (!(quiet = quiet_step(rt)) && air_mono_s() - t1 < FATAL_QUIET_S)
+          nap_us(50);
+        ok = quiet && !rt->barrier_posted;
+        MPI_Send(&ok, 1, MPI_CHAR, 0, AIR_TAG_FATAL, rt->comm);
+        /* then all leave at once, at rank 0's second word (2: finalize),
+         * taking what others still send until then */
+        t1 = air_mono_s();
+        while (air_mono_s() - t1 < 2 * FATAL_ACK_S) {
           MPI_Iprobe(0, AIR_TAG_FATAL, rt->comm, &flag, MPI_STATUS_IGNORE);
           if (flag) {
-            MPI_Recv(&none, 1, MPI_CHAR, 0, AIR_TAG_FATAL, rt->comm, MPI_STATUS_IGNORE);
-            die_agreed(rt);
+            MPI_Recv(&go, 1, MPI_CHAR, 0, AIR_TAG_FATAL, rt->comm, MPI_STATUS_IGNORE);
+            die_agreed(go == 2);
           }
+          quiet_step(rt);
           nap_us(50);
         }
         die();
       }
       if (req != MPI_REQUEST_NULL)
         MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+      quiet_step(rt);
       if (air_mono_s() - t0 > FATAL_ALONE_S) {
         fprintf(stderr, "%s: error: rank %d: %s\n", rt->name, rt->rank,
                 msg[0] ? msg : "another rank failed");
@@ -173,13 +226,11 @@ void air_fatal_main(AirRuntime *rt) {
     snprintf(seen[nseen++], sizeof seen[0], "%s", msg);
   }
   /* Gather the others' messages for a moment, tell every rank to end,
-   * then wait until each said it goes (an empty message; a late error
-   * message is printed as it comes): leaving first, rank 0 would have the
-   * launcher kill ranks still on their way out, and the job's status
-   * would be the kill's, not 1. A rank that never answers is left to the
-   * launcher after FATAL_ACK_S. */
+   * then wait for each one's answer (a late error message is printed as
+   * it comes). A rank that never answers is left to the launcher after
+   * FATAL_ACK_S. */
   int acks = 0;
-  bool told = false;
+  bool told = false, all_ok = true;
   double t0 = air_mono_s();
   while (rt->world > 1 && acks < rt->world - 1 && air_mono_s() - t0 < FATAL_GATHER_S + FATAL_ACK_S) {
     if (!told && air_mono_s() - t0 >= FATAL_GATHER_S) {
@@ -192,11 +243,12 @@ void air_fatal_main(AirRuntime *rt) {
       }
       told = true;
     }
+    quiet_step(rt);
     int flag = 0;
     MPI_Status st;
     MPI_Iprobe(MPI_ANY_SOURCE, AIR_TAG_FATAL, rt->comm, &flag, &st);
     if (!flag) {
-      nap_us(1000);
+      nap_us(200);
       continue;
     }
     char text[sizeof rt->fatal_msg];
@@ -205,15 +257,20 @@ void air_fatal_main(AirRuntime *rt) {
     if (n < 0 || n > (int)sizeof text)
       n = 0;
     MPI_Recv(text, n, MPI_CHAR, st.MPI_SOURCE, AIR_TAG_FATAL, rt->comm, MPI_STATUS_IGNORE);
-    if (n == 0) {
+    if (n <= 1) { /* an answer (only after told; error texts are longer) */
+      all_ok &= n == 1 && text[0] == 1;
       if (++acks == rt->world - 1) { /* every rank waits for the word: go */
-        char go = 1;
+        double t1 = air_mono_s();
+        bool quiet;
+        while (!(quiet = quiet_step(rt)) && air_mono_s() - t1 < FATAL_QUIET_S)
+          nap_us(50);
+        char go = all_ok && quiet && !rt->barrier_posted ? 2 : 1;
         for (int r = 1; r < rt->world; r++)
           MPI_Send(&go, 1, MPI_CHAR, r, AIR_TAG_FATAL, rt->comm);
-        if (!rt->outq)
-          die_agreed(rt);
+        if (go == 2)
+          die_agreed(true);
         /* rank 0 leaves last */
-        double t1 = air_mono_s();
+        t1 = air_mono_s();
         while (air_mono_s() - t1 < 0.05)
           nap_us(1000);
         die();
@@ -231,6 +288,8 @@ void air_fatal_main(AirRuntime *rt) {
     }
   }
   fflush(stderr);
+  if (rt->world == 1)
+    die_agreed(quiet_step(rt));
   die();
 }
 
@@ -301,6 +360,7 @@ void air_comm_run(AirRuntime *rt) {
     if (e && e->consumer && e->consumer->active)
       recv[nrecv++] = e;
   }
+  rt->inflight = inf; /* for a fatal error's way out */
   long idle_us = AIR_IDLE_MIN_US;
   bool local_done = false, stop_told = false;
   MPI_Request barrier = MPI_REQUEST_NULL;
@@ -318,6 +378,7 @@ void air_comm_run(AirRuntime *rt) {
       local_done = true;
       air_progress_poll(rt, true); /* the last report goes before the barrier */
       MPI_Ibarrier(rt->comm, &barrier);
+      rt->barrier_posted = true;
     }
     air_progress_poll(rt, local_done);
     if (local_done) {
@@ -346,5 +407,6 @@ void air_comm_run(AirRuntime *rt) {
   }
   air_cut_finish(rt);
   air_progress_finish(rt);
+  rt->inflight = NULL;
   free(inf);
 }

@@ -681,7 +681,7 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
   c->done = true;
   char msg[768];
   /* a table's counts are the same on every rank: each decides alone */
-  if (c->table && c->rt && !c->keep_error &&
+  if (c->table && c->rt && !c->keep_error && !air_should_stop(c->rt) &&
       over_limit(c, (uint64_t)c->bad, c->taken, msg, sizeof msg))
     air_fatal(c->rt, "%s", msg);
   return AIR_CSV_END;
