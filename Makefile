@@ -294,6 +294,13 @@ check: check-shapes
 check-shapes: all
 	@python3 tests/shapes/run.py
 
+# Every example of docs/language.md compiles and runs on 2 ranks; the error
+# examples fail with their messages.
+.PHONY: check-docs
+check: check-docs
+check-docs: all
+	@python3 tests/docs/run.py
+
 # The committed picture of YSB*'s plan (needs Debian's graphviz; not in check).
 docs-png: all
 	$(B)/airc --explain=dot queries/ysb_star.airq | dot -Tpng -o docs/ysb_star.png

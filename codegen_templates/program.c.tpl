@@ -20,7 +20,7 @@
 static AirRuntime *g_rt; /* this rank's runtime */
 
 /* Integer arithmetic wraps as two's complement; division by zero gives 0 and
- * is counted (LANGUAGE.md section 7). */
+ * is counted (docs/language.md section 7). */
 static inline int64_t q_div_i64(int64_t a, int64_t b) {
   if (b == 0) {
     air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);

@@ -1,4 +1,4 @@
-/* airq.y - the grammar of AIRQ (see LANGUAGE.md) and parse_program().
+/* airq.y - the grammar of AIRQ (see docs/language.md) and parse_program().
  *
  * A pure, location-tracking LALR(1) parser. Every node is allocated from the
  * caller's arena and keeps its source location. Errors are recovered at

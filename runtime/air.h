@@ -4,7 +4,7 @@
  * row structs and the per-query loops; everything here is query-independent:
  * vertices on threads, bounded queues, non-blocking MPI channels with
  * watermarks, the rank-0 result collector, stats, hash tables, window state,
- * generators and CSV. See DESIGN.md in the repository for the mechanisms.
+ * generators and CSV. See docs/design.md for the mechanisms.
  *
  * Ownership: the runtime owns every object it returns; they live until
  * air_run() returns, except where a function says otherwise.
@@ -176,7 +176,7 @@ void air_stat_add(AirRuntime *rt, AirStat s, int64_t n); /* thread-safe */
 void air_latency_record(AirRuntime *rt, double ms);      /* rank 0 collector */
 
 /* ======================================================================
- * Collector (collector.c): rank 0 writes results in LANGUAGE.md's order
+ * Collector (collector.c): rank 0 writes results in docs/language.md's order
  * ====================================================================== */
 
 typedef struct AirCollectorDef {

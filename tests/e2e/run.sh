@@ -91,7 +91,7 @@ run_one() {
       why="sink file $f differs from $(basename "$first" .norm)'s"
     fi
   done
-  # Sinks are written to a temporary file renamed at the end (LANGUAGE.md).
+  # Sinks are written to a temporary file renamed at the end (docs/language.md).
   if [ -z "$why" ]; then
     tmps=$(cd "$run" && find . -name '*.tmp' | head -n 3 | tr '\n' ' ')
     [ -n "$tmps" ] && why="temporary files left: $tmps"

@@ -4,7 +4,7 @@
  * compiler/main.c calls them (parse, check, plan, fuse, explain as text and
  * as Graphviz, codegen), in process, once fused and once not. Diagnostics
  * and outputs go to /dev/null or a memory stream: what is looked for is a
- * crash, a hang, a leak or a sanitizer report, never the text (LANGUAGE.md
+ * crash, a hang, a leak or a sanitizer report, never the text (docs/language.md
  * section 7: no input file, however malformed, may make airc crash or hang).
  *
  * Built and run by `make fuzz` (see tests/fuzz/README.md).

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Replay the kept fuzz corpus (tests/fuzz/corpus) through the real airc
 # binary: every file with --check and with -S must end with status 0 or 1,
-# never a signal or another status (LANGUAGE.md section 7). For a sample of
+# never a signal or another status (docs/language.md section 7). For a sample of
 # the files airc accepts, the C it wrote must also pass
 # `mpicc -fsyntax-only -Werror -Wall -Wextra`. Run from the repository root.
 # Environment: AIRC (default build/airc), MPICC, SAMPLE (C files, 30).

@@ -1,11 +1,11 @@
 #!/bin/sh
-# No injection (LANGUAGE.md section 7): string literals, quoted identifiers,
+# No injection (docs/language.md section 7): string literals, quoted identifiers,
 # WITH paths and the query's own file name built to break out of C strings,
 # comments and macros, or to run shell commands, either behave as plain data
 # (the C compiles with -Werror, the program reads and writes exactly the
 # files named, nothing named pwned_* ever appears) or are rejected with a
 # located error and exit status 1. Expected outputs below are written by
-# hand from the CSV quoting rules (RFC 4180, as LANGUAGE.md says).
+# hand from the CSV quoting rules (RFC 4180, as docs/language.md says).
 # Run from the repository root; AIRC, MPICC, MPIRUN, KEEP=1 as elsewhere.
 set -u
 root=$(pwd)

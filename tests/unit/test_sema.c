@@ -1,4 +1,4 @@
-/* test_sema.c - semantic analysis: the LANGUAGE.md examples check cleanly
+/* test_sema.c - semantic analysis: the docs/language.md examples check cleanly
  * with the annotations worked out by hand, and each kind of mistake gives
  * its own message. */
 #include <setjmp.h>
@@ -96,7 +96,7 @@ static void assert_col(const Relation *r, int i, const char *name, TypeKind kind
 }
 
 /* ---------------------------------------------------------------------
- * LANGUAGE.md section 5
+ * docs/language.md section 5
  * --------------------------------------------------------------------- */
 
 static const char *SWA =

@@ -1,6 +1,6 @@
 """airref - reference helpers for the end-to-end tests (Python 3.11, stdlib only).
 
-Written from the documentation only (LANGUAGE.md sections 2, 4 and 7 and the
+Written from the documentation only (docs/language.md sections 2, 4 and 7 and the
 generator comment in runtime/air.h), never from the C code, so that a bug in
 the runtime cannot hide itself by being copied here.
 """
@@ -102,7 +102,7 @@ def ysb_field(h, field):
 
 
 # --------------------------------------------------------------------------
-# C arithmetic (LANGUAGE.md section 7): wrap-around, truncating division.
+# C arithmetic (docs/language.md section 1): wrap-around, truncating division.
 # --------------------------------------------------------------------------
 
 
@@ -181,7 +181,7 @@ def late_records(times, bound_ms, last_end, good=None):
 
 
 # --------------------------------------------------------------------------
-# CSV output (LANGUAGE.md section 4).
+# CSV output (docs/language.md section 4).
 # --------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""Reference for bad_rows: validate each line as LANGUAGE.md section 7 says
+"""Reference for bad_rows: validate each line as docs/language.md section 7 says
 (field count, numbers, string length, quoting), aggregate the good ones.
 
 By hand, the good rows of window [0, 2000) are s1: 5, 3 (n 2, total 8),
