@@ -1,83 +1,116 @@
+#!/usr/bin/env python3
 """make check-docs: every ```sql example of docs/language.md is a whole
 program. Each one compiles with airc and runs on 2 ranks for at most 2
 seconds (in a scratch directory holding queries/data as data/), exit 0 and
-a CSV header on standard output or in its sink; an example whose first
-lines say `-- expect error: TEXT` must fail to compile, with each TEXT in
-airc's messages, each as file:line:col: error:."""
+a CSV header on standard output or in each of its sinks; an example whose
+first lines say `-- expect error: TEXT` must fail to compile, with each
+TEXT in airc's messages, each as file:line:col: error:.
+
+    python3 tests/docs/run.py      (from anywhere)
+Environment: AIRC (build/airc), MPIRUN (mpirun), KEEP=1.
+"""
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
-root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-airc = os.environ.get("AIRC", os.path.join(root, "build", "airc"))
-mpirun = os.environ.get("MPIRUN", "mpirun")
-doc = os.path.join(root, "docs", "language.md")
-text = open(doc, encoding="utf-8").read()
-blocks = []
-for m in re.finditer(r"^```sql\n(.*?)^```$", text, re.S | re.M):
-    blocks.append((text.count("\n", 0, m.start()) + 2, m.group(1)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from lib import Harness  # noqa: E402
 
-passed = failed = 0
+AIRC = os.path.abspath(os.environ.get("AIRC", os.path.join(ROOT, "build", "airc")))
+MPIRUN = os.environ.get("MPIRUN", "mpirun")
+DOC = os.path.join(ROOT, "docs", "language.md")
+
+h = Harness("docs")
 
 
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
+def examples():
+    """(line of the first query line in docs/language.md, query text) per
+    ```sql block."""
+    text = open(DOC, encoding="utf-8").read()
+    return [(text.count("\n", 0, m.start()) + 2, m.group(1))
+            for m in re.finditer(r"^```sql\n(.*?)^```$", text, re.S | re.M)]
+
+
+def error_example(work, name, where, expect):
+    """The example must fail to compile, saying each expected text as
+    name.airq:L:C: error:."""
+    r = subprocess.run([AIRC, name + ".airq", "-o", name], cwd=work, capture_output=True,
+                       text=True, timeout=120)
+    if r.returncode != 1:
+        h.fail("%s: fails to compile (exit %d)" % (where, r.returncode), r.stderr)
+        return
+    for e in expect:
+        if re.search(r"^%s:\d+:\d+: error: .*%s" % (re.escape(name + ".airq"), re.escape(e)),
+                     r.stderr, re.M):
+            h.ok("%s: says '%s'" % (where, e))
+        else:
+            h.fail("%s: says '%s'" % (where, e), r.stderr)
+
+
+def header_first(out):
+    """Whether out begins with a CSV header line."""
+    return bool(out) and "," in out.splitlines()[0]
+
+
+def running_example(work, name, where, body):
+    """The example compiles, runs on 2 ranks and writes a CSV header to
+    standard output (no sinks) or to each of its csv sinks."""
+    if not h.compile(AIRC, work, name + ".airq", name, label=where):
+        return
+    sinks = [os.path.join(work, s) for s in re.findall(r"sink = 'csv', path = '([^']*)'", body)]
+    for s in sinks:
+        if os.path.exists(s):
+            os.remove(s)
+    try:
+        r = subprocess.run([MPIRUN, "-np", "2", "./" + name, "--duration", "2", "--quiet"],
+                           cwd=work, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        h.fail("%s: runs on 2 ranks within 60 s" % where)
+        return
+    if r.returncode != 0:
+        h.fail("%s: runs on 2 ranks (exit %d)" % (where, r.returncode), r.stderr)
+        return
+    if not sinks:
+        if header_first(r.stdout):
+            h.ok("%s: runs, a CSV header first on stdout" % where)
+        else:
+            h.fail("%s: a CSV header first on stdout" % where, r.stdout[:400])
+        return
+    for s in sinks:
+        rel = os.path.relpath(s, work)
+        if not os.path.exists(s):
+            h.fail("%s: writes its sink %s" % (where, rel))
+            continue
+        out = open(s, encoding="utf-8").read()
+        if header_first(out):
+            h.ok("%s: runs, a CSV header first in %s" % (where, rel))
+        else:
+            h.fail("%s: a CSV header first in %s" % (where, rel), out[:400])
+
+
+def main():
+    blocks = examples()
+    if len(blocks) >= 10:
+        h.ok("docs/language.md holds %d examples" % len(blocks))
     else:
-        failed += 1
-        print("FAIL " + what)
+        h.fail("docs/language.md holds at least 10 examples (%d)" % len(blocks))
+    with h.workdir() as work:
+        shutil.copytree(os.path.join(ROOT, "queries", "data"), os.path.join(work, "data"))
+        for n, (line, body) in enumerate(blocks):
+            name = "ex%d" % n
+            where = "docs/language.md:%d" % line
+            with open(os.path.join(work, name + ".airq"), "w", encoding="utf-8") as f:
+                f.write(body)
+            expect = re.findall(r"^-- expect error: (.*)$", body, re.M)
+            if expect:
+                error_example(work, name, where, expect)
+            else:
+                running_example(work, name, where, body)
+    return h.summary()
 
 
-work = tempfile.mkdtemp(prefix="airc-docs-")
-try:
-    shutil.copytree(os.path.join(root, "queries", "data"), os.path.join(work, "data"))
-    for n, (line, body) in enumerate(blocks):
-        name = "ex%d" % n
-        where = "docs/language.md:%d" % line
-        src = os.path.join(work, name + ".airq")
-        with open(src, "w", encoding="utf-8") as f:
-            f.write(body)
-        expect = re.findall(r"^-- expect error: (.*)$", body, re.M)
-        r = subprocess.run([airc, name + ".airq", "-o", name], cwd=work, capture_output=True,
-                           text=True, timeout=120)
-        if expect:
-            check(r.returncode == 1, "%s: fails to compile (exit %d)" % (where, r.returncode))
-            for e in expect:
-                hit = re.search(r"^%s:\d+:\d+: error: .*%s" % (re.escape(name + ".airq"), re.escape(e)),
-                                r.stderr, re.M)
-                check(hit is not None, "%s: says '%s':\n%s" % (where, e, r.stderr))
-            continue
-        check(r.returncode == 0, "%s: compiles:\n%s" % (where, r.stderr))
-        if r.returncode != 0:
-            continue
-        sinks = re.findall(r"sink = 'csv', path = '([^']*)'", body)
-        for s in sinks:
-            if os.path.exists(os.path.join(work, s)):
-                os.remove(os.path.join(work, s))
-        try:
-            r = subprocess.run([mpirun, "-np", "2", "./" + name, "--duration", "2", "--quiet"],
-                               cwd=work, capture_output=True, text=True, timeout=60)
-            rc = r.returncode
-        except subprocess.TimeoutExpired:
-            rc, r = "timeout", None
-        check(rc == 0, "%s: runs on 2 ranks (exit %s):\n%s" % (where, rc, r.stderr if r else ""))
-        if rc != 0:
-            continue
-        outs = [r.stdout] + [open(os.path.join(work, s)).read() for s in sinks
-                             if os.path.exists(os.path.join(work, s))]
-        check(len(outs) == 1 + len(sinks), "%s: writes its sinks %s" % (where, sinks))
-        for o in outs:
-            if not o and not sinks:
-                check(False, "%s: writes results" % where)
-            elif o:
-                check("," in o.splitlines()[0], "%s: a CSV header first: %r" % (where, o[:80]))
-        print("ok   %s (%s)" % (where, "error" if expect else "runs"))
-finally:
-    shutil.rmtree(work, ignore_errors=True)
-check(len(blocks) >= 10, "docs/language.md holds its examples (%d)" % len(blocks))
-print("docs: %d passed, %d failed (%d examples)" % (passed, failed, len(blocks)))
-sys.exit(1 if failed else 0)
+if __name__ == "__main__":
+    sys.exit(main())
