@@ -28,7 +28,7 @@ UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 .PHONY: all deps deps-quiet check check-unit check-golden check-e2e demo clean update-golden
-all: $(B)/airc $(B)/libair.a $(B)/include/air.h
+all: $(B)/airc $(B)/libair.a $(B)/include/air.h $(B)/include/air_limits.h
 
 # --- compiler -------------------------------------------------------------
 $(B)/grammar/airq.tab.c $(B)/grammar/airq.tab.h: grammar/airq.y
@@ -40,14 +40,14 @@ $(B)/grammar/lex.airq.c $(B)/grammar/lex.airq.h: grammar/airq.l
 	$(FLEX) --header-file=$(B)/grammar/lex.airq.h -o $(B)/grammar/lex.airq.c $<
 
 $(B)/grammar/lex.airq.o: $(B)/grammar/lex.airq.c $(B)/grammar/airq.tab.h compiler/airc.h
-	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Wno-sign-compare -Wno-unused-function -Icompiler -I$(B)/grammar -c $< -o $@
+	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Wno-sign-compare -Wno-unused-function -Icompiler -Iruntime -I$(B)/grammar -c $< -o $@
 
 $(B)/grammar/airq.tab.o: $(B)/grammar/airq.tab.c $(B)/grammar/lex.airq.h compiler/airc.h
-	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Icompiler -I$(B)/grammar -c $< -o $@
+	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Icompiler -Iruntime -I$(B)/grammar -c $< -o $@
 
-$(B)/compiler/%.o: compiler/%.c compiler/airc.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
+$(B)/compiler/%.o: compiler/%.c compiler/airc.h runtime/air_limits.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Icompiler -I$(B)/grammar -c $< -o $@
+	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Icompiler -Iruntime -I$(B)/grammar -c $< -o $@
 
 # Templates are embedded as string literals, one per line, so airc is one
 # self-contained binary (AIRC_TEMPLATE_DIR overrides them at run time).
@@ -75,7 +75,7 @@ $(B)/libair.a: $(RUNTIME_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(B)/include/air.h: runtime/air.h
+$(B)/include/%.h: runtime/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -122,7 +122,7 @@ FUZZ_SRC     := $(COMPILER_SRC) $(B)/grammar/airq.tab.c $(B)/grammar/lex.airq.c 
 .PHONY: fuzz fuzz-merge
 $(B)/fuzz/fuzz_airc: tests/fuzz/fuzz_airc.c $(FUZZ_SRC) compiler/airc.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CSTD) $(FUZZ_FLAGS) -Icompiler -I$(B)/grammar tests/fuzz/fuzz_airc.c $(FUZZ_SRC) -o $@
+	$(FUZZ_CC) $(CSTD) $(FUZZ_FLAGS) -Icompiler -Iruntime -I$(B)/grammar tests/fuzz/fuzz_airc.c $(FUZZ_SRC) -o $@
 
 fuzz: $(B)/fuzz/fuzz_airc
 	sh tests/fuzz/fuzz.sh $(FUZZ_SECONDS)
@@ -155,13 +155,13 @@ ASAN_RUNTIME_OBJ  := $(RUNTIME_SRC:runtime/%.c=$(A)/runtime/%.o)
 ASAN_UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(A)/tests/%)
 
 .PHONY: check-asan
-$(A)/compiler/%.o: compiler/%.c compiler/airc.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
+$(A)/compiler/%.o: compiler/%.c compiler/airc.h runtime/air_limits.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -Icompiler -I$(B)/grammar -c $< -o $@
+	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -Icompiler -Iruntime -I$(B)/grammar -c $< -o $@
 
 $(A)/grammar/%.o: $(B)/grammar/%.c $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h compiler/airc.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -Wno-sign-compare -Wno-unused-function -Icompiler -I$(B)/grammar -c $< -o $@
+	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -Wno-sign-compare -Wno-unused-function -Icompiler -Iruntime -I$(B)/grammar -c $< -o $@
 
 $(A)/templates.o: $(B)/templates.c
 	@mkdir -p $(dir $@)
@@ -182,7 +182,7 @@ $(A)/libair.a: $(ASAN_RUNTIME_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(A)/include/air.h: runtime/air.h
+$(A)/include/%.h: runtime/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -190,7 +190,7 @@ $(A)/tests/test_%: tests/unit/test_%.c $(A)/libairc.a $(A)/libair.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CSTD) $(ASAN_FLAGS) $(WARN) -pthread -Icompiler -Iruntime -I$(B)/grammar $< $(A)/libairc.a $(A)/libair.a -lcmocka -lm -o $@
 
-check-asan: all $(A)/airc $(A)/libair.a $(A)/include/air.h $(ASAN_UNIT_BIN)
+check-asan: all $(A)/airc $(A)/libair.a $(A)/include/air.h $(A)/include/air_limits.h $(ASAN_UNIT_BIN)
 	@sh tests/run_unit.sh $(ASAN_UNIT_BIN)
 	@AIRC=$(A)/airc sh tests/golden/run.sh
 	@AIRC=$(A)/airc sh tests/fuzz/replay.sh
@@ -220,7 +220,7 @@ $(T)/libair.a: $(TSAN_RUNTIME_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(T)/include/air.h: runtime/air.h
+$(T)/include/%.h: runtime/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -228,7 +228,7 @@ $(T)/tests/test_%: tests/unit/test_%.c $(T)/libair.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CSTD) $(TSAN_FLAGS) $(WARN) -pthread -Iruntime $< $(T)/libair.a -lcmocka -lm -o $@
 
-check-tsan: all $(T)/libair.a $(T)/include/air.h $(TSAN_UNIT_BIN)
+check-tsan: all $(T)/libair.a $(T)/include/air.h $(T)/include/air_limits.h $(TSAN_UNIT_BIN)
 	@$(TSAN_ENV) sh tests/run_unit.sh $(TSAN_UNIT_BIN)
 	@$(TSAN_ENV) LIBAIR=$(T)/libair.a LIBAIR_NO_MAKE=1 WSUM_TMP=$(T)/runtime-test \
 	  WSUM_CFLAGS="$(TSAN_FLAGS)" REPEAT=4 sh tests/runtime/run.sh
@@ -239,7 +239,7 @@ check-tsan: all $(T)/libair.a $(T)/include/air.h $(TSAN_UNIT_BIN)
 # the layout airc looks for relative to itself (bin/../lib, bin/../include).
 PREFIX  ?= /usr/local
 DESTDIR ?=
-INSTALL_FILES := bin/airc lib/libair.a include/air.h share/man/man1/airc.1
+INSTALL_FILES := bin/airc lib/libair.a include/air.h include/air_limits.h share/man/man1/airc.1
 
 .PHONY: install uninstall check-install check-queries docs-png
 install: all
@@ -248,6 +248,7 @@ install: all
 	install -m 755 $(B)/airc $(DESTDIR)$(PREFIX)/bin/airc
 	install -m 644 $(B)/libair.a $(DESTDIR)$(PREFIX)/lib/libair.a
 	install -m 644 runtime/air.h $(DESTDIR)$(PREFIX)/include/air.h
+	install -m 644 runtime/air_limits.h $(DESTDIR)$(PREFIX)/include/air_limits.h
 	install -m 644 docs/airc.1 $(DESTDIR)$(PREFIX)/share/man/man1/airc.1
 
 uninstall:
@@ -311,7 +312,7 @@ docs-png: all
 BENCH_CFLAGS := $(CSTD) -O2 $(WARN) -I$(B)/include
 BENCH_PY_FLAGS := $(if $(filter 1 yes true,$(BENCH_QUICK)),--quick) $(if $(BENCH_DURATION),--duration $(BENCH_DURATION))
 
-$(B)/bench/ceiling_%: bench/ceiling_%.c bench/ceiling.h $(B)/libair.a $(B)/include/air.h
+$(B)/bench/ceiling_%: bench/ceiling_%.c bench/ceiling.h $(B)/libair.a $(B)/include/air.h $(B)/include/air_limits.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BENCH_CFLAGS) $< $(B)/libair.a -lm -pthread -o $@
 

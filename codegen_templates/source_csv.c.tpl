@@ -32,7 +32,7 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
       (void)rowwm;
       @ROW@ s;
       memset(&s, 0, sizeof s);
-/*%% parse %%*/
+/*%% rows %%*/
       n++;
 /*%% branches %%*/
     }

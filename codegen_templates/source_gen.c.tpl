@@ -21,7 +21,7 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
       @ROW@ s;
       (void)i;
       (void)h;
-/*%% fill %%*/
+/*%% rows %%*/
 /*%% branches %%*/
     }
     air_stat_add(g_rt, AIR_STAT_EVENTS_IN, (int64_t)n);

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "air_limits.h" /* shared with the runtime: TIMESTAMP range, edge limit, YSB fields */
+
 #define AIRC_VERSION "0.1.0"
 
 /* ======================================================================
@@ -136,6 +138,7 @@ typedef enum {
   AGG_MIN,        /* MIN(x) */
   AGG_MAX,        /* MAX(x) */
   AGG_AVG,        /* AVG(x) */
+  AGG_LAST = AGG_AVG /* the last row of agg_defs */
 } AggKind;
 
 typedef enum {
@@ -330,14 +333,14 @@ char *read_file(const char *path, size_t *len);
  * ====================================================================== */
 
 typedef enum {
-  REL_SOURCE,  /* CREATE STREAM with columns: ysb, datagen or csv */
+  REL_SOURCE,  /* CREATE STREAM with columns: a row of source_kinds */
   REL_TABLE,   /* CREATE TABLE */
   REL_DERIVED, /* CREATE STREAM AS SELECT */
   REL_SINK,    /* CREATE SINK */
 } RelKind;
 
-typedef enum { SRC_NONE, SRC_YSB, SRC_DATAGEN, SRC_CSV } SourceKind;
-typedef enum { SINK_NONE, SINK_CSV } SinkKind;
+typedef struct SourceKindDef SourceKindDef; /* kinds.c: one row per source kind */
+typedef struct SinkKindDef SinkKindDef;     /* kinds.c: one row per sink kind */
 
 typedef enum {
   GEN_NONE,      /* not generated (ingestion time for TIMESTAMP) */
@@ -377,8 +380,8 @@ struct Relation {
                             the most its event time can be behind its window's end */
   bool ingestion_time;   /* the time column is wall-clock ingestion time */
   int key_col;           /* TABLE: PRIMARY KEY column index */
-  SourceKind source;     /* REL_SOURCE/REL_TABLE: where rows come from */
-  SinkKind sink;         /* REL_SINK */
+  const SourceKindDef *source; /* REL_SOURCE/REL_TABLE: where rows come from (NULL: not given) */
+  const SinkKindDef *sink;     /* REL_SINK: where rows go (NULL: not given) */
   const char *path;      /* csv path (source, table or sink) */
   SrcLoc path_loc;       /* ... its value in the WITH options */
   bool header;           /* csv: the first line is a header */
@@ -417,7 +420,6 @@ typedef enum {
   OP_SOURCE,       /* a source stream's rows enter */
   OP_MAP,          /* select list without aggregates */
   OP_FILTER,       /* WHERE */
-  OP_SPLIT,        /* one stream, several consumers (shown in --explain) */
   OP_STATIC_JOIN,  /* lookup join with a TABLE */
   OP_REDUCE,       /* windowed aggregates without GROUP BY */
   OP_AGGREGATION,  /* windowed aggregates with GROUP BY */
@@ -479,12 +481,9 @@ typedef enum {
   XR_SAME,    /* a message to the same rank: a derived stream's rows to a reader */
 } ExchangeKind;
 
-/* TIMESTAMPs are ms since the epoch within years 1 to 9999 (the runtime's
- * AIR_TS_MIN and AIR_TS_MAX); no window, gap or watermark bound is longer
- * than that range, so window arithmetic stays within int64. */
-#define AIRC_TS_MIN INT64_C(-62135596800000)
-#define AIRC_TS_MAX INT64_C(253402300799999)
-#define AIRC_MAX_SPAN_MS (AIRC_TS_MAX - AIRC_TS_MIN)
+/* No window, gap or watermark bound is longer than the TIMESTAMP range
+ * (air_limits.h), so window arithmetic stays within int64. */
+#define AIRC_MAX_SPAN_MS (AIR_TS_MAX - AIR_TS_MIN)
 /* A hopping window with more windows per event than this gets a warning. */
 #define AIRC_WARN_WINDOWS_PER_ROW 100000
 #define AIRC_MAX_OUTS 16 /* consumers of one pipeline's rows */
@@ -524,7 +523,6 @@ typedef struct Physical {
   Chain *too_many;    /* a chain whose results have more than AIRC_MAX_OUTS readers */
 } Physical;
 
-#define AIRC_MAX_EDGES 64 /* the runtime's AIR_MAX_EDGES: MPI tags per program */
 
 Physical *fuse_plan(Arena *a, Plan *plan, bool fuse);
 void explain_print(FILE *out, const Physical *ph);
@@ -559,5 +557,141 @@ bool codegen_emit(FILE *out, Diag *d, const Physical *ph);
  * a safe printable ASCII character becomes an octal escape, so no query text
  * can end the literal, form a trigraph or a comment. */
 void c_escape_str(FILE *out, const char *s, size_t n);
+
+/* ======================================================================
+ * kinds.c - one row per kind: sources, sinks, aggregates, operators
+ *
+ * A kind's row says everything the phases ask about it; a phase never
+ * tests which kind it has. Adding a source kind is its row, the hooks the
+ * row names (a check in sema.c, emitters in codegen.c), its template or
+ * runtime file, its tests and docs. docs/design.md lists what each hook
+ * must do.
+ * ====================================================================== */
+
+/* WITH (...) option keys; option_keys[] says which relations take each. */
+typedef enum {
+  OPT_SOURCE,
+  OPT_PATH,
+  OPT_HEADER,
+  OPT_RATE,
+  OPT_SEED,
+  OPT_LIMIT,
+  OPT_SINK,
+  OPT_MAX_BAD_ROWS,
+  OPT_COUNT
+} OptionKey;
+#define OPT_BIT(o) (1u << (o))
+
+typedef struct OptionKeyDef {
+  const char *key;  /* as written (matched case-insensitively) */
+  unsigned rels;    /* the relation kinds it applies to: 1u << RelKind */
+} OptionKeyDef;
+extern const OptionKeyDef option_keys[OPT_COUNT];
+
+typedef struct Sema Sema; /* sema.c */
+typedef struct Gen Gen;   /* codegen.c: one program being written */
+typedef struct Ctx Ctx;   /* codegen.c: where an expression's columns live */
+
+/* How a source's event time and watermark come about. */
+typedef enum {
+  TIME_GENERATED, /* the source makes it: a sequence() column is event time, its watermark the
+                     latest made minus the bound; any other TIMESTAMP is ingestion time */
+  TIME_SCANNED,   /* read from the records: the watermark covers the records every rank has
+                     scanned (air_csv_scanned_wm), the same on every rank */
+} TimePolicy;
+
+/* Holes a source kind fills in its own template (beside the common ones). */
+typedef struct KindHoles {
+  TplHole h[6];
+  char text[6][48];
+  int n;
+} KindHoles;
+
+struct SourceKindDef {
+  const char *name;        /* as written in WITH (source = '...') */
+  const char *desc;        /* --explain of a stream it feeds: "csv file" */
+  const char *table_desc;  /* --explain of a TABLE it fills; NULL: it cannot fill one */
+  const char *table_brief; /* the same, shorter, for --explain=dot */
+  unsigned opts;           /* options it takes besides 'source' (OPT_BIT) */
+  unsigned required;       /* ... of which these must be given */
+  bool per_thread;         /* one producer per --threads on every rank, else one per rank */
+  bool generated_by;       /* columns take GENERATED BY */
+  bool all_columns;        /* every column is made (parsed and checked), read or not */
+  TimePolicy time;         /* see TimePolicy */
+  const char *tpl;         /* codegen_templates/ file of its loop */
+  const char *cut;         /* C expression: true when a stop's cut is agreed, the rows before
+                              it in (int64_t cut) */
+  /* sema.c: checks of the columns for this kind, of a stream and of a table (NULL: none) */
+  void (*check_stream)(Sema *s, Stmt *st, Relation *r);
+  void (*check_table)(Sema *s, Stmt *st, Relation *r);
+  /* codegen.c: file-scope state and its setup (NULL: none); one row into `s` in the loop
+   * (columns a single Filter does not read may go to *late, for the rows it passes); the
+   * template's own holes; the code that loads a TABLE it fills. */
+  void (*emit_global)(Gen *g, const Relation *r);
+  void (*emit_row)(Gen *g, const Relation *r, FILE *out, char **late);
+  void (*holes)(const Relation *r, KindHoles *h);
+  void (*emit_table)(Gen *g, const Relation *r);
+};
+extern const SourceKindDef source_kinds[];
+extern const int nsource_kinds;
+
+struct SinkKindDef {
+  const char *name;  /* as written in WITH (sink = '...') */
+  const char *desc;  /* --explain: "csv file" */
+  unsigned opts;     /* options it takes besides 'sink' (OPT_BIT) */
+  unsigned required; /* ... of which these must be given */
+};
+extern const SinkKindDef sink_kinds[];
+extern const int nsink_kinds;
+
+/* One aggregate function. Rows are indexed by AggKind. */
+typedef struct AggDef {
+  const char *name;          /* as written (upper case); NULL for AGG_NONE */
+  bool star;                 /* the '*' form: COUNT(*) */
+  Type (*result)(Type arg);  /* its type over an argument of type arg; TY_ERROR: not over it */
+  /* codegen.c: the accumulator's members for aggregate j; one row's update (is_new: the
+   * accumulator is fresh); merging partial p into acc; its value from accumulator cx->acc */
+  void (*field)(FILE *o, const Expr *a, int j);
+  void (*update)(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind);
+  void (*merge)(FILE *o, const Expr *a, int j, const char *ind);
+  void (*value)(FILE *o, const Expr *a, int j, const Ctx *cx);
+} AggDef;
+extern const AggDef agg_defs[AGG_LAST + 1];
+/* The aggregate called name (any case), the '*' form or not; AGG_NONE if there is none. */
+AggKind agg_lookup(const char *name, bool star);
+
+/* The operator's name in --explain and in generated comments: "StaticJoin". */
+const char *op_name(OperatorKind k);
+
+/* The row of a source or sink kind by name (any case), or NULL. */
+const SourceKindDef *source_kind_lookup(const char *name);
+const SinkKindDef *sink_kind_lookup(const char *name);
+
+/* Hooks the rows name (sema.c, codegen.c). */
+void sema_check_ysb_stream(Sema *s, Stmt *st, Relation *r);
+void sema_check_ysb_table(Sema *s, Stmt *st, Relation *r);
+void sema_check_datagen_stream(Sema *s, Stmt *st, Relation *r);
+void cg_csv_global(Gen *g, const Relation *r);
+void cg_csv_row(Gen *g, const Relation *r, FILE *out, char **late);
+void cg_gen_row(Gen *g, const Relation *r, FILE *out, char **late);
+void cg_csv_holes(const Relation *r, KindHoles *h);
+void cg_gen_holes(const Relation *r, KindHoles *h);
+void cg_csv_table(Gen *g, const Relation *r);
+void cg_ysb_table(Gen *g, const Relation *r);
+void cg_count_field(FILE *o, const Expr *a, int j);
+void cg_sum_field(FILE *o, const Expr *a, int j);
+void cg_avg_field(FILE *o, const Expr *a, int j);
+void cg_minmax_field(FILE *o, const Expr *a, int j);
+void cg_count_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind);
+void cg_sum_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind);
+void cg_avg_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind);
+void cg_minmax_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind);
+void cg_count_merge(FILE *o, const Expr *a, int j, const char *ind);
+void cg_sum_merge(FILE *o, const Expr *a, int j, const char *ind);
+void cg_avg_merge(FILE *o, const Expr *a, int j, const char *ind);
+void cg_minmax_merge(FILE *o, const Expr *a, int j, const char *ind);
+void cg_plain_value(FILE *o, const Expr *a, int j, const Ctx *cx);
+void cg_sum_value(FILE *o, const Expr *a, int j, const Ctx *cx);
+void cg_avg_value(FILE *o, const Expr *a, int j, const Ctx *cx);
 
 #endif /* AIRC_H */

@@ -460,22 +460,32 @@ static void emit_default(FILE *out, Type t) {
   }
 }
 
-/* An aggregate over DOUBLE values that keeps an exact sum (AirXsum). */
-static bool exact_sum(const Expr *a) {
-  return (a->agg == AGG_SUM || a->agg == AGG_AVG) && a->args && a->args->kind != EX_STAR &&
-         a->args->type.kind == TY_DOUBLE;
+/* SUM or AVG over DOUBLE values keeps an exact sum (AirXsum). */
+static bool exact_sum(const Expr *a) { return a->args->type.kind == TY_DOUBLE; }
+
+/* ---- aggregates: the emitters agg_defs (kinds.c) names ----------------- */
+
+void cg_plain_value(FILE *out, const Expr *a, int j, const Ctx *cx) {
+  (void)a;
+  fprintf(out, "%s->a%d", cx->acc, j);
 }
 
-static void emit_agg_value(FILE *out, const Expr *e, const Ctx *cx) {
-  int j = e->agg_idx;
-  if (e->agg == AGG_AVG && exact_sum(e))
-    fprintf(out, "(air_xsum_value(&%s->a%ds) / (double)%s->a%dn)", cx->acc, j, cx->acc, j);
-  else if (e->agg == AGG_AVG)
-    fprintf(out, "((double)%s->a%ds / (double)%s->a%dn)", cx->acc, j, cx->acc, j);
-  else if (exact_sum(e))
+void cg_sum_value(FILE *out, const Expr *a, int j, const Ctx *cx) {
+  if (exact_sum(a))
     fprintf(out, "air_xsum_value(&%s->a%d)", cx->acc, j);
   else
     fprintf(out, "%s->a%d", cx->acc, j);
+}
+
+void cg_avg_value(FILE *out, const Expr *a, int j, const Ctx *cx) {
+  if (exact_sum(a))
+    fprintf(out, "(air_xsum_value(&%s->a%ds) / (double)%s->a%dn)", cx->acc, j, cx->acc, j);
+  else
+    fprintf(out, "((double)%s->a%ds / (double)%s->a%dn)", cx->acc, j, cx->acc, j);
+}
+
+static void emit_agg_value(FILE *out, const Expr *e, const Ctx *cx) {
+  agg_defs[e->agg].value(out, e, e->agg_idx, cx);
 }
 
 static void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
@@ -672,8 +682,6 @@ typedef struct Gen {
   bool ok;
 } Gen;
 
-static const char *op_names[] = {"Source", "Map", "Filter", "Split", "StaticJoin", "Reduce",
-                                 "Aggregation", "Join", "Sink"};
 
 static const Operator *stage_ops(const Stage *st) { return st->leg ? st->chain->ops1 : st->chain->ops; }
 static const Operator *stage_op(const Stage *st, int i) { return &stage_ops(st)[i]; }
@@ -795,23 +803,7 @@ static void emit_chain_types(Gen *g, const Chain *ch) {
     fprintf(o, "typedef struct A%d { /* accumulators */\n", c);
     fprintf(o, "  int64_t maxts; /* event time: the latest contributing row's */\n");
     for (int j = 0; j < s->naggs; j++) {
-      const Expr *a = s->aggs[j];
-      Type at = a->args && a->args->kind != EX_STAR ? a->args->type : (Type){TY_BIGINT, 0};
-      switch (a->agg) {
-      case AGG_COUNT_STAR:
-      case AGG_COUNT: fprintf(o, "  int64_t a%d; /* ", j); break;
-      case AGG_SUM: fprintf(o, "  %s a%d; /* ", exact_sum(a) ? "AirXsum" : "int64_t", j); break;
-      case AGG_MIN:
-      case AGG_MAX: fprintf(o, "  %s a%d; /* ", ctype(at), j); break;
-      case AGG_AVG:
-        fprintf(o, "  %s a%ds; /* sum of ", exact_sum(a) ? "AirXsum" : "int64_t", j);
-        c_comment(o, a->text);
-        fprintf(o, " */\n  int64_t a%dn; /* ", j);
-        break;
-      case AGG_NONE: break;
-      }
-      c_comment(o, a->text);
-      fprintf(o, " */\n");
+      agg_defs[s->aggs[j]->agg].field(o, s->aggs[j], j);
     }
     fprintf(o, "} A%d;\n", c);
     fprintf(o, "typedef struct P%d { /* a per-rank partial aggregate */\n", c);
@@ -910,7 +902,7 @@ static char *csv_header(const Select *s) {
 /* ---- sources and tables ---------------------------------------------------- */
 
 static bool source_col_used(const Plan *pl, const Relation *r, int col) {
-  if (r->source == SRC_CSV) return true; /* every field is parsed and checked */
+  if (r->source->all_columns) return true; /* e.g. csv: every field is parsed and checked */
   for (int c = 0; c < pl->nchains; c++) {
     if (pl->chains[c].source == r && pl->chains[c].used[0][col]) return true;
     if (pl->chains[c].source1 == r && pl->chains[c].used[1][col]) return true;
@@ -1071,22 +1063,31 @@ static void emit_table(Gen *g, const Relation *r) {
   fprintf(f, ", where, line);\n  *slot = *row;\n}\n\n");
   fprintf(f, "static void load_tab%d(void) {\n", r->index);
   fprintf(f, "  tab%d = air_hash_new(sizeof(TK%d), sizeof(T%d), 2048);\n", r->index, r->index, r->index);
-  if (r->source == SRC_YSB) {
-    int ad = -1, camp = -1;
-    for (int i = 0; i < r->ncols; i++) {
-      if (strcmp(r->cols[i].name, "ad_id") == 0) ad = i;
-      if (strcmp(r->cols[i].name, "campaign_id") == 0) camp = i;
-    }
-    fprintf(f, "  for (int k = 0; k < AIR_YSB_ADS; k++) {\n    static T%d row;\n    char uuid[37];\n", r->index);
-    fprintf(f, "    memset(&row, 0, sizeof row);\n");
-    if (ad >= 0)
-      fprintf(f, "    air_ysb_ad_uuid(k, uuid);\n    q_strcpy(row.c%d, sizeof row.c%d, uuid);\n", ad, ad);
-    if (camp >= 0)
-      fprintf(f, "    air_ysb_campaign_uuid(k / (AIR_YSB_ADS / AIR_YSB_CAMPAIGNS), uuid);\n"
-                 "    q_strcpy(row.c%d, sizeof row.c%d, uuid);\n", camp, camp);
-    fprintf(f, "    tab%d_insert(&row, \"ysb campaign table\", k + 1);\n  }\n}\n\n", r->index);
-    return;
+  r->source->emit_table(g, r);
+  fprintf(f, "}\n\n");
+}
+
+/* The ysb kind's campaign table: every ad and its campaign (air.h). */
+void cg_ysb_table(Gen *g, const Relation *r) {
+  FILE *f = g->funcs.f;
+  int ad = -1, camp = -1;
+  for (int i = 0; i < r->ncols; i++) {
+    if (strcmp(r->cols[i].name, "ad_id") == 0) ad = i;
+    if (strcmp(r->cols[i].name, "campaign_id") == 0) camp = i;
   }
+  fprintf(f, "  for (int k = 0; k < AIR_YSB_ADS; k++) {\n    static T%d row;\n    char uuid[37];\n", r->index);
+  fprintf(f, "    memset(&row, 0, sizeof row);\n");
+  if (ad >= 0)
+    fprintf(f, "    air_ysb_ad_uuid(k, uuid);\n    q_strcpy(row.c%d, sizeof row.c%d, uuid);\n", ad, ad);
+  if (camp >= 0)
+    fprintf(f, "    air_ysb_campaign_uuid(k / (AIR_YSB_ADS / AIR_YSB_CAMPAIGNS), uuid);\n"
+               "    q_strcpy(row.c%d, sizeof row.c%d, uuid);\n", camp, camp);
+  fprintf(f, "    tab%d_insert(&row, \"ysb campaign table\", k + 1);\n  }\n", r->index);
+}
+
+/* The csv kind's table: every record of the file, checked. */
+void cg_csv_table(Gen *g, const Relation *r) {
+  FILE *f = g->funcs.f;
   fprintf(f, "  AirCsv *csv;\n");
   emit_csv_open(f, r, "csv", "  ");
   fprintf(f, "  AirField f[%d];\n  long line = 0;\n  int nf;\n", r->ncols + 1);
@@ -1095,7 +1096,7 @@ static void emit_table(Gen *g, const Relation *r) {
           r->ncols, r->ncols);
   fprintf(f, "    static T%d row; /* may be large: not on the main thread's stack */\n    memset(&row, 0, sizeof row);\n", r->index);
   emit_csv_parse(f, r, "row", "    ", "csv", "continue");
-  fprintf(f, "    tab%d_insert(&row, air_csv_path(csv), line);\n  }\n  air_csv_close(csv);\n}\n\n", r->index);
+  fprintf(f, "    tab%d_insert(&row, air_csv_path(csv), line);\n  }\n  air_csv_close(csv);\n", r->index);
 }
 
 /* ---- pipelines ------------------------------------------------------------- */
@@ -1155,73 +1156,96 @@ static void min_max_cond(char *buf, size_t n, const Expr *a, const char *v, int 
 static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char *ind, const char *ts) {
   const Select *s = ch->sel;
   fprintf(o, "%sif (is_new || %s > acc->maxts) acc->maxts = %s;\n", ind, ts, ts);
-  for (int j = 0; j < s->naggs; j++) {
-    const Expr *a = s->aggs[j];
-    const Expr *x = a->args;
-    switch (a->agg) {
-    case AGG_COUNT_STAR:
-    case AGG_COUNT: fprintf(o, "%sacc->a%d++;\n", ind, j); break;
-    case AGG_SUM:
-    case AGG_AVG: {
-      const char *suffix = a->agg == AGG_AVG ? "s" : "";
-      if (exact_sum(a)) {
-        fprintf(o, "%sair_xsum_add(&acc->a%d%s, ", ind, j, suffix);
-        emit_expr(o, x, cx);
-        fprintf(o, ");\n");
-      } else {
-        fprintf(o, "%sacc->a%d%s = (int64_t)((uint64_t)acc->a%d%s + (uint64_t)(int64_t)", ind, j, suffix, j,
-                suffix);
-        emit_expr(o, x, cx);
-        fprintf(o, ");\n");
-      }
-      if (a->agg == AGG_AVG) fprintf(o, "%sacc->a%dn++;\n", ind, j);
-      break;
-    }
-    case AGG_MIN:
-    case AGG_MAX: {
-      fprintf(o, "%s{\n%s  %s v = ", ind, ind, ctype(x->type));
-      emit_expr(o, x, cx);
-      char cond[96];
-      min_max_cond(cond, sizeof cond, a, "v", j);
-      fprintf(o, ";\n%s  if (is_new || %s) acc->a%d = v;\n%s}\n", ind, cond, j, ind);
-      break;
-    }
-    case AGG_NONE: break;
-    }
-  }
+  for (int j = 0; j < s->naggs; j++)
+    agg_defs[s->aggs[j]->agg].update(o, s->aggs[j], j, cx, ind);
 }
 
 /* Merge partial accumulator `p` into `acc` (is_new: acc is fresh). */
 static void emit_acc_merge(FILE *o, const Chain *ch, const char *ind) {
   const Select *s = ch->sel;
   fprintf(o, "%sif (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;\n", ind);
-  for (int j = 0; j < s->naggs; j++) {
-    const Expr *a = s->aggs[j];
-    bool exact = exact_sum(a);
-    const char *suffix = a->agg == AGG_AVG ? "s" : "";
-    switch (a->agg) {
-    case AGG_COUNT_STAR:
-    case AGG_COUNT: fprintf(o, "%sacc->a%d += p->a%d;\n", ind, j, j); break;
-    case AGG_SUM:
-    case AGG_AVG:
-      if (exact)
-        fprintf(o, "%sair_xsum_merge(&acc->a%d%s, &p->a%d%s);\n", ind, j, suffix, j, suffix);
-      else
-        fprintf(o, "%sacc->a%d%s = (int64_t)((uint64_t)acc->a%d%s + (uint64_t)p->a%d%s);\n", ind, j, suffix,
-                j, suffix, j, suffix);
-      if (a->agg == AGG_AVG) fprintf(o, "%sacc->a%dn += p->a%dn;\n", ind, j, j);
-      break;
-    case AGG_MIN:
-    case AGG_MAX: {
-      char val[32], cond[96];
-      snprintf(val, sizeof val, "p->a%d", j);
-      min_max_cond(cond, sizeof cond, a, val, j);
-      fprintf(o, "%sif (is_new || %s) acc->a%d = p->a%d;\n", ind, cond, j, j);
-      break;
-    }
-    case AGG_NONE: break;
-    }
+  for (int j = 0; j < s->naggs; j++)
+    agg_defs[s->aggs[j]->agg].merge(o, s->aggs[j], j, ind);
+}
+
+/* The accumulator members of aggregate j: "  TYPE a<j>;", its text as a comment. */
+static void acc_member(FILE *o, const char *ctyp, int j, const char *suffix, const char *what, const Expr *a) {
+  fprintf(o, "  %s a%d%s; /* %s", ctyp, j, suffix, what);
+  c_comment(o, a->text);
+  fprintf(o, " */\n");
+}
+
+void cg_count_field(FILE *o, const Expr *a, int j) { acc_member(o, "int64_t", j, "", "", a); }
+
+void cg_sum_field(FILE *o, const Expr *a, int j) {
+  acc_member(o, exact_sum(a) ? "AirXsum" : "int64_t", j, "", "", a);
+}
+
+void cg_avg_field(FILE *o, const Expr *a, int j) {
+  acc_member(o, exact_sum(a) ? "AirXsum" : "int64_t", j, "s", "sum of ", a);
+  acc_member(o, "int64_t", j, "n", "", a);
+}
+
+void cg_minmax_field(FILE *o, const Expr *a, int j) { acc_member(o, ctype(a->args->type), j, "", "", a); }
+
+void cg_count_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
+  (void)a, (void)cx;
+  fprintf(o, "%sacc->a%d++;\n", ind, j);
+}
+
+/* acc->a<j><suffix> += the argument: exactly for DOUBLEs, wrapping for integers */
+static void sum_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind, const char *suffix) {
+  if (exact_sum(a)) {
+    fprintf(o, "%sair_xsum_add(&acc->a%d%s, ", ind, j, suffix);
+    emit_expr(o, a->args, cx);
+    fprintf(o, ");\n");
+  } else {
+    fprintf(o, "%sacc->a%d%s = (int64_t)((uint64_t)acc->a%d%s + (uint64_t)(int64_t)", ind, j, suffix, j, suffix);
+    emit_expr(o, a->args, cx);
+    fprintf(o, ");\n");
   }
+}
+
+void cg_sum_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) { sum_update(o, a, j, cx, ind, ""); }
+
+void cg_avg_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
+  sum_update(o, a, j, cx, ind, "s");
+  fprintf(o, "%sacc->a%dn++;\n", ind, j);
+}
+
+void cg_minmax_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
+  fprintf(o, "%s{\n%s  %s v = ", ind, ind, ctype(a->args->type));
+  emit_expr(o, a->args, cx);
+  char cond[96];
+  min_max_cond(cond, sizeof cond, a, "v", j);
+  fprintf(o, ";\n%s  if (is_new || %s) acc->a%d = v;\n%s}\n", ind, cond, j, ind);
+}
+
+void cg_count_merge(FILE *o, const Expr *a, int j, const char *ind) {
+  (void)a;
+  fprintf(o, "%sacc->a%d += p->a%d;\n", ind, j, j);
+}
+
+static void sum_merge(FILE *o, const Expr *a, int j, const char *ind, const char *suffix) {
+  if (exact_sum(a))
+    fprintf(o, "%sair_xsum_merge(&acc->a%d%s, &p->a%d%s);\n", ind, j, suffix, j, suffix);
+  else
+    fprintf(o, "%sacc->a%d%s = (int64_t)((uint64_t)acc->a%d%s + (uint64_t)p->a%d%s);\n", ind, j, suffix, j,
+            suffix, j, suffix);
+}
+
+void cg_sum_merge(FILE *o, const Expr *a, int j, const char *ind) { sum_merge(o, a, j, ind, ""); }
+
+void cg_avg_merge(FILE *o, const Expr *a, int j, const char *ind) {
+  sum_merge(o, a, j, ind, "s");
+  fprintf(o, "%sacc->a%dn += p->a%dn;\n", ind, j, j);
+}
+
+void cg_minmax_merge(FILE *o, const Expr *a, int j, const char *ind) {
+  char val[32], cond[96];
+  snprintf(val, sizeof val, "p->a%d", j);
+  min_max_cond(cond, sizeof cond, a, val, j);
+  fprintf(o, "%sif (is_new || %s) acc->a%d = p->a%d;\n", ind, cond, j, j);
 }
 
 /* A partial aggregate in a generator's loop whose single group key is a
@@ -1233,7 +1257,7 @@ static bool dense_key(const Stage *st, int64_t *lo, int64_t *hi) {
   if (!st->partial || !in_source_loop(st) || ch->session || s->nkeys != 1) return false;
   const Expr *k = s->keys[0];
   const Relation *r = ch->source;
-  if (k->kind != EX_COLUMN || k->from_idx != 0 || r->source != SRC_DATAGEN) return false;
+  if (k->kind != EX_COLUMN || k->from_idx != 0) return false;
   const Column *col = &r->cols[k->col_idx];
   if ((col->type.kind != TY_INT && col->type.kind != TY_BIGINT) || col->gen.kind != GEN_UNIFORM) return false;
   if (col->gen.a > col->gen.b || (uint64_t)col->gen.b - (uint64_t)col->gen.a >= (1u << 16)) return false;
@@ -1403,7 +1427,7 @@ static void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv 
   const Select *s = ch->sel;
   fprintf(o, "%sdo { /* query %d: ", ind, ch->index + 1);
   for (int i = from; i <= to; i++)
-    fprintf(o, "%s%s", i > from ? " -> " : "", op_names[stage_op(st, i)->kind]);
+    fprintf(o, "%s%s", i > from ? " -> " : "", op_name(stage_op(st, i)->kind));
   fprintf(o, " */\n");
   char ind2[160];
   indent_more(ind2, sizeof ind2, ind);
@@ -1452,8 +1476,7 @@ static void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv 
       }
       const Relation *src = leg_source(st);
       if (lk->kind == EX_COLUMN && lk->from_idx == st->leg && env->cx.col_fmt[st->leg] &&
-          strcmp(env->cx.col_fmt[st->leg], "s.c%d") == 0 && src->source == SRC_YSB &&
-          src->cols[lk->col_idx].ysb_field == 2 && lk->type.len == 36 && kt.kind == TY_VARCHAR && kt.len == 36)
+          strcmp(env->cx.col_fmt[st->leg], "s.c%d") == 0 && src->cols[lk->col_idx].ysb_field == AIR_YSB_AD_ID && lk->type.len == 36 && kt.kind == TY_VARCHAR && kt.len == 36)
         /* a generated ad id: its hash was made once, at program start */
         fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, tkp, air_ysb_ad_hashes[r%d %% AIR_YSB_ADS]);\n", ind2,
                 t->index, t->index, lk->col_idx);
@@ -1625,7 +1648,7 @@ static void source_env(const Gen *g, const Stage *st, SegEnv *env, bool ptr, cha
   stage_ctx(g, st, &env->cx, true);
   env->cnt = "st.";
   /* A csv row's lateness is W(i), a function of the file alone (air.h). */
-  env->wm = ptr ? "st->wm" : leg_source(st)->source == SRC_CSV ? "rowwm" : "st.wm";
+  env->wm = ptr ? "st->wm" : leg_source(st)->source->time == TIME_SCANNED ? "rowwm" : "st.wm";
   env->outs = ptr ? "st->oe%d" : "st.oe%d";
   snprintf(win, nw, ptr ? "st->win%d" : "st.win%d", st->id);
   env->win = win;
@@ -1652,8 +1675,8 @@ static void emit_gen_fill(FILE *f, const Relation *r, int i, const char *ind) {
   const Column *col = &r->cols[i];
   char dst[32];
   snprintf(dst, sizeof dst, "s.c%d", i);
-  if (r->source == SRC_YSB) {
-    if (col->ysb_field == 6) /* ts: ingestion time */
+  if (col->ysb_field >= 0) { /* a ysb column */
+    if (col->ysb_field == AIR_YSB_TS) /* ingestion time */
       fprintf(f, "%s%s = now;\n", ind, dst);
     else
       fprintf(f, "%sconst uint64_t r%d = air_gen_col(h, %d);\n%sair_ysb_fill(%d, r%d, %s, sizeof %s);\n", ind, i,
@@ -1689,9 +1712,89 @@ static void emit_gen_fill(FILE *f, const Relation *r, int i, const char *ind) {
   }
 }
 
-static void emit_source(Gen *g, const Relation *r) {
+/* The generator kinds' row: the columns the queries read, made from the
+ * row's number and hash. */
+void cg_gen_row(Gen *g, const Relation *r, FILE *out, char **late) {
   const Physical *ph = g->ph;
   const Plan *pl = g->pl;
+  const char *ind = "      ";
+  char tsvar[32];
+  snprintf(tsvar, sizeof tsvar, "s.c%d", r->time_col);
+  /* A generator makes only the columns the queries read; with a single
+   * query whose first operator is a Filter, the columns that Filter does
+   * not read are made only for the rows it passes (for YSB: the ad id of
+   * a third of the events). */
+  bool *early = calloc((size_t)r->ncols, sizeof(bool));
+  const Stage *only = NULL;
+  int nloop = 0;
+  for (int i = 0; i < ph->nstages; i++)
+    if (loop_stage_of(&ph->stages[i], r)) only = &ph->stages[i], nloop++;
+  const Operator *filter = NULL;
+  if (nloop == 1 && only->last >= 1 && stage_op(only, 1)->kind == OP_FILTER) filter = stage_op(only, 1);
+  for (int i = 0; i < r->ncols; i++) early[i] = filter == NULL || i == r->time_col;
+  if (filter) mark_cols(filter->pred, only->leg, early);
+  Buf latebuf;
+  buf_open(&latebuf);
+  for (int i = 0; i < r->ncols; i++) {
+    if (!source_col_used(pl, r, i)) continue;
+    FILE *ff = early[i] ? out : latebuf.f;
+    const char *find = early[i] ? ind : "        ";
+    emit_gen_fill(ff, r, i, find);
+  }
+  free(early);
+  *late = buf_take(&latebuf);
+  if (!r->ingestion_time && r->cols[r->time_col].gen.kind == GEN_SEQUENCE) {
+    /* sequence() may run past the TIMESTAMP range: the stream ends there */
+    fprintf(out, "%sif (%s < AIR_TS_MIN || %s > AIR_TS_MAX) {\n", ind, tsvar, tsvar);
+    fprintf(out, "%s  air_gen_end(g, ", ind);
+    c_str(out, r->name);
+    fprintf(out, ", \"its event time leaves the TIMESTAMP range (years 1 to 9999)\");\n");
+    fprintf(out, "%s  n = k;\n%s  break;\n%s}\n", ind, ind, ind);
+  }
+  if (!r->ingestion_time) fprintf(out, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
+}
+
+/* The csv kind's row: every field of the record parsed and checked. */
+void cg_csv_row(Gen *g, const Relation *r, FILE *out, char **late) {
+  (void)g, (void)late;
+  emit_csv_parse(out, r, "s", "      ", "csv", "continue");
+}
+
+/* The csv kind's file, opened before the run starts (setup). */
+void cg_csv_global(Gen *g, const Relation *r) {
+  fprintf(g->types.f, "static AirCsv *g_csv%d; /* opened before the run starts */\n", r->index);
+  char lhs[32];
+  snprintf(lhs, sizeof lhs, "g_csv%d", r->index);
+  emit_csv_open(g->setup.f, r, lhs, "  ");
+}
+
+/* A hole of a source kind's own template. */
+static void kind_hole(KindHoles *h, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void kind_hole(KindHoles *h, const char *name, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(h->text[h->n], sizeof h->text[h->n], fmt, ap);
+  va_end(ap);
+  h->h[h->n] = (TplHole){name, h->text[h->n]};
+  h->n++;
+}
+
+/* source_gen.c.tpl: the pace, the row limit and the seed. */
+void cg_gen_holes(const Relation *r, KindHoles *h) {
+  kind_hole(h, "RATE", "INT64_C(%" PRId64 ")", r->rate);
+  kind_hole(h, "LIMIT", "INT64_C(%" PRId64 ")", r->limit);
+  kind_hole(h, "SEED", "%" PRId64, r->seed);
+  kind_hole(h, "SEED_GIVEN", "%s", r->has_seed ? "true" : "false");
+}
+
+/* source_csv.c.tpl: the file opened at setup (cg_csv_global), its fields. */
+void cg_csv_holes(const Relation *r, KindHoles *h) {
+  kind_hole(h, "CSV", "g_csv%d", r->index);
+  kind_hole(h, "NCOLS", "%d", r->ncols);
+}
+
+static void emit_source(Gen *g, const Relation *r) {
+  const Physical *ph = g->ph;
   int ri = r->index;
   char state[32], fn[32], row[32];
   snprintf(state, sizeof state, "SrcState%d", ri);
@@ -1703,7 +1806,7 @@ static void emit_source(Gen *g, const Relation *r) {
   fprintf(o, "typedef struct %s { /* one instance of source ", state);
   c_comment(o, r->name);
   fprintf(o, " */\n  int64_t wm; /* watermark sent, ms */\n");
-  if (r->source != SRC_CSV) fprintf(o, "  int64_t maxts; /* latest event time seen */\n");
+  if (r->source->time == TIME_GENERATED) fprintf(o, "  int64_t maxts; /* latest event time seen */\n");
   fprintf(o, "  int64_t filtered, unmatched, late; /* counters not yet added to the stats */\n");
   for (int i = 0; i < ph->nstages; i++) {
     const Stage *st = &ph->stages[i];
@@ -1742,53 +1845,14 @@ static void emit_source(Gen *g, const Relation *r) {
   fprintf(f, "}\n\n");
 
   /* fill holes */
-  Buf open, fill, branches, chunk_end, finish, parse;
+  Buf open, rows, branches, chunk_end, finish;
   char *late_fill = NULL;
   buf_open(&open);
-  buf_open(&fill);
+  buf_open(&rows);
   buf_open(&branches);
   buf_open(&chunk_end);
   buf_open(&finish);
-  buf_open(&parse);
-  const char *ind = "      ";
-  char tsvar[32];
-  snprintf(tsvar, sizeof tsvar, "s.c%d", r->time_col);
-  if (r->source == SRC_CSV) {
-    emit_csv_parse(parse.f, r, "s", ind, "csv", "continue");
-  } else {
-    /* A generator makes only the columns the queries read; with a single
-     * query whose first operator is a Filter, the columns that Filter does
-     * not read are made only for the rows it passes (for YSB: the ad id of
-     * a third of the events). */
-    bool *early = calloc((size_t)r->ncols, sizeof(bool));
-    const Stage *only = NULL;
-    int nloop = 0;
-    for (int i = 0; i < ph->nstages; i++)
-      if (loop_stage_of(&ph->stages[i], r)) only = &ph->stages[i], nloop++;
-    const Operator *filter = NULL;
-    if (nloop == 1 && only->last >= 1 && stage_op(only, 1)->kind == OP_FILTER) filter = stage_op(only, 1);
-    for (int i = 0; i < r->ncols; i++) early[i] = filter == NULL || i == r->time_col;
-    if (filter) mark_cols(filter->pred, only->leg, early);
-    Buf late;
-    buf_open(&late);
-    for (int i = 0; i < r->ncols; i++) {
-      if (!source_col_used(pl, r, i)) continue;
-      FILE *ff = early[i] ? fill.f : late.f;
-      const char *find = early[i] ? ind : "        ";
-      emit_gen_fill(ff, r, i, find);
-    }
-    free(early);
-    late_fill = buf_take(&late);
-    if (!r->ingestion_time && r->cols[r->time_col].gen.kind == GEN_SEQUENCE) {
-      /* sequence() may run past the TIMESTAMP range: the stream ends there */
-      fprintf(fill.f, "%sif (%s < AIR_TS_MIN || %s > AIR_TS_MAX) {\n", ind, tsvar, tsvar);
-      fprintf(fill.f, "%s  air_gen_end(g, ", ind);
-      c_str(fill.f, r->name);
-      fprintf(fill.f, ", \"its event time leaves the TIMESTAMP range (years 1 to 9999)\");\n");
-      fprintf(fill.f, "%s  n = k;\n%s  break;\n%s}\n", ind, ind, ind);
-    }
-    if (!r->ingestion_time) fprintf(fill.f, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
-  }
+  r->source->emit_row(g, r, rows.f, &late_fill);
   int first_stage = 0;
   for (int i = 0; i < ph->nstages; i++) {
     const Stage *st = &ph->stages[i];
@@ -1815,7 +1879,7 @@ static void emit_source(Gen *g, const Relation *r) {
   fprintf(ce, "    st.filtered = st.unmatched = st.late = 0;\n");
   if (r->ingestion_time) {
     fprintf(ce, "    %s_advance(&st, now, now, false);\n", fn);
-  } else if (r->source == SRC_CSV) {
+  } else if (r->source->time == TIME_SCANNED) {
     /* every record this rank scanned, others' too: no later W(i) is lower */
     fprintf(ce, "    %s_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), false);\n", fn);
   } else {
@@ -1827,9 +1891,8 @@ static void emit_source(Gen *g, const Relation *r) {
     /* A stop: the rows before the agreed cut are made or read (cut.c). The
      * watermark they imply goes first, so that consumers tell the windows
      * they complete from those AIR_WM_STOP then closes early. */
-    fprintf(finish.f, "  int64_t cut;\n  if (%s) {\n",
-            r->source == SRC_CSV ? "air_csv_cut(csv, &cut)" : "air_gen_cut(g, &cut)");
-    if (r->source == SRC_CSV && !r->ingestion_time) {
+    fprintf(finish.f, "  int64_t cut;\n  if (%s) {\n", r->source->cut);
+    if (r->source->time == TIME_SCANNED && !r->ingestion_time) {
       /* every record before the cut scanned, here as on every rank */
       fprintf(finish.f, "    (void)cut;\n    %s_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), true);\n", fn);
     } else if (r->ingestion_time) {
@@ -1855,36 +1918,24 @@ static void emit_source(Gen *g, const Relation *r) {
       fprintf(finish.f, "  %s(st.win%d);\n", dense_key(st, &lo, &hi) ? "air_dense_free" : "air_windows_free", st->id);
   }
 
-  char id[16], rate[32], limit[32], seed[32], ncols[16], csvv[32];
+  char id[16];
   snprintf(id, sizeof id, "%d", first_stage);
-  snprintf(rate, sizeof rate, "INT64_C(%" PRId64 ")", r->rate);
-  snprintf(limit, sizeof limit, "INT64_C(%" PRId64 ")", r->limit);
-  snprintf(seed, sizeof seed, "%" PRId64, r->seed);
-  snprintf(ncols, sizeof ncols, "%d", r->ncols);
-  snprintf(csvv, sizeof csvv, "g_csv%d", ri);
   Buf srcname;
   buf_open(&srcname);
   c_comment(srcname.f, r->name);
-  const char *desc = r->source == SRC_CSV ? "csv file" : r->source == SRC_YSB ? "ysb generator" : "datagen generator";
   char *srcname_s = buf_take(&srcname);
-  char *open_s = buf_take(&open), *fill_s = buf_take(&fill), *br_s = buf_take(&branches),
-       *ce_s = buf_take(&chunk_end), *fin_s = buf_take(&finish), *parse_s = buf_take(&parse);
+  char *open_s = buf_take(&open), *rows_s = buf_take(&rows), *br_s = buf_take(&branches),
+       *ce_s = buf_take(&chunk_end), *fin_s = buf_take(&finish);
+  KindHoles kh = {.n = 0};
+  r->source->holes(r, &kh);
+  TplHole holes[11 + sizeof kh.h / sizeof kh.h[0]] = {
+      {"ID", id},         {"SOURCE", srcname_s}, {"DESC", r->source->desc}, {"FN", fn},
+      {"STATE", state},   {"ROW", row},          {"open", open_s},          {"rows", rows_s},
+      {"branches", br_s}, {"chunk_end", ce_s},   {"finish", fin_s}};
+  int nholes = 11;
+  for (int k = 0; k < kh.n; k++) holes[nholes++] = kh.h[k];
   char err[256];
-  bool ok;
-  if (r->source == SRC_CSV) {
-    TplHole holes[] = {{"ID", id},       {"SOURCE", srcname_s}, {"DESC", desc},      {"FN", fn},
-                       {"STATE", state}, {"ROW", row},          {"CSV", csvv},       {"NCOLS", ncols},
-                       {"open", open_s}, {"parse", parse_s},    {"branches", br_s},  {"chunk_end", ce_s},
-                       {"finish", fin_s}};
-    ok = tpl_fill(f, "source_csv.c.tpl", holes, (int)(sizeof holes / sizeof holes[0]), err, sizeof err);
-  } else {
-    TplHole holes[] = {{"ID", id},         {"SOURCE", srcname_s}, {"DESC", desc},     {"FN", fn},
-                       {"STATE", state},   {"ROW", row},          {"RATE", rate},     {"LIMIT", limit},
-                       {"SEED", seed},     {"SEED_GIVEN", r->has_seed ? "true" : "false"},
-                       {"open", open_s},   {"fill", fill_s},      {"branches", br_s}, {"chunk_end", ce_s},
-                       {"finish", fin_s}};
-    ok = tpl_fill(f, "source_gen.c.tpl", holes, (int)(sizeof holes / sizeof holes[0]), err, sizeof err);
-  }
+  bool ok = tpl_fill(f, r->source->tpl, holes, nholes, err, sizeof err);
   if (!ok) {
     diag_fatal_noloc(g->d, "internal error: %s", err);
     g->ok = false;
@@ -1892,11 +1943,10 @@ static void emit_source(Gen *g, const Relation *r) {
   fprintf(f, "\n");
   free(srcname_s);
   free(open_s);
-  free(fill_s);
+  free(rows_s);
   free(br_s);
   free(ce_s);
   free(fin_s);
-  free(parse_s);
   free(late_fill);
 }
 
@@ -1956,7 +2006,7 @@ static void emit_stage(Gen *g, const Stage *st) {
   if (session) fprintf(fields.f, "  AirSessions *win; /* open sessions per key */\n");
   fprintf(desc.f, "query %d, ", c + 1);
   for (int i = st->first; i <= st->last; i++)
-    fprintf(desc.f, "%s%s", i > st->first ? " -> " : "", op_names[stage_op(st, i)->kind]);
+    fprintf(desc.f, "%s%s", i > st->first ? " -> " : "", op_name(stage_op(st, i)->kind));
   if (st->final) fprintf(desc.f, " (final: merges per-rank partials)");
 
   char outs[64], win[64], wmv[64];
@@ -2138,8 +2188,6 @@ bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
       if (pl->chains[c].sel->nfrom == 2 && pl->chains[c].sel->table_join && pl->chains[c].sel->from[1].rel == r)
         joined = true;
     }
-    if (r->kind == REL_SOURCE && r->source == SRC_CSV && read)
-      fprintf(g.types.f, "static AirCsv *g_csv%d; /* opened before the run starts */\n", r->index);
     if (r->kind == REL_TABLE && joined) {
       emit_table(&g, r);
       fprintf(su, "  load_tab%d();\n", r->index);
@@ -2160,17 +2208,13 @@ bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
     }
   }
 
-  /* setup: files, edges, consumers, then sources */
+  /* setup: the sources' files, edges, consumers, then sources */
   for (int i = 0; i < cat->nrels; i++) {
     const Relation *r = cat->rels[i];
     bool read = false;
     for (int c = 0; c < pl->nchains; c++)
       if (chain_reads(&pl->chains[c], r)) read = true;
-    if (r->kind == REL_SOURCE && r->source == SRC_CSV && read) {
-      char lhs[32];
-      snprintf(lhs, sizeof lhs, "g_csv%d", r->index);
-      emit_csv_open(su, r, lhs, "  ");
-    }
+    if (r->kind == REL_SOURCE && read && r->source->emit_global) r->source->emit_global(&g, r);
   }
   for (int e = 0; e < ph->nedges; e++) {
     const PEdge *ed = &ph->edges[e];
@@ -2179,7 +2223,7 @@ bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
                         : ed->kind == XR_SAME ? "AIR_ROUTE_LOCAL"
                                               : "AIR_ROUTE_HASH";
     const char *producers = "1";
-    if (in_source_loop(from) && leg_source(from)->source != SRC_CSV) producers = "air_threads(g_rt)";
+    if (in_source_loop(from) && leg_source(from)->source->per_thread) producers = "air_threads(g_rt)";
     char rt[16];
     edge_row_type(ph, e, rt, sizeof rt);
     fprintf(su, "  g_edge[%d] = air_edge_new(g_rt, %d, sizeof(%s), %s, %s);\n", e, e, rt, route, producers);
@@ -2196,7 +2240,7 @@ bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
     emit_source(&g, r);
     fprintf(su, "  air_vertex_source(g_rt, \"source ");
     c_escape_str(su, r->name, strlen(r->name));
-    fprintf(su, "\", source%d, NULL, %s);\n", r->index, r->source == SRC_CSV ? "1" : "air_threads(g_rt)");
+    fprintf(su, "\", source%d, NULL, %s);\n", r->index, r->source->per_thread ? "air_threads(g_rt)" : "1");
   }
 
   g_in_decls = NULL;

@@ -99,22 +99,21 @@ static const char *text_of(const Expr *e) { return e && e->text ? e->text : "?";
 static void buf_op(Buf *b, const Stage *st, const Operator *op, int i) {
   const Chain *ch = st->chain;
   const Select *s = ch->sel;
+  buf_printf(b, "%s", op_name(op->kind));
   switch (op->kind) {
-  case OP_SOURCE: buf_printf(b, "Source %s", op->rel->name); break;
-  case OP_MAP: buf_printf(b, "Map"); break;
-  case OP_SPLIT: buf_printf(b, "Split"); break;
+  case OP_SOURCE: buf_printf(b, " %s", op->rel->name); break;
+  case OP_MAP: break;
   case OP_FILTER:
-    buf_printf(b, "Filter ");
+    buf_printf(b, " ");
     for (const Expr *c = op->pred; c; c = c->next) buf_printf(b, "%s%s", c == op->pred ? "" : " AND ", text_of(c));
     break;
-  case OP_STATIC_JOIN: buf_printf(b, "StaticJoin %s ON %s", op->rel->name, text_of(s->join_on)); break;
+  case OP_STATIC_JOIN: buf_printf(b, " %s ON %s", op->rel->name, text_of(s->join_on)); break;
   case OP_JOIN:
-    buf_printf(b, "Join ON %s; ", text_of(s->join_on));
+    buf_printf(b, " ON %s; ", text_of(s->join_on));
     buf_window(b, s->window);
     break;
   case OP_REDUCE:
   case OP_AGGREGATION:
-    buf_printf(b, "%s", op->kind == OP_REDUCE ? "Reduce" : "Aggregation");
     if (i == st->last && st->partial) buf_printf(b, " (PARTIAL, per rank)");
     if (i == st->first && st->final) buf_printf(b, " (final, merges partials)");
     if (s->nkeys) {
@@ -128,9 +127,9 @@ static void buf_op(Buf *b, const Stage *st, const Operator *op, int i) {
     if (s->having) buf_printf(b, "; HAVING %s", s->having->text);
     break;
   case OP_SINK:
-    if (op->rel && op->rel->kind == REL_DERIVED) buf_printf(b, "Sink: stream %s", op->rel->name);
-    else if (op->rel) buf_printf(b, "Sink: %s (csv '%s')", op->rel->name, op->rel->path ? op->rel->path : "");
-    else buf_printf(b, "Sink: stdout");
+    if (op->rel && op->rel->kind == REL_DERIVED) buf_printf(b, ": stream %s", op->rel->name);
+    else if (op->rel) buf_printf(b, ": %s (%s '%s')", op->rel->name, op->rel->sink->name, op->rel->path ? op->rel->path : "");
+    else buf_printf(b, ": stdout");
     if (ch->windowed) buf_printf(b, "\n  each window once the watermark passes its end");
     break;
   }
@@ -183,15 +182,14 @@ static void relation_node(FILE *out, Buf *b, const Relation *r) {
   if (r->kind == REL_TABLE) {
     shape = "note";
     buf_printf(b, "table %s\n%s, key %s\nloaded whole on every rank\n", r->name,
-               r->source == SRC_YSB ? "ysb campaigns" : "csv file", r->cols[r->key_col].name);
+               r->source->table_brief, r->cols[r->key_col].name);
   } else if (r->kind == REL_DERIVED) {
     shape = "box";
     buf_printf(b, "stream %s (derived)\n", r->name);
     buf_time(b, r);
   } else {
-    const char *kind = r->source == SRC_YSB ? "ysb generator" : r->source == SRC_DATAGEN ? "datagen generator" : "csv file";
-    buf_printf(b, "source %s\n%s", r->name, kind);
-    if (r->source == SRC_CSV) buf_printf(b, " '%s'", r->path ? r->path : "");
+    buf_printf(b, "source %s\n%s", r->name, r->source->desc);
+    if (r->path) buf_printf(b, " '%s'", r->path);
     if (r->rate) buf_printf(b, ", %lld events/s", (long long)r->rate);
     if (r->has_limit) buf_printf(b, ", limit %lld", (long long)r->limit);
     buf_printf(b, "\n");

@@ -146,31 +146,6 @@ Physical *fuse_plan(Arena *a, Plan *plan, bool fuse) {
 
 /* ---- --explain ---------------------------------------------------------- */
 
-static const char *op_name(OperatorKind k) {
-  switch (k) {
-  case OP_SOURCE: return "Source";
-  case OP_MAP: return "Map";
-  case OP_FILTER: return "Filter";
-  case OP_SPLIT: return "Split";
-  case OP_STATIC_JOIN: return "StaticJoin";
-  case OP_REDUCE: return "Reduce";
-  case OP_AGGREGATION: return "Aggregation";
-  case OP_JOIN: return "Join";
-  case OP_SINK: return "Sink";
-  }
-  return "?";
-}
-
-static const char *source_kind(const Relation *r) {
-  switch (r->source) {
-  case SRC_YSB: return "ysb generator";
-  case SRC_DATAGEN: return "datagen generator";
-  case SRC_CSV: return "csv file";
-  case SRC_NONE: break;
-  }
-  return "derived stream";
-}
-
 static void print_ms(FILE *out, int64_t ms) {
   if (ms % 3600000 == 0) fprintf(out, "%lld h", (long long)(ms / 3600000));
   else if (ms % 60000 == 0) fprintf(out, "%lld min", (long long)(ms / 60000));
@@ -241,7 +216,7 @@ static void print_op(FILE *out, const Chain *ch, const Operator *op) {
     if (op->rel && op->rel->kind == REL_DERIVED)
       fprintf(out, " stream %s", op->rel->name);
     else if (op->rel)
-      fprintf(out, " %s (csv '%s')", op->rel->name, op->rel->path ? op->rel->path : "");
+      fprintf(out, " %s (%s '%s')", op->rel->name, op->rel->sink->name, op->rel->path ? op->rel->path : "");
     else
       fprintf(out, " stdout");
     break;
@@ -323,7 +298,7 @@ void explain_print(FILE *out, const Physical *ph) {
     const Relation *r = cat->rels[i];
     if (r->kind == REL_TABLE) {
       fprintf(out, "table %s: %s, key %s; loaded whole on every rank\n", r->name,
-              r->source == SRC_YSB ? "ysb campaign table (1000 ads, 100 campaigns)" : "csv file",
+              r->source->table_desc,
               r->cols[r->key_col].name);
       continue;
     }
@@ -338,8 +313,8 @@ void explain_print(FILE *out, const Physical *ph) {
       fprintf(out, "stream %s: derived, the results of query %d\n", r->name, q);
       print_derived_time(out, r);
     } else {
-    fprintf(out, "source %s: %s", r->name, source_kind(r));
-    if (r->source == SRC_CSV) fprintf(out, " '%s'%s", r->path ? r->path : "", r->header ? " with header" : "");
+    fprintf(out, "source %s: %s", r->name, r->source->desc);
+    if (r->path) fprintf(out, " '%s'%s", r->path, r->header ? " with header" : "");
     if (r->rate) fprintf(out, ", rate %lld events/s over all ranks", (long long)r->rate);
     if (r->has_seed) fprintf(out, ", seed %lld", (long long)r->seed);
     if (r->has_limit) fprintf(out, ", limit %lld", (long long)r->limit);

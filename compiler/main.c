@@ -229,10 +229,10 @@ int main(int argc, char **argv) {
   if (ph->too_many)
     diag_error(&d, ph->too_many->stmt->name_loc, "stream '%s' has more than %d readers",
                ph->too_many->derived ? ph->too_many->derived->name : "?", AIRC_MAX_OUTS);
-  if (ph->nedges > AIRC_MAX_EDGES) {
+  if (ph->nedges > AIR_MAX_EDGES) {
     Chain *last = &pl->chains[pl->nchains - 1];
     diag_error(&d, last->stmt->loc, "the program needs %d message edges, more than the %d the runtime has: split it into several programs",
-               ph->nedges, AIRC_MAX_EDGES);
+               ph->nedges, AIR_MAX_EDGES);
   }
   if (d.nerrors) {
     free(name);

@@ -610,21 +610,13 @@ static Type check_cast(Scope *sc, Expr *e) {
   return to;
 }
 
-static AggKind agg_kind_of(const char *name) {
-  static const struct { const char *n; AggKind k; } tab[] = {
-      {"COUNT", AGG_COUNT}, {"SUM", AGG_SUM}, {"MIN", AGG_MIN}, {"MAX", AGG_MAX}, {"AVG", AGG_AVG}};
-  for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-    if (strcasecmp(name, tab[i].n) == 0)
-      return tab[i].k;
-  return AGG_NONE;
-}
+static const struct { const char *n; FuncKind k; } scalar_functions[] = {
+    {"ABS", FN_ABS}, {"LEAST", FN_LEAST}, {"GREATEST", FN_GREATEST}, {"LENGTH", FN_LENGTH}};
 
 static FuncKind func_kind_of(const char *name) {
-  static const struct { const char *n; FuncKind k; } tab[] = {
-      {"ABS", FN_ABS}, {"LEAST", FN_LEAST}, {"GREATEST", FN_GREATEST}, {"LENGTH", FN_LENGTH}};
-  for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-    if (strcasecmp(name, tab[i].n) == 0)
-      return tab[i].k;
+  for (size_t i = 0; i < sizeof scalar_functions / sizeof scalar_functions[0]; i++)
+    if (strcasecmp(name, scalar_functions[i].n) == 0)
+      return scalar_functions[i].k;
   return FN_NONE;
 }
 
@@ -649,12 +641,13 @@ static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
   }
   if (arg->kind == EX_STAR) {
     init_ann(arg);
-    if (ak != AGG_COUNT || arg->qual) {
+    AggKind star = agg_lookup(e->name, true);
+    if (star == AGG_NONE || arg->qual) {
       diag_error(d, arg->loc, "only COUNT(*) takes '*'");
       return mk_type(TY_ERROR);
     }
-    e->agg = AGG_COUNT_STAR;
-    return placed ? mk_type(TY_BIGINT) : mk_type(TY_ERROR);
+    e->agg = star;
+    return placed ? agg_defs[star].result(mk_type(TY_ERROR)) : mk_type(TY_ERROR);
   }
   bool saved = sc->in_agg;
   sc->in_agg = true;
@@ -662,25 +655,9 @@ static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
   sc->in_agg = saved;
   if (is_err(t) || !placed)
     return mk_type(TY_ERROR);
-  switch (ak) {
-  case AGG_COUNT:
-    return mk_type(TY_BIGINT);
-  case AGG_SUM:
-    if (is_num(t))
-      return t.kind == TY_DOUBLE ? t : mk_type(TY_BIGINT);
-    break;
-  case AGG_AVG:
-    if (is_num(t))
-      return mk_type(TY_DOUBLE);
-    break;
-  case AGG_MIN:
-  case AGG_MAX:
-    if (is_num(t) || t.kind == TY_TIMESTAMP)
-      return t;
-    break;
-  default:
-    break;
-  }
+  Type res = agg_defs[ak].result(t);
+  if (!is_err(res))
+    return res;
   diag_error(d, arg->loc, "%s needs a numeric argument, not %s", e->name, tyname(t, b));
   note_decl(sc, arg);
   return mk_type(TY_ERROR);
@@ -688,15 +665,19 @@ static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
 
 static Type check_call(Scope *sc, Expr *e) {
   Diag *d = sc->s->d;
-  AggKind ak = agg_kind_of(e->name);
+  AggKind ak = agg_lookup(e->name, false);
   if (ak != AGG_NONE)
     return check_aggregate(sc, e, ak);
   FuncKind fk = func_kind_of(e->name);
   if (fk == FN_NONE) {
     diag_error(d, e->loc, "unknown function '%s'", e->name);
-    static const char *const known[] = {"ABS", "LEAST", "GREATEST", "LENGTH", "COUNT",
-                                        "SUM", "MIN",   "MAX",      "AVG"};
-    suggest_from_list(sc->s, e->loc, e->name, known, (int)(sizeof known / sizeof known[0]));
+    Names ns = {0};
+    for (size_t i = 0; i < sizeof scalar_functions / sizeof scalar_functions[0]; i++)
+      names_add(sc->s->arena, &ns, scalar_functions[i].n);
+    for (int k = 0; k <= AGG_LAST; k++)
+      if (agg_defs[k].name && !agg_defs[k].star)
+        names_add(sc->s->arena, &ns, agg_defs[k].name);
+    suggest_note(sc->s, e->loc, e->name, &ns);
     return mk_type(TY_ERROR);
   }
   e->func = fk;
@@ -1475,36 +1456,6 @@ static void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *st
  * WITH (...) options
  * --------------------------------------------------------------------- */
 
-enum {
-  OPT_SOURCE,
-  OPT_PATH,
-  OPT_HEADER,
-  OPT_RATE,
-  OPT_SEED,
-  OPT_LIMIT,
-  OPT_SINK,
-  OPT_MAX_BAD_ROWS,
-  OPT_COUNT
-};
-
-#define FOR_SRC (1u << REL_SOURCE)
-#define FOR_TAB (1u << REL_TABLE)
-#define FOR_SINK (1u << REL_SINK)
-
-static const struct {
-  const char *key;
-  unsigned kinds; /* relations it applies to */
-} option_keys[OPT_COUNT] = {
-    [OPT_SOURCE] = {"source", FOR_SRC | FOR_TAB},
-    [OPT_PATH] = {"path", FOR_SRC | FOR_TAB | FOR_SINK},
-    [OPT_HEADER] = {"header", FOR_SRC | FOR_TAB},
-    [OPT_RATE] = {"rate", FOR_SRC},
-    [OPT_SEED] = {"seed", FOR_SRC},
-    [OPT_LIMIT] = {"limit", FOR_SRC},
-    [OPT_SINK] = {"sink", FOR_SINK},
-    [OPT_MAX_BAD_ROWS] = {"max_bad_rows", FOR_SRC | FOR_TAB},
-};
-
 static void literal_type(Expr *e) {
   init_ann(e);
   switch (e->kind) {
@@ -1565,6 +1516,65 @@ static void max_bad_rows_opt(Sema *s, Option *o, Relation *r) {
              "records ('0%%' to '100%%')");
 }
 
+/* Which kinds a relation may name: a stream's sources, a table's, sinks. */
+enum { KN_STREAM, KN_TABLE, KN_SINK };
+
+/* The name of kind i of the set, or NULL when it is not in the set. */
+static const char *kind_name_at(int which, int i) {
+  if (which == KN_SINK) return i < nsink_kinds ? sink_kinds[i].name : NULL;
+  if (i >= nsource_kinds || (which == KN_TABLE && !source_kinds[i].table_desc)) return NULL;
+  return source_kinds[i].name;
+}
+
+static unsigned kind_opts_at(int which, int i) {
+  return which == KN_SINK ? sink_kinds[i].opts : source_kinds[i].opts;
+}
+
+static int kind_count(int which) { return which == KN_SINK ? nsink_kinds : nsource_kinds; }
+
+/* The kinds of the set taking every option of opts (all of them for 0),
+ * as "'a', 'b' or 'c'". */
+static const char *kind_names(Sema *s, int which, unsigned opts) {
+  const char *names[32];
+  int n = 0;
+  for (int i = 0; i < kind_count(which) && n < 32; i++)
+    if (kind_name_at(which, i) && (kind_opts_at(which, i) & opts) == opts) names[n++] = kind_name_at(which, i);
+  char *out = "";
+  for (int i = 0; i < n; i++)
+    out = arena_printf(s->arena, "%s%s'%s'", out, i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+  return out;
+}
+
+static void unknown_kind(Sema *s, SrcLoc loc, const char *v, int which) {
+  static const char *const what[] = {[KN_STREAM] = "source kind", [KN_TABLE] = "table source",
+                                     [KN_SINK] = "sink kind"};
+  diag_error(s->d, loc, "unknown %s '%s' (expected %s)", what[which], v, kind_names(s, which, 0));
+  Names ns = {0};
+  for (int i = 0; i < kind_count(which); i++)
+    if (kind_name_at(which, i)) names_add(s->arena, &ns, kind_name_at(which, i));
+  suggest_note(s, loc, v, &ns);
+}
+
+/* The options of a known kind (`by`: the option naming it): those it needs
+ * are given, those given apply to it. */
+static void kind_options(Sema *s, Option **slot, int by, const char *kind, unsigned opts,
+                         unsigned required, int which) {
+  for (int k = 0; k < OPT_COUNT; k++) {
+    if (k == by) continue;
+    if ((required & OPT_BIT(k)) && !slot[k])
+      diag_error(s->d, slot[by]->loc, "%s = '%s' needs a '%s' option", option_keys[by].key, kind,
+                 option_keys[k].key);
+    if (!slot[k] || (opts & OPT_BIT(k))) continue;
+    const char *takers = kind_names(s, which, OPT_BIT(k));
+    if (*takers)
+      diag_error(s->d, slot[k]->loc, "option '%s' applies only to %s = %s", slot[k]->key,
+                 option_keys[by].key, takers);
+    else
+      diag_error(s->d, slot[k]->loc, "option '%s' does not apply to %s = '%s'", slot[k]->key,
+                 option_keys[by].key, kind);
+  }
+}
+
 static void check_options(Sema *s, Stmt *st, Relation *r) {
   Option *slot[OPT_COUNT] = {0};
   for (Option *o = st->opts; o; o = o->next) {
@@ -1578,12 +1588,12 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
       diag_error(s->d, o->loc, "unknown option '%s'", o->key);
       Names ns = {0};
       for (int i = 0; i < OPT_COUNT; i++)
-        if (option_keys[i].kinds & (1u << r->kind))
+        if (option_keys[i].rels & (1u << r->kind))
           names_add(s->arena, &ns, option_keys[i].key);
       suggest_note(s, o->loc, o->key, &ns);
       continue;
     }
-    if (!(option_keys[k].kinds & (1u << r->kind))) {
+    if (!(option_keys[k].rels & (1u << r->kind))) {
       diag_error(s->d, o->loc, "option '%s' does not apply to a %s", o->key, rel_kind_name(r));
       continue;
     }
@@ -1600,36 +1610,22 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
   Option *o;
   if ((o = slot[OPT_SOURCE])) {
     const char *v = string_opt(s, o);
-    if (v) {
-      if (strcasecmp(v, "ysb") == 0)
-        r->source = SRC_YSB;
-      else if (strcasecmp(v, "csv") == 0)
-        r->source = SRC_CSV;
-      else if (strcasecmp(v, "datagen") == 0 && r->kind == REL_SOURCE)
-        r->source = SRC_DATAGEN;
-      else {
-        if (r->kind == REL_TABLE)
-          diag_error(s->d, o->value->loc, "unknown table source '%s' (expected 'csv' or 'ysb')",
-                     v);
-        else
-          diag_error(s->d, o->value->loc,
-                     "unknown source kind '%s' (expected 'ysb', 'datagen' or 'csv')", v);
-        static const char *const kinds[] = {"csv", "ysb", "datagen"};
-        suggest_from_list(s, o->value->loc, v, kinds, r->kind == REL_TABLE ? 2 : 3);
-      }
-    }
+    const SourceKindDef *k = v ? source_kind_lookup(v) : NULL;
+    if (k && (r->kind != REL_TABLE || k->table_desc))
+      r->source = k;
+    else if (k)
+      diag_error(s->d, o->value->loc, "source '%s' cannot fill a TABLE (table sources: %s)", k->name,
+                 kind_names(s, KN_TABLE, 0));
+    else if (v)
+      unknown_kind(s, o->value->loc, v, r->kind == REL_TABLE ? KN_TABLE : KN_STREAM);
   }
   if ((o = slot[OPT_SINK])) {
     const char *v = string_opt(s, o);
-    if (v) {
-      if (strcasecmp(v, "csv") == 0)
-        r->sink = SINK_CSV;
-      else {
-        diag_error(s->d, o->value->loc, "unknown sink kind '%s' (expected 'csv')", v);
-        static const char *const kinds[] = {"csv"};
-        suggest_from_list(s, o->value->loc, v, kinds, 1);
-      }
-    }
+    const SinkKindDef *k = v ? sink_kind_lookup(v) : NULL;
+    if (k)
+      r->sink = k;
+    else if (v)
+      unknown_kind(s, o->value->loc, v, KN_SINK);
   }
   if ((o = slot[OPT_PATH])) {
     r->path = string_opt(s, o);
@@ -1656,36 +1652,24 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     r->has_limit = int_opt(s, o, true, &r->limit);
 
   /* which options each kind needs, and which make no sense for it */
-  bool source_known = r->source != SRC_NONE;
   if (r->kind == REL_SINK) {
-    if (!slot[OPT_SINK])
-      diag_error(s->d, st->name_loc, "sink '%s' needs a 'sink' option (sink = 'csv')", r->name);
-    else if (r->sink == SINK_CSV && !slot[OPT_PATH])
-      diag_error(s->d, slot[OPT_SINK]->loc, "sink = 'csv' needs a 'path' option");
+    if (!slot[OPT_SINK]) {
+      diag_error(s->d, st->name_loc, "sink '%s' needs a 'sink' option (sink = %s)", r->name,
+                 kind_names(s, KN_SINK, 0));
+      return;
+    }
+    if (r->sink)
+      kind_options(s, slot, OPT_SINK, r->sink->name, r->sink->opts, r->sink->required, KN_SINK);
     return;
   }
   if (!slot[OPT_SOURCE]) {
     diag_error(s->d, st->name_loc, "%s '%s' needs a 'source' option (%s)", rel_kind_name(r),
-               r->name,
-               r->kind == REL_TABLE ? "'csv' or 'ysb'" : "'ysb', 'datagen' or 'csv'");
+               r->name, kind_names(s, r->kind == REL_TABLE ? KN_TABLE : KN_STREAM, 0));
     return;
   }
-  if (!source_known)
-    return;
-  if (r->source == SRC_CSV) {
-    if (!slot[OPT_PATH])
-      diag_error(s->d, slot[OPT_SOURCE]->loc, "source = 'csv' needs a 'path' option");
-    static const int gen_only[] = {OPT_SEED, OPT_LIMIT};  /* and csv_only below */
-    for (size_t i = 0; i < 2; i++)
-      if ((o = slot[gen_only[i]]))
-        diag_error(s->d, o->loc, "option '%s' applies only to generators ('ysb', 'datagen')",
-                   o->key);
-  } else {
-    static const int csv_only[] = {OPT_PATH, OPT_HEADER, OPT_MAX_BAD_ROWS};
-    for (size_t i = 0; i < 3; i++)
-      if ((o = slot[csv_only[i]]))
-        diag_error(s->d, o->loc, "option '%s' applies only to source = 'csv'", o->key);
-  }
+  if (r->source)
+    kind_options(s, slot, OPT_SOURCE, r->source->name, r->source->opts, r->source->required,
+                 r->kind == REL_TABLE ? KN_TABLE : KN_STREAM);
 }
 
 /* ---------------------------------------------------------------------
@@ -1746,7 +1730,7 @@ static bool check_schema_type(Sema *s, ColumnDef *cd, TypeKind kind, int len, co
   return false;
 }
 
-static void check_ysb_source(Sema *s, Stmt *st, Relation *r) {
+void sema_check_ysb_stream(Sema *s, Stmt *st, Relation *r) {
   for (int i = 0; i < r->ncols; i++) {
     Column *c = &r->cols[i];
     ColumnDef *cd = coldef_of(st, c);
@@ -1771,7 +1755,7 @@ static void check_ysb_source(Sema *s, Stmt *st, Relation *r) {
   }
 }
 
-static void check_ysb_table(Sema *s, Stmt *st, Relation *r) {
+void sema_check_ysb_table(Sema *s, Stmt *st, Relation *r) {
   for (ColumnDef *cd = st->cols; cd; cd = cd->next) {
     if (strcmp(cd->name, "ad_id") == 0 || strcmp(cd->name, "campaign_id") == 0)
       check_schema_type(s, cd, TY_VARCHAR, 36, "ysb table");
@@ -1836,10 +1820,10 @@ static void check_gen(Sema *s, Column *c, ColumnDef *cd) {
       diag_error(d, g->args->next->loc, "sequence() step must not be 0");
       return;
     }
-    if (seq && t.kind == TY_TIMESTAMP && (v[0] < AIRC_TS_MIN || v[0] > AIRC_TS_MAX)) {
+    if (seq && t.kind == TY_TIMESTAMP && (v[0] < AIR_TS_MIN || v[0] > AIR_TS_MAX)) {
       diag_error(d, g->args->loc,
                  "sequence() start %lld is outside the TIMESTAMP range (years 1 to 9999: %lld "
-                 "to %lld ms)", (long long)v[0], (long long)AIRC_TS_MIN, (long long)AIRC_TS_MAX);
+                 "to %lld ms)", (long long)v[0], (long long)AIR_TS_MIN, (long long)AIR_TS_MAX);
       return;
     }
     if (!seq && v[0] > v[1]) {
@@ -1896,6 +1880,25 @@ static void check_gen(Sema *s, Column *c, ColumnDef *cd) {
     static const char *const known[] = {"sequence", "uniform", "choice", "uuid", "now"};
     suggest_from_list(s, g->loc, fn, known, (int)(sizeof known / sizeof known[0]));
   }
+}
+
+/* The datagen kind's columns: each is GENERATED BY one of the generators. */
+void sema_check_datagen_stream(Sema *s, Stmt *st, Relation *r) {
+  for (int i = 0; i < r->ncols; i++) {
+    ColumnDef *cd = coldef_of(st, &r->cols[i]);
+    if (cd)
+      check_gen(s, &r->cols[i], cd);
+  }
+}
+
+/* The source kinds whose columns take GENERATED BY, as "'a' or 'b'". */
+static const char *generating_kinds(Sema *s) {
+  char *out = "";
+  int n = 0;
+  for (int i = 0; i < nsource_kinds; i++)
+    if (source_kinds[i].generated_by)
+      out = arena_printf(s->arena, "%s%s'%s'", out, n++ ? " or " : "", source_kinds[i].name);
+  return out;
 }
 
 /* WATERMARK FOR col AS col [- INTERVAL ...] */
@@ -1961,18 +1964,13 @@ static void check_source(Sema *s, Stmt *st) {
   if (st->pkey)
     diag_error(s->d, st->pkey_loc, "PRIMARY KEY is only allowed in CREATE TABLE");
 
-  for (int i = 0; i < r->ncols; i++) {
-    Column *c = &r->cols[i];
-    ColumnDef *cd = coldef_of(st, c);
-    if (!cd)
-      continue;
-    if (r->source == SRC_DATAGEN)
-      check_gen(s, c, cd);
-    else if (cd->gen && r->source != SRC_NONE)
-      diag_error(s->d, cd->gen->loc, "GENERATED BY needs source = 'datagen'");
+  if (r->source && !r->source->generated_by) {
+    for (ColumnDef *cd = st->cols; cd; cd = cd->next)
+      if (cd->gen)
+        diag_error(s->d, cd->gen->loc, "GENERATED BY needs source = %s", generating_kinds(s));
   }
-  if (r->source == SRC_YSB)
-    check_ysb_source(s, st, r);
+  if (r->source && r->source->check_stream)
+    r->source->check_stream(s, st, r);
 
   if (st->wm) {
     check_watermark(s, st, r);
@@ -1985,9 +1983,11 @@ static void check_source(Sema *s, Stmt *st) {
         nts++;
       }
     }
-    /* a ysb 'ts' of the wrong type was reported already */
-    bool ysb_ts = r->source == SRC_YSB && find_col(r, "ts") >= 0;
-    if (nts == 0 && !ysb_ts)
+    /* a schema's time column of the wrong type was reported already */
+    bool schema_ts = false;
+    for (int i = 0; i < r->ncols; i++)
+      schema_ts |= r->cols[i].ysb_field == AIR_YSB_TS;
+    if (nts == 0 && !schema_ts)
       diag_error(s->d, st->name_loc, "stream '%s' has no TIMESTAMP column for its event time",
                  r->name);
     else if (nts > 1)
@@ -1996,7 +1996,7 @@ static void check_source(Sema *s, Stmt *st) {
                  "WATERMARK FOR",
                  r->name);
   }
-  if (r->time_col >= 0 && (r->source == SRC_YSB || r->source == SRC_DATAGEN))
+  if (r->time_col >= 0 && r->source && r->source->time == TIME_GENERATED)
     r->ingestion_time = r->cols[r->time_col].gen.kind != GEN_SEQUENCE;
   if (fresh)
     catalog_add(s, r);
@@ -2025,8 +2025,8 @@ static void check_table(Sema *s, Stmt *st) {
       suggest_note(s, st->pkey_loc, st->pkey, &ns);
     }
   }
-  if (r->source == SRC_YSB)
-    check_ysb_table(s, st, r);
+  if (r->source && r->source->check_table)
+    r->source->check_table(s, st, r);
   /* a table without a usable key would make every later JOIN fail too */
   if (r->key_col < 0)
     mark_broken(s, r);

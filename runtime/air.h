@@ -18,16 +18,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Event times are SQL TIMESTAMPs, years 1 to 9999 (0001-01-01T00:00:00.000Z
- * to 9999-12-31T23:59:59.999Z): window arithmetic on them, their windows
- * and watermark bounds (at most 10000 years, sema) never overflows. */
-#define AIR_TS_MIN INT64_C(-62135596800000)
-#define AIR_TS_MAX INT64_C(253402300799999)
+#include "air_limits.h" /* AIR_TS_MIN/MAX, AIR_MAX_EDGES, AIR_YSB_* */
+
 #define AIR_WM_NONE INT64_MIN       /* no watermark yet */
 #define AIR_WM_END INT64_MAX        /* end of stream */
 #define AIR_WM_STOP (INT64_MAX - 1) /* a stop's cut: every window still open closes early */
 #define AIR_BATCH_BYTES (64 * 1024) /* payload bytes per batch (at least one row) */
-#define AIR_MAX_EDGES 64            /* edge ids are 0..AIR_MAX_EDGES-1 (MPI tags) */
 
 typedef struct AirRuntime AirRuntime; /* one per rank */
 typedef struct AirEdge AirEdge;       /* a typed channel between two vertices */
@@ -300,12 +296,7 @@ size_t air_dense_open_count(const AirDense *d);
  *   uuid(mix64(0xCAC0CAC000000000 + j)).
  * ====================================================================== */
 
-enum {
-  AIR_YSB_USER_ID, AIR_YSB_PAGE_ID, AIR_YSB_AD_ID, AIR_YSB_AD_TYPE,
-  AIR_YSB_EVENT_TYPE, AIR_YSB_IP, AIR_YSB_TS,
-};
-#define AIR_YSB_ADS 1000
-#define AIR_YSB_CAMPAIGNS 100
+/* The fields AIR_YSB_*, AIR_YSB_ADS and AIR_YSB_CAMPAIGNS: air_limits.h. */
 
 static inline uint64_t air_gen_row(int64_t seed, uint64_t i) {
   return air_mix64(air_mix64((uint64_t)seed) + i);
@@ -388,10 +379,7 @@ typedef enum AirParse {
   AIR_PARSE_RANGE,   /* well-formed, but out of the type's range (VARCHAR: too long) */
   AIR_PARSE_NUL,     /* VARCHAR: holds a NUL byte */
 } AirParse;
-/* TIMESTAMPs are ms since the epoch within years 1 to 9999 (UTC), so window
- * arithmetic on them cannot overflow. */
-#define AIR_TS_MIN INT64_C(-62135596800000) /* 0001-01-01T00:00:00.000 */
-#define AIR_TS_MAX INT64_C(253402300799999) /* 9999-12-31T23:59:59.999 */
+/* TIMESTAMPs lie in [AIR_TS_MIN, AIR_TS_MAX] (air_limits.h). */
 
 typedef enum AirCsvHeader {
   AIR_CSV_NO_HEADER,   /* the first record is data */

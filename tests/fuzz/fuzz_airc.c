@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int fused = 1; fused >= 0; fused--) {
       Physical *ph = fuse_plan(a, pl, fused);
       /* main.c refuses these plans before --check, --explain and codegen */
-      if (ph->too_many || ph->nedges > AIRC_MAX_EDGES)
+      if (ph->too_many || ph->nedges > AIR_MAX_EDGES)
         continue;
       explain_print(devnull, ph);
       explain_dot(devnull, ph);

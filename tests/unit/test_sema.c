@@ -114,7 +114,7 @@ static void test_sema_example_swa(void **state) {
   Relation *ev = catalog_find(r.cat, "events");
   assert_non_null(ev);
   assert_int_equal(ev->kind, REL_SOURCE);
-  assert_int_equal(ev->source, SRC_DATAGEN);
+  assert_string_equal(ev->source->name, "datagen");
   assert_int_equal(ev->rate, 1000000);
   assert_false(ev->has_seed);
   assert_false(ev->has_limit);
@@ -175,14 +175,14 @@ static void test_sema_example_ysb(void **state) {
   Relation *camp = catalog_find(r.cat, "campaigns");
   assert_non_null(ev);
   assert_non_null(camp);
-  assert_int_equal(ev->source, SRC_YSB);
+  assert_string_equal(ev->source->name, "ysb");
   assert_int_equal(ev->cols[0].ysb_field, 2); /* ad_id */
   assert_int_equal(ev->cols[1].ysb_field, 4); /* event_type */
   assert_int_equal(ev->cols[2].ysb_field, 6); /* ts */
   assert_int_equal(ev->time_col, 2);
   assert_true(ev->ingestion_time);
   assert_int_equal(camp->kind, REL_TABLE);
-  assert_int_equal(camp->source, SRC_YSB);
+  assert_string_equal(camp->source->name, "ysb");
   assert_int_equal(camp->key_col, 0);
   assert_int_equal(camp->time_col, -1);
   assert_true(camp->used);
@@ -277,7 +277,7 @@ static void test_sema_example_trips(void **state) {
   Relation *out = catalog_find(r.cat, "out");
   assert_non_null(t);
   assert_non_null(out);
-  assert_int_equal(t->source, SRC_CSV);
+  assert_string_equal(t->source->name, "csv");
   assert_string_equal(t->path, "trips.csv");
   assert_true(t->header);
   assert_int_equal(t->time_col, 2);
@@ -286,7 +286,7 @@ static void test_sema_example_trips(void **state) {
   assert_int_equal(stmt_at(&r, 0)->wm->bound_ms, 5000);
   assert_false(t->ingestion_time);
   assert_int_equal(out->kind, REL_SINK);
-  assert_int_equal(out->sink, SINK_CSV);
+  assert_string_equal(out->sink->name, "csv");
   assert_string_equal(out->path, "fares.csv");
   assert_int_equal(out->time_col, -1);
 
@@ -641,13 +641,13 @@ static void test_sema_options(void **state) {
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'datagen', Source = 'csv');",
                "option 'Source' is given twice");
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'csv', path = 'x', seed = 1);",
-               "option 'seed' applies only to generators");
+               "option 'seed' applies only to source = 'ysb' or 'datagen'");
   expect_error("CREATE SINK o WITH (path = 'o.csv');", "sink 'o' needs a 'sink' option");
   expect_error("CREATE SINK o WITH (sink = 'csv');", "sink = 'csv' needs a 'path' option");
   expect_error("CREATE SINK o WITH (sink = 'csv', path = 'o', rate = 3);",
                "option 'rate' does not apply to a sink");
   expect_error("CREATE TABLE t (a INT, PRIMARY KEY (a)) WITH (source = 'datagen');",
-               "unknown table source 'datagen' (expected 'csv' or 'ysb')");
+               "source 'datagen' cannot fill a TABLE (table sources: 'ysb' or 'csv')");
 }
 
 static void test_sema_datagen_errors(void **state) {

@@ -190,7 +190,6 @@ static inline double q_f64_key(double x) {
 }
 
 static AirEdge *g_edge[2]; /* edges by id (the MPI tag) */
-static AirCsv *g_csv0; /* opened before the run starts */
 typedef struct S0 { /* a row of clicks: the columns the queries read */
   char c0[9]; /* user_id */
   int32_t c1; /* amount */
@@ -260,6 +259,7 @@ static void fmt_O0(FILE *f, const void *row) {
   fputc('\n', f);
 }
 
+static AirCsv *g_csv0; /* opened before the run starts */
 typedef struct SrcState0 { /* one instance of source clicks */
   int64_t wm; /* watermark sent, ms */
   int64_t filtered, unmatched, late; /* counters not yet added to the stats */

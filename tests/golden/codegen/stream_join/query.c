@@ -190,14 +190,12 @@ static inline double q_f64_key(double x) {
 }
 
 static AirEdge *g_edge[3]; /* edges by id (the MPI tag) */
-static AirCsv *g_csv0; /* opened before the run starts */
 typedef struct S0 { /* a row of a: the columns the queries read */
   char c0[7]; /* k */
   int32_t c1; /* x */
   int64_t c2; /* ts */
 } S0;
 
-static AirCsv *g_csv1; /* opened before the run starts */
 typedef struct S1 { /* a row of b: the columns the queries read */
   char c0[7]; /* k */
   double c1; /* y */
@@ -267,6 +265,8 @@ static void fmt_O0(FILE *f, const void *row) {
   fputc('\n', f);
 }
 
+static AirCsv *g_csv0; /* opened before the run starts */
+static AirCsv *g_csv1; /* opened before the run starts */
 typedef struct SrcState0 { /* one instance of source a */
   int64_t wm; /* watermark sent, ms */
   int64_t filtered, unmatched, late; /* counters not yet added to the stats */

@@ -1,0 +1,153 @@
+/* kinds.c - the tables of kinds: one row per source kind, sink kind,
+ * aggregate function and operator (SQLite's one FuncDef per SQL function,
+ * Redis's one ConnectionType per transport).
+ *
+ * Every phase asks a kind's row, never which kind it has. To add one:
+ *   source kind  a row in source_kinds (its options, whether it fills a
+ *                TABLE, one producer per thread or per rank, its time
+ *                policy, its template and cut), the hooks the row names
+ *                (a column check in sema.c, emitters in codegen.c), its
+ *                template in codegen_templates/ and runtime file, tests,
+ *                docs/language.md;
+ *   sink kind    a row in sink_kinds, the collector's writer, tests, docs;
+ *   aggregate    an AggKind, a row in agg_defs (result type rule and its
+ *                four emitters in codegen.c), tests, docs;
+ *   operator     an OperatorKind and its name in op_names.
+ * An option is an OptionKey and a row in option_keys; the kinds that take
+ * it say so in their opts.
+ */
+#include "airc.h"
+
+#include <strings.h>
+
+#define FOR_SRC (1u << REL_SOURCE)
+#define FOR_TAB (1u << REL_TABLE)
+#define FOR_SINK (1u << REL_SINK)
+
+const OptionKeyDef option_keys[OPT_COUNT] = {
+    [OPT_SOURCE] = {"source", FOR_SRC | FOR_TAB},
+    [OPT_PATH] = {"path", FOR_SRC | FOR_TAB | FOR_SINK},
+    [OPT_HEADER] = {"header", FOR_SRC | FOR_TAB},
+    [OPT_RATE] = {"rate", FOR_SRC},
+    [OPT_SEED] = {"seed", FOR_SRC},
+    [OPT_LIMIT] = {"limit", FOR_SRC},
+    [OPT_SINK] = {"sink", FOR_SINK},
+    [OPT_MAX_BAD_ROWS] = {"max_bad_rows", FOR_SRC | FOR_TAB},
+};
+
+/* ---- sources ---------------------------------------------------------- */
+
+const SourceKindDef source_kinds[] = {
+    {
+        .name = "ysb",
+        .desc = "ysb generator",
+        .table_desc = "ysb campaign table (1000 ads, 100 campaigns)",
+        .table_brief = "ysb campaigns",
+        .opts = OPT_BIT(OPT_RATE) | OPT_BIT(OPT_SEED) | OPT_BIT(OPT_LIMIT),
+        .per_thread = true,
+        .time = TIME_GENERATED,
+        .tpl = "source_gen.c.tpl",
+        .cut = "air_gen_cut(g, &cut)",
+        .check_stream = sema_check_ysb_stream,
+        .check_table = sema_check_ysb_table,
+        .emit_row = cg_gen_row,
+        .holes = cg_gen_holes,
+        .emit_table = cg_ysb_table,
+    },
+    {
+        .name = "datagen",
+        .desc = "datagen generator",
+        .opts = OPT_BIT(OPT_RATE) | OPT_BIT(OPT_SEED) | OPT_BIT(OPT_LIMIT),
+        .per_thread = true,
+        .generated_by = true,
+        .time = TIME_GENERATED,
+        .tpl = "source_gen.c.tpl",
+        .cut = "air_gen_cut(g, &cut)",
+        .check_stream = sema_check_datagen_stream,
+        .emit_row = cg_gen_row,
+        .holes = cg_gen_holes,
+    },
+    {
+        .name = "csv",
+        .desc = "csv file",
+        .table_desc = "csv file",
+        .table_brief = "csv file",
+        .opts = OPT_BIT(OPT_PATH) | OPT_BIT(OPT_HEADER) | OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_RATE),
+        .required = OPT_BIT(OPT_PATH),
+        .all_columns = true,
+        .time = TIME_SCANNED,
+        .tpl = "source_csv.c.tpl",
+        .cut = "air_csv_cut(csv, &cut)",
+        .emit_global = cg_csv_global,
+        .emit_row = cg_csv_row,
+        .holes = cg_csv_holes,
+        .emit_table = cg_csv_table,
+    },
+};
+const int nsource_kinds = (int)(sizeof source_kinds / sizeof source_kinds[0]);
+
+const SourceKindDef *source_kind_lookup(const char *name) {
+  for (int i = 0; i < nsource_kinds; i++)
+    if (strcasecmp(name, source_kinds[i].name) == 0) return &source_kinds[i];
+  return NULL;
+}
+
+/* ---- sinks ------------------------------------------------------------ */
+
+const SinkKindDef sink_kinds[] = {
+    {.name = "csv", .desc = "csv file", .opts = OPT_BIT(OPT_PATH), .required = OPT_BIT(OPT_PATH)},
+};
+const int nsink_kinds = (int)(sizeof sink_kinds / sizeof sink_kinds[0]);
+
+const SinkKindDef *sink_kind_lookup(const char *name) {
+  for (int i = 0; i < nsink_kinds; i++)
+    if (strcasecmp(name, sink_kinds[i].name) == 0) return &sink_kinds[i];
+  return NULL;
+}
+
+/* ---- aggregates ------------------------------------------------------- */
+
+static Type ty(TypeKind k) { return (Type){k, 0}; }
+static bool numeric(Type t) { return t.kind == TY_INT || t.kind == TY_BIGINT || t.kind == TY_DOUBLE; }
+
+static Type count_type(Type arg) {
+  (void)arg;
+  return ty(TY_BIGINT);
+}
+/* SUM of integers is BIGINT (wrapping, as Flink), of DOUBLEs an exact sum rounded once */
+static Type sum_type(Type arg) { return !numeric(arg) ? ty(TY_ERROR) : arg.kind == TY_DOUBLE ? arg : ty(TY_BIGINT); }
+static Type avg_type(Type arg) { return numeric(arg) ? ty(TY_DOUBLE) : ty(TY_ERROR); }
+static Type minmax_type(Type arg) { return numeric(arg) || arg.kind == TY_TIMESTAMP ? arg : ty(TY_ERROR); }
+
+const AggDef agg_defs[AGG_LAST + 1] = {
+    [AGG_COUNT_STAR] = {"COUNT", true, count_type, cg_count_field, cg_count_update, cg_count_merge, cg_plain_value},
+    [AGG_COUNT] = {"COUNT", false, count_type, cg_count_field, cg_count_update, cg_count_merge, cg_plain_value},
+    [AGG_SUM] = {"SUM", false, sum_type, cg_sum_field, cg_sum_update, cg_sum_merge, cg_sum_value},
+    [AGG_MIN] = {"MIN", false, minmax_type, cg_minmax_field, cg_minmax_update, cg_minmax_merge, cg_plain_value},
+    [AGG_MAX] = {"MAX", false, minmax_type, cg_minmax_field, cg_minmax_update, cg_minmax_merge, cg_plain_value},
+    [AGG_AVG] = {"AVG", false, avg_type, cg_avg_field, cg_avg_update, cg_avg_merge, cg_avg_value},
+};
+
+AggKind agg_lookup(const char *name, bool star) {
+  for (int k = 0; k <= AGG_LAST; k++)
+    if (agg_defs[k].name && agg_defs[k].star == star && strcasecmp(name, agg_defs[k].name) == 0)
+      return (AggKind)k;
+  return AGG_NONE;
+}
+
+/* ---- operators -------------------------------------------------------- */
+
+static const char *const op_names[] = {
+    [OP_SOURCE] = "Source",
+    [OP_MAP] = "Map",
+    [OP_FILTER] = "Filter",
+    [OP_STATIC_JOIN] = "StaticJoin",
+    [OP_REDUCE] = "Reduce",
+    [OP_AGGREGATION] = "Aggregation",
+    [OP_JOIN] = "Join",
+    [OP_SINK] = "Sink",
+};
+
+const char *op_name(OperatorKind k) {
+  return (unsigned)k < sizeof op_names / sizeof op_names[0] && op_names[k] ? op_names[k] : "?";
+}
