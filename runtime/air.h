@@ -56,6 +56,10 @@ void air_stack_hint(AirRuntime *rt, size_t bytes);
  * non-zero status. Never returns. */
 void air_fatal(AirRuntime *rt, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
+/* Out of memory growing `what`, on any thread: air_fatal on this rank's
+ * runtime ("out of memory (what)"), so every rank ends with one message;
+ * before air_init (unit tests) the message and exit status 1 alone. */
+void air_oom(const char *what) __attribute__((noreturn));
 /* Called before run-time state grows by `more` bytes (`what` names it):
  * ends the run like air_fatal, with "memory limit: ...", when this rank
  * would pass its budget, rather than leave it to the kernel's OOM killer.

@@ -88,10 +88,7 @@ struct AirCsv {
   int64_t cut;        /* records before it are read after a stop, -1 while none */
 };
 
-static void csv_oom(void) {
-  fprintf(stderr, "airc runtime: out of memory (csv buffer)\n");
-  exit(1);
-}
+static _Noreturn void csv_oom(void) { air_oom("csv buffer"); }
 
 static void ensure_spans(AirCsv *c, int max) {
   if (max <= c->nspans) return;

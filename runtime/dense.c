@@ -28,10 +28,7 @@ struct AirDense {
   DenseWin *popped;       /* the window handed out by pop_closed */
 };
 
-static void dense_oom(void) {
-  fprintf(stderr, "airc runtime: out of memory (dense window state)\n");
-  exit(1);
-}
+static _Noreturn void dense_oom(void) { air_oom("dense window state"); }
 
 static void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size ? size : 1);

@@ -123,10 +123,7 @@ AirGen *air_gen_open_at(AirRuntime *rt, int rank, int world, int instance,
                         int threads, int64_t rate, int64_t limit,
                         int64_t seed) {
   AirGen *g = calloc(1, sizeof *g);
-  if (!g) {
-    fprintf(stderr, "airc runtime: out of memory (generator)\n");
-    exit(1);
-  }
+  if (!g) air_oom("generator");
   if (world < 1) world = 1;
   if (threads < 1) threads = 1;
   uint64_t base = (uint64_t)rank * (uint64_t)threads + (uint64_t)instance;

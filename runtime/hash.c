@@ -100,10 +100,10 @@ static inline uint64_t stored_hash(uint64_t hash) { return hash ? hash : 1; }
 
 static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-static void out_of_memory(size_t entries) {
-  fprintf(stderr, "airc runtime: out of memory (hash table of %zu entries)\n",
-          entries);
-  exit(1);
+static _Noreturn void out_of_memory(size_t entries) {
+  char what[64];
+  snprintf(what, sizeof what, "hash table of %zu entries", entries);
+  air_oom(what);
 }
 
 static unsigned char *alloc_slots(size_t cap, size_t slot_size) {

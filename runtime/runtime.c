@@ -11,8 +11,10 @@
 
 #include "air_int.h"
 
-/* The one piece of process-wide state: a signal handler cannot find the
- * runtime. Sources see it through air_should_stop. */
+/* Process-wide state, because what needs it cannot be handed the runtime:
+ * the signal seen (a signal handler; sources see it through
+ * air_should_stop), and the memory guard's runtime and budget (mem_rt,
+ * below: allocators deep in the data structures). */
 static volatile sig_atomic_t signalled;
 
 static void on_signal(int sig) {
@@ -233,6 +235,10 @@ static void parse_flags(AirRuntime *rt, int *argc, char ***argv) {
 static AirRuntime *mem_rt;   /* for air_fatal; NULL before air_init (unit tests) */
 static size_t mem_limit;     /* bytes per rank; 0 = not computed yet */
 static bool mem_off;         /* AIR_MEMORY_LIMIT_MB=0 */
+
+void air_oom(const char *what) {
+  air_fatal(mem_rt, "out of memory (%s)", what);
+}
 
 static size_t node_memory(void) {
   size_t total = 0;

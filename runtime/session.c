@@ -35,10 +35,7 @@
 #define SES_KEYS_CAP 1024 /* keys the table holds before it first grows */
 #define SES_ENDS_CAP 1024 /* distinct ends the calendar holds before growing */
 
-static void sessions_oom(const char *what) {
-  fprintf(stderr, "airc runtime: out of memory (%s)\n", what);
-  exit(1);
-}
+static _Noreturn void sessions_oom(const char *what) { air_oom(what); }
 
 static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
 

@@ -16,9 +16,9 @@ void air_vec_push(AirVec *v, const void *row, size_t row_size) {
       air_memory_check(cap * unit, "a join buffer");
     void *p = cap > SIZE_MAX / unit ? NULL : realloc(v->data, cap * unit);
     if (!p) {
-      fprintf(stderr, "airc runtime: out of memory (row buffer of %zu rows)\n",
-              cap);
-      exit(1);
+      char what[64];
+      snprintf(what, sizeof what, "row buffer of %zu rows", cap);
+      air_oom(what);
     }
     v->data = p;
     v->cap = cap;

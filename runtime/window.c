@@ -31,10 +31,7 @@ struct AirWindows {
   AirHash *last_table; /* cached window's table, NULL when none */
 };
 
-static void windows_oom(void) {
-  fprintf(stderr, "airc runtime: out of memory (window state)\n");
-  exit(1);
-}
+static _Noreturn void windows_oom(void) { air_oom("window state"); }
 
 /* Owned by the caller; free with air_windows_free. */
 AirWindows *air_windows_new(size_t key_size, size_t acc_size) {
