@@ -48,6 +48,7 @@ typedef struct AirQueue {
   size_t limit;             /* blocking pushes wait while count >= limit */
 } AirQueue;
 
+/* The queue is thread-safe: every function [any]. */
 AirQueue *air_queue_new(size_t limit); /* NULL when out of memory */
 void air_queue_free(AirQueue *q);      /* accepts NULL; items are not freed */
 void air_queue_push(AirQueue *q, void *item); /* blocks while full */
@@ -220,34 +221,38 @@ struct AirRuntime {
   int ncsvs;
 };
 
-double air_mono_s(void);                 /* monotonic clock, s */
-void air_fail(AirRuntime *rt, const char *fmt, ...) /* message; exit status 1 at the end */
-    __attribute__((format(printf, 2, 3)));
-void *air_xmalloc(AirRuntime *rt, size_t n); /* never NULL: ends the run when out of memory */
-int air_signal_seen(void); /* SIGINT or SIGTERM received by this process, else 0 */
+/* Each internal function below says the thread it runs on: [main] the one
+ * thread that calls MPI (air_run's comm loop), [vertex] a source or consumer
+ * thread, [any] either. [collective] also needs every rank to call it. */
 
-void air_stats_init(AirStats *s);
-void air_stats_free(AirStats *s);
-/* Collective: merge every rank's stats on rank 0, print the summary and
+double air_mono_s(void);                 /* [any] monotonic clock, s */
+void air_fail(AirRuntime *rt, const char *fmt, ...) /* [any] message; exit status 1 at the end */
+    __attribute__((format(printf, 2, 3)));
+void *air_xmalloc(AirRuntime *rt, size_t n); /* [any] never NULL: ends the run when out of memory */
+int air_signal_seen(void); /* [any] SIGINT or SIGTERM received by this process, else 0 */
+
+void air_stats_init(AirStats *s); /* [main] */
+void air_stats_free(AirStats *s); /* [main] */
+/* [main, collective] Merge every rank's stats on rank 0, print the summary and
  * write --stats-json there. elapsed_s: this rank's run time. */
 void air_stats_finish(AirRuntime *rt, double elapsed_s);
 
-/* Hand a filled batch to rank `dest` on edge e (may block: backpressure). */
+/* [vertex] Hand a filled batch to rank `dest` on edge e (may block: backpressure). */
 void air_batch_send(AirRuntime *rt, AirEdge *e, int dest, AirBatch *b);
-/* The main thread's loop: MPI sends and receives until every vertex on every
+/* [main] The comm loop: MPI sends and receives until every vertex on every
  * rank ended. */
 void air_comm_run(AirRuntime *rt);
-/* The main thread's side of air_fatal: agree with the other ranks, print
+/* [main] air_fatal's side on the main thread: agree with the other ranks, print
  * each distinct message once on rank 0, end every rank with status 1. */
 void air_fatal_main(AirRuntime *rt) __attribute__((noreturn));
-/* In the comm loop: a fatal error elsewhere? (then never returns) */
+/* [main] In the comm loop: a fatal error elsewhere? (then never returns) */
 void air_fatal_poll(AirRuntime *rt);
-/* vertex.c: start / join every vertex thread; free edges and vertices. */
+/* vertex.c [main]: start / join every vertex thread; free edges and vertices. */
 void air_vertices_start(AirRuntime *rt);
 void air_vertices_join(AirRuntime *rt);
 void air_vertices_free(AirRuntime *rt);
 
-/* progress.c: the live progress line (see there for how totals reach rank 0).
+/* progress.c [main, init collective]: the live progress line (see there for how totals reach rank 0).
  * init is collective (in air_init); poll runs each comm-loop round, with
  * done once this rank's vertices ended and its sends drained; the loop ends
  * only when settled; finish clears the line before the summary. */
@@ -255,13 +260,13 @@ void air_progress_init(AirRuntime *rt);
 void air_progress_poll(AirRuntime *rt, bool done);
 bool air_progress_settled(AirRuntime *rt);
 void air_progress_finish(AirRuntime *rt);
-void air_progress_clear(AirRuntime *rt); /* before a message on rank 0's stderr */
-int air_progress_sink(AirRuntime *rt);   /* a collector's slot for its watermark, or -1 */
-void air_progress_sink_wm(AirRuntime *rt, int slot, int64_t wm);
-/* Before result rows to out: erase the line when both share the terminal. */
+void air_progress_clear(AirRuntime *rt); /* [any] before a message on rank 0's stderr */
+int air_progress_sink(AirRuntime *rt);   /* [main] a collector's slot for its watermark, or -1 */
+void air_progress_sink_wm(AirRuntime *rt, int slot, int64_t wm); /* [vertex] the collector's */
+/* [vertex] Before result rows to out: erase the line when both share the terminal. */
 void air_progress_stdout(AirRuntime *rt, FILE *out);
 
-/* cut.c: the main thread's side of a stop, each comm-loop round: once a stop
+/* cut.c [main]: the main thread's side of a stop, each comm-loop round: once a stop
  * is requested and this rank's sources are parked or ended, report their
  * positions to rank 0, which answers every rank with the largest; true
  * while the exchange is under way (the run must not end yet). */
@@ -272,13 +277,13 @@ void air_cut_finish(AirRuntime *rt);
 bool air_cut_happened(const AirRuntime *rt);
 void air_cut_describe(const AirRuntime *rt, FILE *out, bool json);
 void air_cut_free(AirRuntime *rt);
-/* csv.c, collective at the end of a run (main thread): every csv stream's
+/* csv.c [main, collective], at the end of a run: every csv stream's
  * bad rows and records summed over the ranks and held against its limit
  * (max_bad_rows; by default: records but no good row). Rank 0 prints one
  * error per source over its limit; returns 1 on every rank when one is,
  * else 0. Frees the readers. */
 int air_csv_settle(AirRuntime *rt);
-/* stats.c: s as a JSON string, quoted and escaped. */
+/* stats.c [any]: s as a JSON string, quoted and escaped. */
 void air_write_json_str(FILE *f, const char *s);
 
 /* collector.c: sink files. Results are written to path.tmp; air_run renames
@@ -289,7 +294,7 @@ typedef struct AirSinkFile {
   char *path;   /* the sink's path */
   bool closed;  /* written and closed without error */
 } AirSinkFile;
-/* After the exit status of every rank is known (rank 0): rename or remove.
+/* [main] After the exit status of every rank is known (rank 0): rename or remove.
  * Returns status, or 1 when a rename failed. */
 int air_sink_files_settle(AirRuntime *rt, int status);
 /* Remove every sink's path.tmp (a fatal error; any thread, rank 0). */

@@ -20,6 +20,8 @@
 
 #include "air_int.h"
 
+/* [vertex] The producers' side: a batch for another rank waits in its queue
+ * for the comm loop below. */
 void air_batch_send(AirRuntime *rt, AirEdge *e, int dest, AirBatch *b) {
   if (dest == rt->rank) {
     /* Same rank: straight to the consumer, no MPI. */
