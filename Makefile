@@ -28,7 +28,7 @@ UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 .PHONY: all deps deps-quiet check check-unit check-golden check-e2e demo clean update-golden
-all: $(B)/airc $(B)/libair.a $(B)/include/air.h $(B)/include/air_limits.h
+all: $(B)/airc $(B)/libair.a $(B)/include/air.h $(B)/include/air_limits.h $(B)/include/air_query.h
 
 # --- compiler -------------------------------------------------------------
 $(B)/grammar/airq.tab.c $(B)/grammar/airq.tab.h: grammar/airq.y
@@ -190,7 +190,7 @@ $(A)/tests/test_%: tests/unit/test_%.c $(A)/libairc.a $(A)/libair.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CSTD) $(ASAN_FLAGS) $(WARN) -pthread -Icompiler -Iruntime -I$(B)/grammar $< $(A)/libairc.a $(A)/libair.a -lcmocka -lm -o $@
 
-check-asan: all $(A)/airc $(A)/libair.a $(A)/include/air.h $(A)/include/air_limits.h $(ASAN_UNIT_BIN)
+check-asan: all $(A)/airc $(A)/libair.a $(A)/include/air.h $(A)/include/air_limits.h $(A)/include/air_query.h $(ASAN_UNIT_BIN)
 	@sh tests/run_unit.sh $(ASAN_UNIT_BIN)
 	@AIRC=$(A)/airc sh tests/golden/run.sh
 	@AIRC=$(A)/airc sh tests/fuzz/replay.sh
@@ -228,7 +228,7 @@ $(T)/tests/test_%: tests/unit/test_%.c $(T)/libair.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CSTD) $(TSAN_FLAGS) $(WARN) -pthread -Iruntime $< $(T)/libair.a -lcmocka -lm -o $@
 
-check-tsan: all $(T)/libair.a $(T)/include/air.h $(T)/include/air_limits.h $(TSAN_UNIT_BIN)
+check-tsan: all $(T)/libair.a $(T)/include/air.h $(T)/include/air_limits.h $(T)/include/air_query.h $(TSAN_UNIT_BIN)
 	@$(TSAN_ENV) sh tests/run_unit.sh $(TSAN_UNIT_BIN)
 	@$(TSAN_ENV) LIBAIR=$(T)/libair.a LIBAIR_NO_MAKE=1 WSUM_TMP=$(T)/runtime-test \
 	  WSUM_CFLAGS="$(TSAN_FLAGS)" REPEAT=4 sh tests/runtime/run.sh
@@ -239,7 +239,7 @@ check-tsan: all $(T)/libair.a $(T)/include/air.h $(T)/include/air_limits.h $(TSA
 # the layout airc looks for relative to itself (bin/../lib, bin/../include).
 PREFIX  ?= /usr/local
 DESTDIR ?=
-INSTALL_FILES := bin/airc lib/libair.a include/air.h include/air_limits.h share/man/man1/airc.1
+INSTALL_FILES := bin/airc lib/libair.a include/air.h include/air_limits.h include/air_query.h share/man/man1/airc.1
 
 .PHONY: install uninstall check-install check-queries docs-png
 install: all
@@ -249,6 +249,7 @@ install: all
 	install -m 644 $(B)/libair.a $(DESTDIR)$(PREFIX)/lib/libair.a
 	install -m 644 runtime/air.h $(DESTDIR)$(PREFIX)/include/air.h
 	install -m 644 runtime/air_limits.h $(DESTDIR)$(PREFIX)/include/air_limits.h
+	install -m 644 runtime/air_query.h $(DESTDIR)$(PREFIX)/include/air_query.h
 	install -m 644 docs/airc.1 $(DESTDIR)$(PREFIX)/share/man/man1/airc.1
 
 uninstall:
@@ -312,7 +313,7 @@ docs-png: all
 BENCH_CFLAGS := $(CSTD) -O2 $(WARN) -I$(B)/include
 BENCH_PY_FLAGS := $(if $(filter 1 yes true,$(BENCH_QUICK)),--quick) $(if $(BENCH_DURATION),--duration $(BENCH_DURATION))
 
-$(B)/bench/ceiling_%: bench/ceiling_%.c bench/ceiling.h $(B)/libair.a $(B)/include/air.h $(B)/include/air_limits.h
+$(B)/bench/ceiling_%: bench/ceiling_%.c bench/ceiling.h $(B)/libair.a $(B)/include/air.h $(B)/include/air_limits.h $(B)/include/air_query.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BENCH_CFLAGS) $< $(B)/libair.a -lm -pthread -o $@
 

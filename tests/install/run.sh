@@ -29,7 +29,7 @@ if make -s install PREFIX="$prefix" > "$work/install.log" 2>&1; then
 else
   fail "make install"; show "$work/install.log"; finish
 fi
-for f in bin/airc lib/libair.a include/air.h include/air_limits.h share/man/man1/airc.1; do
+for f in bin/airc lib/libair.a include/air.h include/air_limits.h include/air_query.h share/man/man1/airc.1; do
   if [ -f "$prefix/$f" ]; then ok "installed $f"; else fail "installed $f: missing"; fi
 done
 

@@ -1,0 +1,196 @@
+/* air_query.h - what every program airc generates shares: the chunk and
+ * watermark periods, the runtime pointer g_rt, and the q_* helpers its
+ * expressions call (division that counts division by zero, conversions,
+ * comparisons, IN lists, window arithmetic). Included once, by the one C
+ * file airc writes, after air.h; installed beside it.
+ *
+ * Everything here is static: each program has its own g_rt and inlines the
+ * helpers it uses. */
+#ifndef AIR_QUERY_H
+#define AIR_QUERY_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "air.h"
+
+#define CHUNK_ROWS 1024    /* rows a source makes or reads per clock read */
+#define WM_EVERY_MS 5      /* a source's watermark period while no window closes */
+
+static AirRuntime *g_rt; /* this rank's runtime */
+
+/* Integer arithmetic wraps as two's complement; division by zero gives 0 and
+ * is counted (docs/language.md section 7). */
+static inline int64_t q_div_i64(int64_t a, int64_t b) {
+  if (b == 0) {
+    air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+    return 0;
+  }
+  if (b == -1) return (int64_t)(0 - (uint64_t)a);
+  return a / b;
+}
+static inline int64_t q_mod_i64(int64_t a, int64_t b) {
+  if (b == 0) {
+    air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+    return 0;
+  }
+  if (b == -1) return 0;
+  return a % b;
+}
+static inline int32_t q_div_i32(int32_t a, int32_t b) { return (int32_t)q_div_i64(a, b); }
+static inline int32_t q_mod_i32(int32_t a, int32_t b) { return (int32_t)q_mod_i64(a, b); }
+/* DOUBLE division by zero gives the IEEE result (inf, nan) and is counted. */
+static inline double q_div_f64(double a, double b) {
+  if (b == 0.0) air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+  return a / b;
+}
+static inline int64_t q_abs_i64(int64_t a) { return a < 0 ? (int64_t)(0 - (uint64_t)a) : a; }
+static inline int32_t q_abs_i32(int32_t a) { return a < 0 ? (int32_t)(0 - (uint32_t)a) : a; }
+static inline int64_t q_min_i64(int64_t a, int64_t b) { return b < a ? b : a; }
+static inline int64_t q_max_i64(int64_t a, int64_t b) { return b > a ? b : a; }
+/* DOUBLE to integer saturates; NaN gives 0. */
+static inline int64_t q_f64_to_i64(double x) {
+  if (x != x) return 0;
+  if (x >= 9223372036854775807.0) return INT64_MAX;
+  if (x <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)x;
+}
+static inline int32_t q_f64_to_i32(double x) {
+  if (x != x) return 0;
+  if (x >= 2147483647.0) return INT32_MAX;
+  if (x <= -2147483648.0) return INT32_MIN;
+  return (int32_t)x;
+}
+/* Copy a string into a NUL-padded column of cap bytes (cap - 1 usable). */
+static inline void q_strcpy(char *dst, size_t cap, const char *src) {
+  size_t n = strnlen(src, cap - 1);
+  memcpy(dst, src, n);
+  memset(dst + n, 0, cap - n);
+}
+static inline bool q_fits(const char *s, size_t maxlen) { return strnlen(s, maxlen + 1) <= maxlen; }
+/* CAST to VARCHAR(n): into buf (at least max(n + 1, 32) bytes), cut to n. */
+static inline const char *q_i64_str(char *buf, size_t n, int64_t v) {
+  snprintf(buf, 32, "%" PRId64, v);
+  buf[n] = '\0';
+  return buf;
+}
+static inline const char *q_f64_str(char *buf, size_t n, double v) {
+  for (int prec = 15; prec <= 17; prec++) { /* the shortest that reads back */
+    snprintf(buf, 32, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  buf[n] = '\0';
+  return buf;
+}
+static inline const char *q_str_cut(char *buf, size_t n, const char *s) {
+  size_t l = strnlen(s, n);
+  memcpy(buf, s, l);
+  buf[l] = '\0';
+  return buf;
+}
+/* CAST from VARCHAR: text that is not a number gives 0 (there are no NULLs). */
+static inline int64_t q_str_i64(const char *s) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  return end == s || *end || errno ? 0 : (int64_t)v;
+}
+static inline double q_str_f64(const char *s) {
+  char *end;
+  double v = strtod(s, &end);
+  return end == s || *end ? 0.0 : v;
+}
+static inline bool q_str_bool(const char *s) { return strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0; }
+/* The first window of a row: rows of one chunk of a generator share their
+ * ingestion time, so the division is done once per distinct time. */
+typedef struct QWinCache {
+  int64_t ts; /* the last event time seen */
+  int64_t ws; /* its first window's start */
+} QWinCache;
+static inline int64_t q_hop_first(QWinCache *c, int64_t ts, int64_t size, int64_t adv) {
+  if (ts != c->ts) {
+    c->ts = ts;
+    c->ws = air_hop_first_start(ts, size, adv);
+  }
+  return c->ws;
+}
+/* A watermark held back by hold ms (no watermark, a stop and the end stay). */
+static inline int64_t q_wm_back(int64_t wm, int64_t hold) {
+  return wm == AIR_WM_NONE || wm >= AIR_WM_STOP ? wm : wm - hold;
+}
+/* The largest of sequence(a, b)'s first n values, which end at AIR_TS_MAX:
+ * the watermark of a generator cut by a stop after n rows. */
+static inline int64_t q_seq_max(int64_t a, int64_t b, int64_t n) {
+  if (n <= 0) return AIR_WM_NONE;
+  if (b < 0 || a >= AIR_TS_MAX) return a < AIR_TS_MAX ? a : AIR_TS_MAX;
+  if ((uint64_t)(n - 1) > (uint64_t)(AIR_TS_MAX - a) / (uint64_t)b) return AIR_TS_MAX;
+  return a + (n - 1) * b;
+}
+/* A pipeline's row counters, added to the stats once per batch. */
+static inline void q_count_rows(int64_t filtered, int64_t unmatched, int64_t late) {
+  if (filtered) air_stat_add(g_rt, AIR_STAT_FILTERED, filtered);
+  if (unmatched) air_stat_add(g_rt, AIR_STAT_UNMATCHED, unmatched);
+  if (late) air_stat_add(g_rt, AIR_STAT_LATE, late);
+}
+static inline int q_cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
+/* DOUBLE comparison as SQL engines make it (PostgreSQL, Spark): NaN equals
+ * NaN and is greater than every number; -0 equals 0. */
+static inline int q_cmp_f64(double a, double b) {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  if (a == b) return 0;
+  return (a != a) - (b != b); /* at least one NaN */
+}
+/* A total order refining q_cmp_f64, -0 before +0: MIN, MAX and the order of
+ * result rows do not depend on the order rows arrive in. */
+static inline int q_order_f64(double a, double b) {
+  int r = q_cmp_f64(a, b);
+  if (r != 0 || a != 0) return r;
+  return (int)(signbit(b) != 0) - (int)(signbit(a) != 0);
+}
+/* LEAST and GREATEST in the order of MIN and MAX (NaN above every number,
+ * -0 below +0); of VARCHARs, in the byte order of comparisons (strcmp). */
+static inline double q_min_f64(double a, double b) { return q_order_f64(b, a) < 0 ? b : a; }
+static inline double q_max_f64(double a, double b) { return q_order_f64(b, a) > 0 ? b : a; }
+static inline const char *q_min_str(const char *a, const char *b) { return strcmp(b, a) < 0 ? b : a; }
+static inline const char *q_max_str(const char *a, const char *b) { return strcmp(b, a) > 0 ? b : a; }
+/* x IN (a long list of constants): binary search in the sorted v[0..n-1]. */
+static inline bool q_in_i64(int64_t x, const int64_t *v, size_t n) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t m = lo + (hi - lo) / 2;
+    if (v[m] < x) lo = m + 1;
+    else hi = m;
+  }
+  return lo < n && v[lo] == x;
+}
+static inline bool q_in_f64(double x, const double *v, size_t n) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t m = lo + (hi - lo) / 2;
+    if (q_cmp_f64(v[m], x) < 0) lo = m + 1;
+    else hi = m;
+  }
+  return lo < n && q_cmp_f64(v[lo], x) == 0;
+}
+static inline bool q_in_str(const char *x, const char *const *v, size_t n) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t m = lo + (hi - lo) / 2;
+    if (strcmp(v[m], x) < 0) lo = m + 1;
+    else hi = m;
+  }
+  return lo < n && strcmp(v[lo], x) == 0;
+}
+/* A DOUBLE group or join key: -0 as 0 and every NaN as one NaN, so that
+ * values equal under q_cmp_f64 are one key (hashed and compared as bytes). */
+static inline double q_f64_key(double x) {
+  if (x != x) return NAN;
+  return x == 0 ? 0.0 : x;
+}
+
+#endif /* AIR_QUERY_H */
