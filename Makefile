@@ -16,7 +16,7 @@ BISON   ?= bison
 FLEX    ?= flex
 B       := build
 
-DEB_PACKAGES := flex bison mpich libmpich-dev libcmocka-dev python3 gawk
+DEB_PACKAGES := flex bison mpich libmpich-dev libcmocka-dev python3 gawk gdb
 
 COMPILER_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c))
 COMPILER_OBJ := $(COMPILER_SRC:compiler/%.c=$(B)/compiler/%.o) \
@@ -302,6 +302,14 @@ check-shapes: all
 check: check-docs
 check-docs: all
 	@python3 tests/docs/run.py
+
+# airc -g: the C kept beside the executable, #line directives into the query
+# (gdb finds a bad row and a division by zero at their query lines), the C
+# kept when the C compiler fails.
+.PHONY: check-debug
+check: check-debug
+check-debug: all
+	@python3 tests/debug/run.py
 
 # The committed picture of YSB*'s plan (needs Debian's graphviz; not in check).
 docs-png: all

@@ -550,9 +550,15 @@ const char *tpl_text(const char *name);
  * codegen.c - C from the physical plan
  * ====================================================================== */
 
-/* Write the program's C source to out. Returns false on an internal error
- * (reported through d). */
-bool codegen_emit(FILE *out, Diag *d, const Physical *ph);
+typedef struct CodegenOptions {
+  bool debug;             /* airc -g: #line directives into the query (and back into the C) */
+  const char *query_path; /* the query as #line names it */
+  const char *c_path;     /* the C file as #line names it (kept beside the executable) */
+} CodegenOptions;
+
+/* Write the program's C source to out (opt NULL: no options). Returns false
+ * on an internal error (reported through d). */
+bool codegen_emit(FILE *out, Diag *d, const Physical *ph, const CodegenOptions *opt);
 /* Append s to buf as the body of a C string literal: every byte that is not
  * a safe printable ASCII character becomes an octal escape, so no query text
  * can end the literal, form a trigraph or a comment. */

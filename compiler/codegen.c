@@ -66,17 +66,47 @@ static void c_str(FILE *out, const char *s) {
   fputc('"', out);
 }
 
-/* Text from the query inside a C comment: no '*', '?', '\' or control
- * bytes survive, so the comment can neither end early (without '*' there is
- * no comment end or start) nor splice lines; '/' alone is harmless. */
+/* Text from the query inside a C comment, as written (COUNT(*) stays
+ * COUNT(*)): only what could end or nest the comment is broken, "* /" and
+ * "/ *", and control and non-ASCII bytes become '_'. A text ending in '/',
+ * '*', '\\' or '?' gets a space, so the caller's " * /" cannot pair with it
+ * (nor a trigraph ??/ splice a line). */
 static void c_comment(FILE *out, const char *s) {
+  int prev = ' ';
   for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c >= 0x20 && c < 0x7f && c != '*' && c != '?' && c != '\\')
-      fputc(c, out);
-    else
-      fputc('_', out);
+    int c = (unsigned char)*s;
+    if (c < 0x20 || c >= 0x7f) c = '_';
+    if ((prev == '/' && c == '*') || (prev == '*' && c == '/')) fputc(' ', out);
+    fputc(c, out);
+    prev = c;
   }
+  if (prev == '/' || prev == '*' || prev == '\\' || prev == '?') fputc(' ', out);
+}
+
+/* airc -g: #line directives map the C of each Filter, output, key,
+ * aggregate and csv field to its line in the query, so gdb, addr2line and
+ * the C compiler's messages point there. */
+static const CodegenOptions *g_opt; /* this run's options (never NULL while emitting) */
+#define C_LINE_MARK "#line @C@" /* a line codegen_emit numbers: back to the C file */
+
+/* The lines that follow are the query's line `line`. */
+static void src_line(FILE *o, int line) {
+  if (!g_opt->debug || line <= 0) return;
+  fprintf(o, "#line %d \"", line);
+  c_escape_str(o, g_opt->query_path, strlen(g_opt->query_path));
+  fprintf(o, "\"\n");
+}
+
+/* The lines that follow are the C file's own again. */
+static void c_line(FILE *o) {
+  if (g_opt->debug) fprintf(o, "%s\n", C_LINE_MARK);
+}
+
+/* The query text an expression comes from, as a comment line. */
+static void text_comment(FILE *o, const char *ind, const char *what, const Expr *e) {
+  fprintf(o, "%s/* %s", ind, what);
+  c_comment(o, e->text);
+  fprintf(o, " */\n");
 }
 
 /* ---- types --------------------------------------------------------------- */
@@ -970,23 +1000,30 @@ static void emit_csv_parse(FILE *o, const Relation *r, const char *var, const ch
     char dst[64], len[24] = "";
     snprintf(dst, sizeof dst, "%s%s.c%d", c->type.kind == TY_VARCHAR ? "" : "&", var, i);
     if (c->type.kind == TY_VARCHAR) snprintf(len, sizeof len, ", %d", c->type.len);
+    src_line(o, c->loc.line);
     if (r->kind == REL_SOURCE && i == r->time_col) {
-      fprintf(o, "%sif ((pe = air_csv_time(%s, %s)) != AIR_PARSE_OK) {\n%s  air_csv_bad_row(%s, line, pe == AIR_PARSE_RANGE ? ",
-              indent, csv, dst, indent, csv);
+      fprintf(o, "%sif ((pe = air_csv_time(%s, %s)) != AIR_PARSE_OK) {\n", indent, csv, dst);
+      src_line(o, c->loc.line);
+      fprintf(o, "%s  air_csv_bad_row(%s, line, pe == AIR_PARSE_RANGE ? ", indent, csv);
       emit_field_msg(o, c, csv_parsers[c->type.kind].range);
       fprintf(o, " : ");
       emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
     } else if (!csv_parsers[c->type.kind].why) {
-      fprintf(o, "%sif (!%s(f[%d], %s%s)) {\n%s  air_csv_bad_row(%s, line, ", indent, fn, i, dst, len, indent, csv);
+      fprintf(o, "%sif (!%s(f[%d], %s%s)) {\n", indent, fn, i, dst, len);
+      src_line(o, c->loc.line);
+      fprintf(o, "%s  air_csv_bad_row(%s, line, ", indent, csv);
       emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
     } else {
-      fprintf(o, "%sif ((pe = %s(f[%d], %s%s)) != AIR_PARSE_OK) {\n%s  air_csv_bad_row(%s, line, pe == AIR_PARSE_RANGE ? ",
-              indent, fn, i, dst, len, indent, csv);
+      fprintf(o, "%sif ((pe = %s(f[%d], %s%s)) != AIR_PARSE_OK) {\n", indent, fn, i, dst, len);
+      src_line(o, c->loc.line);
+      fprintf(o, "%s  air_csv_bad_row(%s, line, pe == AIR_PARSE_RANGE ? ", indent, csv);
       emit_field_msg(o, c, csv_parsers[c->type.kind].range);
       fprintf(o, " : ");
       emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
     }
-    fprintf(o, ");\n%s  %s;\n%s}\n", indent, skip, indent);
+    fprintf(o, ");\n");
+    c_line(o);
+    fprintf(o, "%s  %s;\n%s}\n", indent, skip, indent);
   }
 }
 
@@ -1130,7 +1167,10 @@ static void emit_key_build(FILE *o, const Chain *ch, const Ctx *cx, const char *
   for (int i = 0; i < s->nkeys; i++) {
     char dst[32];
     snprintf(dst, sizeof dst, "key.k%d", i);
+    text_comment(o, ind, "GROUP BY ", s->keys[i]);
+    src_line(o, s->keys[i]->loc.line);
     emit_key_assign(o, ind, dst, s->keys[i], s->keys[i]->type, cx);
+    c_line(o);
   }
 }
 
@@ -1156,8 +1196,12 @@ static void min_max_cond(char *buf, size_t n, const Expr *a, const char *v, int 
 static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char *ind, const char *ts) {
   const Select *s = ch->sel;
   fprintf(o, "%sif (is_new || %s > acc->maxts) acc->maxts = %s;\n", ind, ts, ts);
-  for (int j = 0; j < s->naggs; j++)
+  for (int j = 0; j < s->naggs; j++) {
+    text_comment(o, ind, "", s->aggs[j]);
+    src_line(o, s->aggs[j]->loc.line);
     agg_defs[s->aggs[j]->agg].update(o, s->aggs[j], j, cx, ind);
+    c_line(o);
+  }
 }
 
 /* Merge partial accumulator `p` into `acc` (is_new: acc is fresh). */
@@ -1298,9 +1342,12 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
   char ind2[160], acc[160];
   indent_more(ind2, sizeof ind2, ind);
   if (env->dense) {
+    text_comment(o, ind, "GROUP BY ", k0);
+    src_line(o, k0->loc.line);
     fprintf(o, "%sconst int64_t kv = (int64_t)", ind);
     emit_expr(o, k0, &env->cx);
     fprintf(o, ";\n");
+    c_line(o);
     snprintf(acc, sizeof acc, "A%d *acc = air_dense_acc(%s, ws, kv, &is_new)", ch->index, env->win);
     emit_window_loop(o, w, ts, env->wm, acc, ind);
     emit_acc_update(o, ch, &env->cx, ind2, ts);
@@ -1365,7 +1412,10 @@ static void emit_out_row(FILE *o, const Stage *st, const SegEnv *env, const char
   for (int i = 0; i < s->nout; i++) {
     char dst[32];
     snprintf(dst, sizeof dst, "out.o%d", i);
+    text_comment(o, ind, "", s->out[i].expr);
+    src_line(o, s->out[i].expr->loc.line);
     emit_assign(o, ind, dst, s->out[i].expr, s->out[i].type, &env->cx);
+    c_line(o);
   }
   emit_send_all(o, st, env, "out", ind);
 }
@@ -1435,6 +1485,8 @@ static void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv 
     const Operator *op = stage_op(st, i);
     switch (op->kind) {
     case OP_FILTER:
+      for (const Expr *p = op->pred; p; p = p->next) text_comment(o, ind2, p == op->pred ? "WHERE " : "  AND ", p);
+      src_line(o, op->pred->loc.line);
       fprintf(o, "%sif (!(", ind2);
       for (const Expr *p = op->pred; p; p = p->next) {
         if (p != op->pred) fprintf(o, " && ");
@@ -1442,7 +1494,9 @@ static void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv 
         one.next = NULL;
         emit_expr(o, &one, &env->cx);
       }
-      fprintf(o, ")) {\n%s  %sfiltered++;\n%s  break;\n%s}\n", ind2, env->cnt, ind2, ind2);
+      fprintf(o, ")) {\n");
+      c_line(o);
+      fprintf(o, "%s  %sfiltered++;\n%s  break;\n%s}\n", ind2, env->cnt, ind2, ind2);
       if (env->late_fill) {
         fputs(env->late_fill, o);
         env->late_fill = NULL;
@@ -1527,9 +1581,12 @@ static void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, cons
   Ctx cx = {.sel = s, .post = true, .key = "key", .acc = "acc", .implicit_ts = {-1, -1}};
   fprintf(o, "%s(void)wstart;\n", ind);
   if (s->having) {
+    text_comment(o, ind, "HAVING ", s->having);
+    src_line(o, s->having->loc.line);
     fprintf(o, "%sif (!(", ind);
     emit_expr(o, s->having, &cx);
     fprintf(o, ")) %s;\n", skip);
+    c_line(o);
   }
   fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
   fprintf(o, "%sout.wend = wend;\n%sout.ts = acc->maxts;\n", ind, ind);
@@ -1544,7 +1601,10 @@ static void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, cons
   for (int i = 0; i < s->nout; i++) {
     char dst[32];
     snprintf(dst, sizeof dst, "out.o%d", i);
+    text_comment(o, ind, "", s->out[i].expr);
+    src_line(o, s->out[i].expr->loc.line);
     emit_assign(o, ind, dst, s->out[i].expr, s->out[i].type, &cx);
+    c_line(o);
   }
   emit_send_all(o, st, env, "out", ind);
 }
@@ -2168,7 +2228,44 @@ static void emit_stack_hint(Gen *g) {
 
 static bool chain_reads(const Chain *ch, const Relation *r) { return ch->source == r || ch->source1 == r; }
 
-bool codegen_emit(FILE *out, Diag *d, const Physical *ph) {
+/* Copy the program to out, each C_LINE_MARK line made "#line N+1 c_path"
+ * for its own line number N. */
+static bool number_lines(FILE *out, const char *text) {
+  long n = 1;
+  for (const char *p = text; *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if (len == strlen(C_LINE_MARK) && memcmp(p, C_LINE_MARK, len) == 0) {
+      fprintf(out, "#line %ld \"", n + 1);
+      c_escape_str(out, g_opt->c_path, strlen(g_opt->c_path));
+      fprintf(out, "\"");
+    } else {
+      fwrite(p, 1, len, out);
+    }
+    if (!nl) break;
+    fputc('\n', out);
+    p = nl + 1;
+    n++;
+  }
+  return !ferror(out);
+}
+
+static bool emit_program(FILE *out, Diag *d, const Physical *ph);
+
+bool codegen_emit(FILE *out, Diag *d, const Physical *ph, const CodegenOptions *opt) {
+  static const CodegenOptions plain = {0};
+  g_opt = opt ? opt : &plain;
+  if (!g_opt->debug) return emit_program(out, d, ph);
+  Buf all;
+  buf_open(&all);
+  bool ok = emit_program(all.f, d, ph);
+  char *text = buf_take(&all);
+  if (ok) ok = number_lines(out, text);
+  free(text);
+  return ok;
+}
+
+static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
   const Plan *pl = ph->plan;
   const Catalog *cat = pl->cat;
   Gen g = {.ph = ph, .pl = pl, .d = d, .ok = true};

@@ -20,6 +20,8 @@ static const char *usage_text =
     "\n"
     "  -o FILE          name of the executable (with -S: of the C file)\n"
     "  -S, --emit-c     write the generated C (query.c) and stop\n"
+    "  -g               for debugging: build with -g -O0, keep the C beside the executable\n"
+    "                   (FILE.c), with #line directives into the query for gdb and warnings\n"
     "  --explain        print the physical plan and stop\n"
     "  --explain=dot    print the physical plan as a Graphviz graph (dot -Tpng) and stop\n"
     "  --no-fuse        do not fuse operators into pipelines (every edge is a message)\n"
@@ -36,6 +38,7 @@ typedef struct Options {
   const char *input;   /* the .airq file */
   const char *output;  /* -o */
   bool emit_c;         /* -S */
+  bool debug;          /* -g */
   bool explain;        /* --explain */
   bool explain_dot;    /* --explain=dot */
   bool check;          /* --check */
@@ -127,7 +130,12 @@ static int compile_c(const Options *o, const char *cfile, const char *exe) {
   argv[n++] = (char *)(o->cc ? o->cc : "mpicc");
   argv[n++] = "-std=c11";
   argv[n++] = "-D_GNU_SOURCE";
-  argv[n++] = "-O2";
+  if (o->debug) {
+    argv[n++] = "-g";
+    argv[n++] = "-O0";
+  } else {
+    argv[n++] = "-O2";
+  }
   argv[n++] = "-Wall";
   argv[n++] = "-Wextra";
   argv[n++] = incflag;
@@ -143,7 +151,8 @@ static int compile_c(const Options *o, const char *cfile, const char *exe) {
   int st = run(argv);
   free(flags);
   if (st != 0) {
-    fprintf(stderr, "airc: error: the C compiler '%s' failed (status %d)\n", argv[0], st);
+    fprintf(stderr, "airc: error: the C compiler '%s' failed (status %d); the C is kept in '%s'\n",
+            argv[0], st, cfile);
     return 1;
   }
   return 0;
@@ -154,6 +163,7 @@ static int parse_args(int argc, char **argv, Options *o) {
     const char *a = argv[i];
     if (strcmp(a, "-o") == 0 && i + 1 < argc) o->output = argv[++i];
     else if (strcmp(a, "-S") == 0 || strcmp(a, "--emit-c") == 0) o->emit_c = true;
+    else if (strcmp(a, "-g") == 0) o->debug = true;
     else if (strcmp(a, "--explain") == 0 || strcmp(a, "--explain=text") == 0) o->explain = true;
     else if (strcmp(a, "--explain=dot") == 0) o->explain = o->explain_dot = true;
     else if (strcmp(a, "--check") == 0) o->check = true;
@@ -270,12 +280,22 @@ int main(int argc, char **argv) {
   }
 
   char cpath[PATH_MAX], tmpdir[] = "/tmp/airc.XXXXXX";
-  bool keep_c = o.emit_c;
-  if (keep_c) {
+  bool keep_c = o.emit_c || o.debug;
+  if (o.emit_c) {
     if (o.output)
       snprintf(cpath, sizeof cpath, "%s", o.output);
     else
       snprintf(cpath, sizeof cpath, "%s.c", name);
+  } else if (o.debug) {
+    /* -g: the C that gdb shows lives beside the executable */
+    snprintf(cpath, sizeof cpath, "%s.c", target);
+    if (same_file(cpath, o.input)) {
+      fprintf(stderr, "airc: error: the C file '%s' would overwrite the query file '%s': name another "
+                      "executable with -o\n", cpath, o.input);
+      free(name);
+      status = 1;
+      goto done;
+    }
   } else {
     if (!mkdtemp(tmpdir)) {
       fprintf(stderr, "airc: error: cannot make a temporary directory: %s\n", strerror(errno));
@@ -292,14 +312,16 @@ int main(int argc, char **argv) {
     status = 1;
     goto done;
   }
-  bool ok = codegen_emit(out, &d, ph);
+  CodegenOptions copt = {.debug = o.debug, .query_path = o.input, .c_path = cpath};
+  bool ok = codegen_emit(out, &d, ph, &copt);
   if (out != stdout && fclose(out) != 0) ok = false;
   if (!ok) status = 1;
-  if (ok && !keep_c) {
+  if (ok && !o.emit_c) {
     const char *exe = o.output ? o.output : name;
     status = compile_c(&o, cpath, exe);
   }
-  if (!keep_c) {
+  /* the C stays when asked for (-S, -g) and when the C compiler failed on it */
+  if (!keep_c && !(ok && status != 0)) {
     unlink(cpath);
     rmdir(tmpdir);
   }

@@ -32,7 +32,7 @@ static void emit(Diag *d, Physical *ph) {
   FILE *mem = open_memstream(&buf, &len);
   if (!mem)
     abort();
-  codegen_emit(mem, d, ph);
+  codegen_emit(mem, d, ph, NULL);
   fclose(mem);
   free(buf);
 }

@@ -62,7 +62,7 @@ typedef struct K1 { /* group key */
 } K1;
 typedef struct A1 { /* accumulators */
   int64_t maxts; /* event time: the latest contributing row's */
-  int64_t a0; /* COUNT(_) */
+  int64_t a0; /* COUNT(*) */
   int64_t a1; /* MAX(total) */
 } A1;
 typedef struct P1 { /* a per-rank partial aggregate */
@@ -169,7 +169,9 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
         out.ts = acc->maxts;
         out.srcwm = (wend - INT64_C(10000) - 1);
         out.k0 = key->k0;
+        /* key */
         out.o0 = key->k0;
+        /* SUM(v) */
         out.o1 = acc->a0;
         memcpy(air_out_row(stage2.oe2, 0), &out, sizeof out);
       }
@@ -212,7 +214,9 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
         bool is_new;
         A1 *acc = air_windows_acc(stage3.win, ws, keyp, kh, &is_new);
         if (is_new || r->ts > acc->maxts) acc->maxts = r->ts;
+        /* COUNT(*) */
         acc->a0++;
+        /* MAX(total) */
         {
           int64_t v = r->o1;
           if (is_new || v > acc->a1) acc->a1 = v;
@@ -312,8 +316,11 @@ static void stage4_watermark(AirVertex *v, int64_t wm, void *ctx) {
         out.wend = wend;
         out.ts = acc->maxts;
         out.srcwm = (wend - INT64_C(0) - 1);
+        /* COUNT(*) */
         out.o0 = acc->a0;
+        /* MAX(total) */
         out.o1 = acc->a1;
+        /* WINDOW_END */
         out.o2 = wend;
         memcpy(air_out_row(stage4.oe3, 0), &out, sizeof out);
       }
@@ -394,6 +401,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       }
       if (s.c2 > st.maxts) st.maxts = s.c2;
       do { /* query 1: Source -> Aggregation */
+        /* GROUP BY key */
         const int64_t kv = (int64_t)s.c0;
         bool in_window = false;
         static _Thread_local QWinCache wc = {INT64_MIN, 0};
@@ -403,6 +411,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
           bool is_new;
           A0 *acc = air_dense_acc(st.win1, ws, kv, &is_new);
           if (is_new || s.c2 > acc->maxts) acc->maxts = s.c2;
+          /* SUM(v) */
           acc->a0 = (int64_t)((uint64_t)acc->a0 + (uint64_t)(int64_t)s.c1);
         }
         if (!in_window) st.late++;

@@ -137,6 +137,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       }
       n++;
       do { /* query 1: Source -> Filter -> Map */
+        /* WHERE x > 0 */
         if (!((s.c1 > ((int32_t)0)))) {
           st.filtered++;
           break;
@@ -145,8 +146,11 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         memset(&out, 0, sizeof out);
         out.ts = s.c3;
         out.srcwm = rowwm;
+        /* id */
         out.o0 = s.c0;
+        /* x * 2 + 1 */
         out.o1 = ((int32_t)((uint32_t)((int32_t)((uint32_t)s.c1 * (uint32_t)((int32_t)2))) + (uint32_t)((int32_t)1)));
+        /* label */
         memcpy(out.o2, s.c2, sizeof out.o2);
         memcpy(air_out_row(st.oe0, 0), &out, sizeof out);
       } while (0);

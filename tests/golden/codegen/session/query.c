@@ -29,7 +29,7 @@ typedef struct K0 { /* group key */
 } K0;
 typedef struct A0 { /* accumulators */
   int64_t maxts; /* event time: the latest contributing row's */
-  int64_t a0; /* COUNT(_) */
+  int64_t a0; /* COUNT(*) */
   int64_t a1; /* SUM(amount) */
 } A0;
 typedef struct P0 { /* a per-rank partial aggregate */
@@ -131,7 +131,9 @@ static void stage2_batch(AirVertex *v, int input, const void *rows, size_t nrows
         break;
       }
       if (is_new || r->ts > acc->maxts) acc->maxts = r->ts;
+      /* COUNT(*) */
       acc->a0++;
+      /* SUM(amount) */
       acc->a1 = (int64_t)((uint64_t)acc->a1 + (uint64_t)(int64_t)r->f0c1);
     } while (0);
   }
@@ -168,10 +170,15 @@ static void stage2_session(const void *kp, int64_t ws, int64_t we, void *ap, voi
   out.ts = acc->maxts;
   out.srcwm = (wend - INT64_C(0) - 1);
   memcpy(out.k0, key->k0, sizeof out.k0);
+  /* user_id */
   memcpy(out.o0, key->k0, sizeof out.o0);
+  /* COUNT(*) */
   out.o1 = acc->a0;
+  /* SUM(amount) */
   out.o2 = acc->a1;
+  /* WINDOW_START */
   out.o3 = wstart;
+  /* WINDOW_END */
   out.o4 = wend;
   memcpy(air_out_row(stage2.oe1, 0), &out, sizeof out);
 }
@@ -249,6 +256,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         {
           K0 key;
           memset(&key, 0, sizeof key);
+          /* GROUP BY user_id */
           memcpy(key.k0, s.c0, sizeof key.k0);
           const int dest = (int)(hash_K0(&key) % (uint64_t)air_world(g_rt));
           memcpy(air_out_row(st.oe0, dest), &row, sizeof row);

@@ -197,9 +197,13 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
               out.ts = ts;
               out.srcwm = (wend - INT64_C(0) - 1);
               out.wend = wend;
+              /* a.k */
               memcpy(out.o0, l->f0c0, sizeof out.o0);
+              /* a.x */
               out.o1 = l->f0c1;
+              /* b.y */
               out.o2 = rr->f1c1;
+              /* WINDOW_END */
               out.o3 = wend;
               memcpy(air_out_row(stage3.oe2, 0), &out, sizeof out);
             } while (0);

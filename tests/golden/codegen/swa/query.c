@@ -30,7 +30,7 @@ typedef struct K0 { /* group key */
 typedef struct A0 { /* accumulators */
   int64_t maxts; /* event time: the latest contributing row's */
   int64_t a0; /* SUM(value) */
-  int64_t a1; /* COUNT(_) */
+  int64_t a1; /* COUNT(*) */
 } A0;
 typedef struct P0 { /* a per-rank partial aggregate */
   int64_t wstart; /* window start, ms */
@@ -144,9 +144,13 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
         out.ts = acc->maxts;
         out.srcwm = (wend - INT64_C(0) - 1);
         out.k0 = key->k0;
+        /* key */
         out.o0 = key->k0;
+        /* SUM(value) */
         out.o1 = acc->a0;
+        /* COUNT(*) */
         out.o2 = acc->a1;
+        /* WINDOW_END */
         out.o3 = wend;
         memcpy(air_out_row(stage2.oe1, 0), &out, sizeof out);
       }
@@ -227,6 +231,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       }
       if (s.c2 > st.maxts) st.maxts = s.c2;
       do { /* query 1: Source -> Aggregation */
+        /* GROUP BY key */
         const int64_t kv = (int64_t)s.c0;
         bool in_window = false;
         static _Thread_local QWinCache wc = {INT64_MIN, 0};
@@ -236,7 +241,9 @@ static void source0(AirVertex *v, int inst, void *ctx) {
           bool is_new;
           A0 *acc = air_dense_acc(st.win1, ws, kv, &is_new);
           if (is_new || s.c2 > acc->maxts) acc->maxts = s.c2;
+          /* SUM(value) */
           acc->a0 = (int64_t)((uint64_t)acc->a0 + (uint64_t)(int64_t)s.c1);
+          /* COUNT(*) */
           acc->a1++;
         }
         if (!in_window) st.late++;

@@ -40,7 +40,7 @@ typedef struct K0 { /* group key */
 } K0;
 typedef struct A0 { /* accumulators */
   int64_t maxts; /* event time: the latest contributing row's */
-  int64_t a0; /* COUNT(_) */
+  int64_t a0; /* COUNT(*) */
 } A0;
 typedef struct P0 { /* a per-rank partial aggregate */
   int64_t wstart; /* window start, ms */
@@ -178,8 +178,11 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
         out.ts = acc->maxts;
         out.srcwm = (wend - INT64_C(0) - 1);
         memcpy(out.k0, key->k0, sizeof out.k0);
+        /* c.campaign_id */
         memcpy(out.o0, key->k0, sizeof out.o0);
+        /* COUNT(*) */
         out.o1 = acc->a0;
+        /* WINDOW_END */
         out.o2 = wend;
         memcpy(air_out_row(stage2.oe1, 0), &out, sizeof out);
       }
@@ -256,6 +259,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       air_ysb_fill(4, r1, s.c1, sizeof s.c1);
       s.c2 = now;
       do { /* query 1: Source -> Filter -> StaticJoin -> Aggregation */
+        /* WHERE e.event_type = 'view' */
         if (!((memcmp(s.c1, "view", 5) == 0))) {
           st.filtered++;
           break;
@@ -278,6 +282,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
           bool is_new;
           A0 *acc = air_windows_acc(st.win1, ws, keyp, kh, &is_new);
           if (is_new || s.c2 > acc->maxts) acc->maxts = s.c2;
+          /* COUNT(*) */
           acc->a0++;
         }
         if (!in_window) st.late++;

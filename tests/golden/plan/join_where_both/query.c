@@ -192,6 +192,7 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
             const RB0 *rr = (const RB0 *)acc->right.data + ri;
             const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;
             do { /* query 1: Filter -> Map */
+              /* WHERE a.x < b.y */
               if (!((l->f0c1 < rr->f1c1))) {
                 filtered++;
                 break;
@@ -201,9 +202,13 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
               out.ts = ts;
               out.srcwm = (wend - INT64_C(0) - 1);
               out.wend = wend;
+              /* a.k */
               out.o0 = l->f0c0;
+              /* a.x */
               out.o1 = l->f0c1;
+              /* b.y */
               out.o2 = rr->f1c1;
+              /* WINDOW_END */
               out.o3 = wend;
               memcpy(air_out_row(stage3.oe2, 0), &out, sizeof out);
             } while (0);
@@ -379,6 +384,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
       }
       n++;
       do { /* query 1: Source -> Filter */
+        /* WHERE b.y > 0 */
         if (!((s.c1 > ((int64_t)((int32_t)0))))) {
           st.filtered++;
           break;
