@@ -312,6 +312,15 @@ Program *parse_program(Arena *a, Diag *d);
 #define AST_MAX_DEPTH 256
 
 Expr *new_expr(Arena *a, ExprKind kind, SrcLoc loc);
+/* The expression walker, the one place that knows an Expr's children: lhs,
+ * rhs, third, else_, then each of args. It never follows e->next, which
+ * only links e into the list that holds it (arguments, IN values, WHENs,
+ * GROUP BY keys, a Filter's conjuncts). expr_each_child calls fn on each
+ * direct child; expr_walk calls fn on e and its descendants, pre-order,
+ * skipping the children of a node for which fn returns false (e NULL:
+ * nothing). Neither changes the tree; fn may. */
+void expr_each_child(const Expr *e, void (*fn)(void *ctx, Expr *child), void *ctx);
+void expr_walk(const Expr *e, bool (*fn)(void *ctx, const Expr *e), void *ctx);
 void ast_dump(FILE *out, const Program *p); /* for parser tests */
 const char *op_text(OpKind op);             /* "+", "<>", "AND", ... */
 
@@ -488,6 +497,30 @@ typedef enum {
 #define AIRC_WARN_WINDOWS_PER_ROW 100000
 #define AIRC_MAX_OUTS 16 /* consumers of one pipeline's rows */
 
+/* Where a stage keeps its state: fuse.c decides, codegen builds it,
+ * --explain shows it. */
+typedef enum {
+  STATE_NONE,     /* stateless */
+  STATE_WINDOWS,  /* per open window, a hash table: group key -> accumulators (AirWindows) */
+  STATE_DENSE,    /* per open window, an array indexed by key - lo (AirDense): the key is one
+                     generated uniform(lo, hi) integer column of fewer than 65536 values */
+  STATE_SESSIONS, /* per key, its open sessions, merged when they meet (AirSessions) */
+  STATE_JOIN,     /* per open window and join key, the rows of both sides (AirWindows of J) */
+} StateKind;
+
+typedef struct StateShape {
+  StateKind kind; /* see StateKind */
+  int64_t lo, hi; /* STATE_DENSE: the key range */
+} StateShape;
+
+/* What the rows on an edge are (codegen's C type for them in brackets). */
+typedef enum {
+  PAY_ROWS,       /* the query's input rows: the columns it reads of each FROM item (R) */
+  PAY_RIGHT_ROWS, /* a stream-stream join's second input: the columns it reads of it (RB) */
+  PAY_PARTIALS,   /* per-rank partial aggregates: window, group key, accumulators (P) */
+  PAY_RESULTS,    /* result rows: window, key, output columns (O of the sending query) */
+} Payload;
+
 /* A pipeline: the operators [first, last] of one leg of a chain, run as one
  * loop on every rank (or on rank 0: the collector). */
 typedef struct Stage {
@@ -502,6 +535,7 @@ typedef struct Stage {
   int outs[AIRC_MAX_OUTS]; /* output edge ids */
   int nouts;
   int id;             /* 1-based pipeline number in --explain */
+  StateShape state;   /* what it keeps between rows */
 } Stage;
 
 /* An edge between two pipelines: rows travel on it as messages (MPI, or a
@@ -525,6 +559,12 @@ typedef struct Physical {
 
 
 Physical *fuse_plan(Arena *a, Plan *plan, bool fuse);
+/* The rows edge e carries. */
+Payload edge_payload(const Physical *ph, const PEdge *e);
+/* For --explain (text and dot): a stage's state shape, "" when it keeps
+ * none; and the columns an edge's rows carry. Written into buf (n bytes). */
+void describe_state(const Stage *st, char *buf, size_t n);
+void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n);
 void explain_print(FILE *out, const Physical *ph);
 /* explain_dot.c: the same plan as a Graphviz digraph (--explain=dot). */
 void explain_dot(FILE *out, const Physical *ph);

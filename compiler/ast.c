@@ -22,6 +22,30 @@ Expr *new_expr(Arena *a, ExprKind kind, SrcLoc loc) {
   return e;
 }
 
+/* The one place that knows which fields of an Expr are its children. */
+void expr_each_child(const Expr *e, void (*fn)(void *ctx, Expr *child), void *ctx) {
+  Expr *const kids[] = {e->lhs, e->rhs, e->third, e->else_};
+  for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+    if (kids[i])
+      fn(ctx, kids[i]);
+  for (Expr *a = e->args; a; a = a->next)
+    fn(ctx, a);
+}
+
+typedef struct Walk {
+  bool (*fn)(void *ctx, const Expr *e);
+  void *ctx;
+} Walk;
+
+static void walk_child(void *w, Expr *child) { expr_walk(child, ((Walk *)w)->fn, ((Walk *)w)->ctx); }
+
+void expr_walk(const Expr *e, bool (*fn)(void *ctx, const Expr *e), void *ctx) {
+  if (!e || !fn(ctx, e))
+    return;
+  Walk w = {fn, ctx};
+  expr_each_child(e, walk_child, &w);
+}
+
 const char *type_name(Type t, char *buf, size_t n) {
   const char *s;
   switch (t.kind) {

@@ -722,10 +722,6 @@ static bool is_join_stage(const Stage *st) {
 /* The relation a stage's Source reads (leg 0: from[0], leg 1: from[1]). */
 static const Relation *leg_source(const Stage *st) { return st->leg ? st->chain->source1 : st->chain->source; }
 static bool in_source_loop(const Stage *st) { return st->edge < 0; }
-static bool ends_in_agg(const Stage *st) {
-  OperatorKind k = stage_op(st, st->last)->kind;
-  return (k == OP_AGGREGATION || k == OP_REDUCE) && !is_sink_stage(st);
-}
 static const Chain *derived_chain(const Plan *pl, const Relation *r) {
   for (int c = 0; c < pl->nchains; c++)
     if (pl->chains[c].derived == r) return &pl->chains[c];
@@ -737,14 +733,12 @@ static void edge_row_type(const Physical *ph, int e, char *buf, size_t n) {
   const PEdge *ed = &ph->edges[e];
   const Stage *to = &ph->stages[ed->to];
   const Stage *from = &ph->stages[ed->from];
-  if (to->final)
-    snprintf(buf, n, "P%d", to->chain->index);
-  else if (ed->kind == XR_GATHER || ed->kind == XR_SAME)
-    snprintf(buf, n, "O%d", from->chain->index);
-  else if (to->leg == 1 || (is_join_stage(to) && ed->to_input == 1))
-    snprintf(buf, n, "RB%d", to->chain->index);
-  else
-    snprintf(buf, n, "R%d", to->chain->index);
+  switch (edge_payload(ph, ed)) {
+  case PAY_PARTIALS: snprintf(buf, n, "P%d", to->chain->index); break;
+  case PAY_RESULTS: snprintf(buf, n, "O%d", from->chain->index); break;
+  case PAY_RIGHT_ROWS: snprintf(buf, n, "RB%d", to->chain->index); break;
+  case PAY_ROWS: snprintf(buf, n, "R%d", to->chain->index); break;
+  }
 }
 
 /* Columns available to a stage's rows: from item f at its input. */
@@ -1292,25 +1286,6 @@ void cg_minmax_merge(FILE *o, const Expr *a, int j, const char *ind) {
   fprintf(o, "%sif (is_new || %s) acc->a%d = p->a%d;\n", ind, cond, j, j);
 }
 
-/* A partial aggregate in a generator's loop whose single group key is a
- * generated uniform(lo, hi) integer column of a small range keeps its
- * windows in arrays indexed by the key (AirDense) instead of hash tables. */
-static bool dense_key(const Stage *st, int64_t *lo, int64_t *hi) {
-  const Chain *ch = st->chain;
-  const Select *s = ch->sel;
-  if (!st->partial || !in_source_loop(st) || ch->session || s->nkeys != 1) return false;
-  const Expr *k = s->keys[0];
-  const Relation *r = ch->source;
-  if (k->kind != EX_COLUMN || k->from_idx != 0) return false;
-  const Column *col = &r->cols[k->col_idx];
-  if ((col->type.kind != TY_INT && col->type.kind != TY_BIGINT) || col->gen.kind != GEN_UNIFORM) return false;
-  if (col->gen.a > col->gen.b || (uint64_t)col->gen.b - (uint64_t)col->gen.a >= (1u << 16)) return false;
-  /* an INT column wraps values outside int32: they would leave [lo, hi] */
-  if (col->type.kind == TY_INT && (col->gen.a < INT32_MIN || col->gen.b > INT32_MAX)) return false;
-  *lo = col->gen.a;
-  *hi = col->gen.b;
-  return true;
-}
 
 /* The loop over the open windows a row at time ts belongs to (tumbling:
  * advance == size), skipping those already closed; `acc` is the C that
@@ -1714,20 +1689,24 @@ static void source_env(const Gen *g, const Stage *st, SegEnv *env, bool ptr, cha
   env->win = win;
   colref(ts, nt, &env->cx, st->leg, leg_source(st)->time_col);
   env->ts = ts;
-  int64_t lo, hi;
-  env->dense = dense_key(st, &lo, &hi);
+  env->dense = st->state.kind == STATE_DENSE;
+}
+
+typedef struct ColMarks {
+  int f;      /* the FROM item */
+  bool *cols; /* its columns read */
+} ColMarks;
+
+static bool mark_col(void *m_, const Expr *e) {
+  ColMarks *m = m_;
+  if (e->kind == EX_COLUMN && e->from_idx == m->f) m->cols[e->col_idx] = true;
+  return true;
 }
 
 /* Mark the columns of FROM item f that e reads. */
 static void mark_cols(const Expr *e, int f, bool *cols) {
-  for (; e; e = e->next) {
-    if (e->kind == EX_COLUMN && e->from_idx == f) cols[e->col_idx] = true;
-    if (e->lhs) mark_cols(e->lhs, f, cols);
-    if (e->rhs) mark_cols(e->rhs, f, cols);
-    if (e->third) mark_cols(e->third, f, cols);
-    if (e->args) mark_cols(e->args, f, cols);
-    if (e->else_) mark_cols(e->else_, f, cols);
-  }
+  ColMarks m = {f, cols};
+  expr_walk(e, mark_col, &m);
 }
 
 /* Make column i of generator row s (every byte of it: no memset needed). */
@@ -1792,7 +1771,8 @@ void cg_gen_row(Gen *g, const Relation *r, FILE *out, char **late) {
   const Operator *filter = NULL;
   if (nloop == 1 && only->last >= 1 && stage_op(only, 1)->kind == OP_FILTER) filter = stage_op(only, 1);
   for (int i = 0; i < r->ncols; i++) early[i] = filter == NULL || i == r->time_col;
-  if (filter) mark_cols(filter->pred, only->leg, early);
+  if (filter)
+    for (const Expr *p = filter->pred; p; p = p->next) mark_cols(p, only->leg, early);
   Buf latebuf;
   buf_open(&latebuf);
   for (int i = 0; i < r->ncols; i++) {
@@ -1874,9 +1854,9 @@ static void emit_source(Gen *g, const Relation *r) {
     for (int k = 0; k < st->nouts; k++)
       fprintf(o, "  AirOut *oe%d; /* pipeline %d's port on edge %d */\n", st->outs[k], st->id, st->outs[k]);
     fprintf(o, "  int64_t sent%d; /* when pipeline %d last sent a watermark */\n", st->id, st->id);
-    int64_t lo, hi;
-    if (dense_key(st, &lo, &hi))
-      fprintf(o, "  AirDense *win%d; /* pipeline %d's partial aggregates, by key - %" PRId64 " */\n", st->id, st->id, lo);
+    if (st->state.kind == STATE_DENSE)
+      fprintf(o, "  AirDense *win%d; /* pipeline %d's partial aggregates, by key - %" PRId64 " */\n", st->id, st->id,
+              st->state.lo);
     else if (st->partial)
       fprintf(o, "  AirWindows *win%d; /* pipeline %d's partial aggregates */\n", st->id, st->id);
   }
@@ -1920,10 +1900,9 @@ static void emit_source(Gen *g, const Relation *r) {
     if (!first_stage) first_stage = st->id;
     for (int k = 0; k < st->nouts; k++)
       fprintf(open.f, "  st.oe%d = air_out_open(v, inst, g_edge[%d]);\n", st->outs[k], st->outs[k]);
-    int64_t lo, hi;
-    if (dense_key(st, &lo, &hi))
+    if (st->state.kind == STATE_DENSE)
       fprintf(open.f, "  st.win%d = air_dense_new(INT64_C(%" PRId64 "), INT64_C(%" PRId64 "), sizeof(A%d));\n", st->id,
-              lo, hi, st->chain->index);
+              st->state.lo, st->state.hi, st->chain->index);
     else if (st->partial)
       fprintf(open.f, "  st.win%d = air_windows_new(sizeof(K%d), sizeof(A%d));\n", st->id, st->chain->index,
               st->chain->index);
@@ -1973,9 +1952,9 @@ static void emit_source(Gen *g, const Relation *r) {
   fprintf(finish.f, "  %s_advance(&st, AIR_WM_END, air_now_ms(), true);\n", fn);
   for (int i = 0; i < ph->nstages; i++) {
     const Stage *st = &ph->stages[i];
-    int64_t lo, hi;
     if (loop_stage_of(st, r) && st->partial)
-      fprintf(finish.f, "  %s(st.win%d);\n", dense_key(st, &lo, &hi) ? "air_dense_free" : "air_windows_free", st->id);
+      fprintf(finish.f, "  %s(st.win%d);\n", st->state.kind == STATE_DENSE ? "air_dense_free" : "air_windows_free",
+              st->id);
   }
 
   char id[16];
@@ -2047,8 +2026,8 @@ static void emit_stage(Gen *g, const Stage *st) {
   int c = ch->index;
   FILE *f = g->funcs.f;
   FILE *su = g->setup.f;
-  bool session = ch->session && ends_in_agg(st);
-  bool windows = st->partial || st->final || is_join_stage(st) || (ends_in_agg(st) && !session);
+  bool session = st->state.kind == STATE_SESSIONS;
+  bool windows = st->state.kind == STATE_WINDOWS || st->state.kind == STATE_JOIN;
   char ctxn[48], fn[48], id[16];
   snprintf(ctxn, sizeof ctxn, "stage%d", st->id);
   snprintf(fn, sizeof fn, "stage%d", st->id);
@@ -2175,17 +2154,16 @@ static void emit_stage(Gen *g, const Stage *st) {
 
 /* ---- the program ----------------------------------------------------------- */
 
+static bool add_cast_bytes(void *n_, const Expr *e) {
+  if (e->kind == EX_CAST && e->cast_to.kind == TY_VARCHAR)
+    *(size_t *)n_ += (size_t)(e->cast_to.len + 1 > 32 ? e->cast_to.len + 1 : 32);
+  return true;
+}
+
 /* Bytes of the VARCHAR buffers CASTs in e make on the stack. */
 static size_t cast_bytes(const Expr *e) {
   size_t n = 0;
-  for (; e; e = e->next) {
-    if (e->kind == EX_CAST && e->cast_to.kind == TY_VARCHAR)
-      n += (size_t)(e->cast_to.len + 1 > 32 ? e->cast_to.len + 1 : 32);
-    const Expr *kids[] = {e->lhs, e->rhs, e->third, e->else_};
-    for (size_t k = 0; k < sizeof kids / sizeof kids[0]; k++)
-      n += cast_bytes(kids[k]);
-    n += cast_bytes(e->args);
-  }
+  expr_walk(e, add_cast_bytes, &n);
   return n;
 }
 

@@ -154,6 +154,9 @@ static void stage_node(FILE *out, Buf *b, const Physical *ph, int si) {
     buf_op(b, st, &ops[i], i);
     buf_printf(b, "\n");
   }
+  char state[1024];
+  describe_state(st, state, sizeof state);
+  if (*state) buf_printf(b, "state: %s\n", state);
   fprintf(out, "    p%d [", st->id);
   put_attr_label(out, b);
   if (st->partial) fputs(", peripheries=2", out);
@@ -223,7 +226,9 @@ static void buf_edge(Buf *b, const Physical *ph, const PEdge *e) {
     }
     break;
   }
-  buf_printf(b, "\n");
+  char what[1024];
+  describe_payload(ph, e, what, sizeof what);
+  buf_printf(b, "\ncarrying %s\n", what);
 }
 
 static bool reads(const Stage *st, const Relation *r) {

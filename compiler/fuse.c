@@ -10,6 +10,8 @@
  */
 #include "airc.h"
 
+#include <stdarg.h>
+
 #include <string.h>
 
 typedef struct Fuser {
@@ -94,6 +96,47 @@ static int unfused_run(Fuser *f, Chain *ch, int leg, int from, int to, int prev,
 }
 
 // fused chain = [Source .. Map|Aggregation(partial)] -> [Aggregation(final)] -> [Sink]
+static const Operator *ops_of(const Stage *st) { return st->leg ? st->chain->ops1 : st->chain->ops; }
+static bool is_join(const Stage *st) {
+  return st->leg == 0 && st->chain->join_at >= 0 && st->first == st->chain->join_at;
+}
+
+/* A per-rank partial aggregate in a source's loop whose one group key is a
+ * generated uniform(lo, hi) integer column of a small range keeps its
+ * windows in arrays indexed by the key (AirDense) instead of hash tables. */
+static bool dense_key(const Stage *st, int64_t *lo, int64_t *hi) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  if (!st->partial || st->edge >= 0 || ch->session || s->nkeys != 1) return false;
+  const Expr *k = s->keys[0];
+  const Relation *r = ch->source;
+  if (k->kind != EX_COLUMN || k->from_idx != 0) return false;
+  const Column *col = &r->cols[k->col_idx];
+  if ((col->type.kind != TY_INT && col->type.kind != TY_BIGINT) || col->gen.kind != GEN_UNIFORM) return false;
+  if (col->gen.a > col->gen.b || (uint64_t)col->gen.b - (uint64_t)col->gen.a >= (1u << 16)) return false;
+  /* an INT column wraps values outside int32: they would leave [lo, hi] */
+  if (col->type.kind == TY_INT && (col->gen.a < INT32_MIN || col->gen.b > INT32_MAX)) return false;
+  *lo = col->gen.a;
+  *hi = col->gen.b;
+  return true;
+}
+
+static StateShape state_of(const Stage *st) {
+  const Operator *ops = ops_of(st);
+  OperatorKind last = ops[st->last].kind;
+  bool agg = (last == OP_AGGREGATION || last == OP_REDUCE) && ops[st->first].kind != OP_SINK;
+  StateShape sh = {STATE_NONE, 0, 0};
+  if (is_join(st))
+    sh.kind = STATE_JOIN;
+  else if (st->chain->session && agg)
+    sh.kind = STATE_SESSIONS;
+  else if (dense_key(st, &sh.lo, &sh.hi))
+    sh.kind = STATE_DENSE;
+  else if (st->partial || st->final || agg)
+    sh.kind = STATE_WINDOWS;
+  return sh;
+}
+
 Physical *fuse_plan(Arena *a, Plan *plan, bool fuse) {
   Physical *ph = arena_alloc(a, sizeof *ph);
   ph->plan = plan;
@@ -141,7 +184,111 @@ Physical *fuse_plan(Arena *a, Plan *plan, bool fuse) {
       connect(&f, producer, ss, XR_GATHER, 0);
     }
   }
+  for (int i = 0; i < ph->nstages; i++) ph->stages[i].state = state_of(&ph->stages[i]);
   return ph;
+}
+
+Payload edge_payload(const Physical *ph, const PEdge *e) {
+  const Stage *to = &ph->stages[e->to];
+  if (to->final) return PAY_PARTIALS;
+  if (e->kind == XR_GATHER || e->kind == XR_SAME) return PAY_RESULTS;
+  if (to->leg == 1 || (is_join(to) && e->to_input == 1)) return PAY_RIGHT_ROWS;
+  return PAY_ROWS;
+}
+
+/* ---- what --explain says about state and payloads ------------------------- */
+
+typedef struct Text {
+  char *p;
+  size_t n, used;
+} Text;
+
+static void text_add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(Text *t, const char *fmt, ...) {
+  if (t->used + 1 >= t->n) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(t->p + t->used, t->n - t->used, fmt, ap);
+  va_end(ap);
+  if (k > 0) t->used += (size_t)k < t->n - t->used ? (size_t)k : t->n - t->used - 1;
+}
+
+static void text_list(Text *t, Expr **v, int n) {
+  for (int i = 0; i < n; i++) text_add(t, "%s%s", i ? ", " : "", v[i]->text ? v[i]->text : "?");
+}
+
+void describe_state(const Stage *st, char *buf, size_t n) {
+  Text t = {buf, n, 0};
+  buf[0] = '\0';
+  const Select *s = st->chain->sel;
+  switch (st->state.kind) {
+  case STATE_NONE: return;
+  case STATE_WINDOWS:
+    if (s->nkeys) {
+      text_add(&t, "per open window, a hash table (");
+      text_list(&t, s->keys, s->nkeys);
+      text_add(&t, ") -> ");
+    } else {
+      text_add(&t, "per open window, one accumulator row: ");
+    }
+    text_list(&t, s->aggs, s->naggs);
+    return;
+  case STATE_DENSE:
+    text_add(&t, "per open window, an array indexed by %s - %lld (%lld keys) -> ", s->keys[0]->text,
+             (long long)st->state.lo, (long long)(st->state.hi - st->state.lo + 1));
+    text_list(&t, s->aggs, s->naggs);
+    return;
+  case STATE_SESSIONS:
+    text_add(&t, "per key (");
+    text_list(&t, s->keys, s->nkeys);
+    text_add(&t, "), its open sessions, merged when they meet -> ");
+    text_list(&t, s->aggs, s->naggs);
+    return;
+  case STATE_JOIN:
+    text_add(&t, "per open window and %s, the rows of both sides", s->join_lkey->text);
+    return;
+  }
+}
+
+/* The columns of FROM item f the chain reads, "a.k, a.x". */
+static void text_used(Text *t, const Chain *ch, int f, bool *first) {
+  const FromItem *fi = &ch->sel->from[f];
+  const char *q = fi->alias ? fi->alias : fi->name;
+  for (int i = 0; i < fi->rel->ncols; i++)
+    if (ch->used[f][i]) {
+      text_add(t, "%s%s.%s", *first ? "" : ", ", q, fi->rel->cols[i].name);
+      *first = false;
+    }
+}
+
+void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n) {
+  Text t = {buf, n, 0};
+  buf[0] = '\0';
+  const Chain *to = ph->stages[e->to].chain, *from = ph->stages[e->from].chain;
+  bool first = false;
+  switch (edge_payload(ph, e)) {
+  case PAY_ROWS:
+    text_add(&t, "event time");
+    for (int f = 0; f < to->sel->nfrom; f++) text_used(&t, to, f, &first);
+    return;
+  case PAY_RIGHT_ROWS:
+    text_add(&t, "event time");
+    text_used(&t, to, 1, &first);
+    return;
+  case PAY_PARTIALS:
+    text_add(&t, "window");
+    if (to->sel->nkeys) {
+      text_add(&t, ", ");
+      text_list(&t, to->sel->keys, to->sel->nkeys);
+    }
+    text_add(&t, ", partial ");
+    text_list(&t, to->sel->aggs, to->sel->naggs);
+    return;
+  case PAY_RESULTS:
+    text_add(&t, "%s", from->windowed ? "window end, event time" : "event time");
+    for (int i = 0; i < from->sel->nout; i++) text_add(&t, ", %s", from->sel->out[i].name);
+    return;
+  }
 }
 
 /* ---- --explain ---------------------------------------------------------- */
@@ -364,7 +511,12 @@ void explain_print(FILE *out, const Physical *ph) {
       const Stage *st = &ph->stages[si];
       if (st->chain != ch) continue;
       for (int e = 0; e < ph->nedges; e++)
-        if (ph->edges[e].to == si) print_edge(out, ph, &ph->edges[e]);
+        if (ph->edges[e].to == si) {
+          char what[1024];
+          print_edge(out, ph, &ph->edges[e]);
+          describe_payload(ph, &ph->edges[e], what, sizeof what);
+          fprintf(out, "          carrying %s\n", what);
+        }
       const Operator *ops = st->leg ? ch->ops1 : ch->ops;
       const char *where = st->edge < 0 ? "every rank, in the source's loop"
                           : ops[st->first].kind == OP_SINK ? "rank 0, collector"
@@ -396,6 +548,9 @@ void explain_print(FILE *out, const Physical *ph) {
       }
       if (st->nouts == 0 && ch->derived) fprintf(out, "; stream %s has no reader", ch->derived->name);
       fputc('\n', out);
+      char state[1024];
+      describe_state(st, state, sizeof state);
+      if (*state) fprintf(out, "        state: %s\n", state);
     }
   }
 }

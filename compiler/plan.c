@@ -11,49 +11,34 @@
 
 /* ---- which columns a chain reads ---------------------------------------- */
 
-static void mark_used(Chain *ch, const Expr *e) {
-  for (; e; e = e->next) {
-    if (e->kind == EX_COLUMN && e->from_idx >= 0 && e->from_idx < 2 &&
-        ch->used[e->from_idx])
-      ch->used[e->from_idx][e->col_idx] = true;
-    /* a key expression of an aggregate query is evaluated before the exchange */
-    if (e->lhs) mark_used(ch, e->lhs);
-    if (e->rhs) mark_used(ch, e->rhs);
-    if (e->third) mark_used(ch, e->third);
-    if (e->args) mark_used(ch, e->args);
-    if (e->else_) mark_used(ch, e->else_);
-  }
-}
-
-/* mark_used follows next links; this marks one expression alone. */
-static void mark_used1(Chain *ch, Expr *e) {
-  if (!e) return;
-  Expr *saved = e->next;
-  e->next = NULL;
-  mark_used(ch, e);
-  e->next = saved;
-}
-
-/* ---- conjuncts ---------------------------------------------------------- */
-
-static bool reads_only(const Expr *e, int from) {
-  for (; e; e = e->next) {
-    if (e->kind == EX_COLUMN && e->from_idx != from) return false;
-    if (e->lhs && !reads_only(e->lhs, from)) return false;
-    if (e->rhs && !reads_only(e->rhs, from)) return false;
-    if (e->third && !reads_only(e->third, from)) return false;
-    if (e->args && !reads_only(e->args, from)) return false;
-    if (e->else_ && !reads_only(e->else_, from)) return false;
-  }
+static bool mark_used_node(void *ch_, const Expr *e) {
+  Chain *ch = ch_;
+  if (e->kind == EX_COLUMN && e->from_idx >= 0 && e->from_idx < 2 && ch->used[e->from_idx])
+    ch->used[e->from_idx][e->col_idx] = true;
   return true;
 }
 
-static bool reads_only1(Expr *e, int from) {
-  Expr *saved = e->next;
-  e->next = NULL;
-  bool r = reads_only(e, from);
-  e->next = saved;
-  return r;
+/* Mark the columns e reads (e NULL: none). */
+static void mark_used(Chain *ch, const Expr *e) { expr_walk(e, mark_used_node, ch); }
+
+/* ---- conjuncts ---------------------------------------------------------- */
+
+typedef struct ReadsOnly {
+  int from;   /* the FROM item */
+  bool other; /* a column of another was seen */
+} ReadsOnly;
+
+static bool reads_only_node(void *ro_, const Expr *e) {
+  ReadsOnly *ro = ro_;
+  if (e->kind == EX_COLUMN && e->from_idx != ro->from) ro->other = true;
+  return !ro->other;
+}
+
+/* Does e read columns of FROM item `from` only? */
+static bool reads_only(const Expr *e, int from) {
+  ReadsOnly ro = {from, false};
+  expr_walk(e, reads_only_node, &ro);
+  return !ro.other;
 }
 
 /* A fresh conjunct list: copies of the nodes' heads so that `next` links of
@@ -82,9 +67,9 @@ static void split_conjuncts(Arena *a, Expr *e, const Select *s, ConjList *pre,
     split_conjuncts(a, e->rhs, s, pre, pre1, post);
     return;
   }
-  if (s->nfrom == 1 || reads_only1(e, 0))
+  if (s->nfrom == 1 || reads_only(e, 0))
     conj_add(a, pre, e);
-  else if (!s->table_join && reads_only1(e, 1))
+  else if (!s->table_join && reads_only(e, 1))
     conj_add(a, pre1, e);
   else
     conj_add(a, post, e);
@@ -148,12 +133,12 @@ static void build_chain(Arena *a, Chain *ch) {
   }
   if (s->nfrom == 2 && s->table_join)
     ch->used[1][s->from[1].rel->key_col] = true;
-  mark_used1(ch, s->where);
-  mark_used1(ch, s->join_on);
-  mark_used1(ch, s->having);
-  for (int i = 0; i < s->nout; i++) mark_used1(ch, s->out[i].expr);
-  for (int i = 0; i < s->nkeys; i++) mark_used1(ch, s->keys[i]);
-  for (int i = 0; i < s->naggs; i++) mark_used1(ch, s->aggs[i]);
+  mark_used(ch, s->where);
+  mark_used(ch, s->join_on);
+  mark_used(ch, s->having);
+  for (int i = 0; i < s->nout; i++) mark_used(ch, s->out[i].expr);
+  for (int i = 0; i < s->nkeys; i++) mark_used(ch, s->keys[i]);
+  for (int i = 0; i < s->naggs; i++) mark_used(ch, s->aggs[i]);
 }
 
 Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat) {

@@ -831,15 +831,6 @@ static bool expr_equal(const Expr *a, const Expr *b) {
  * Aggregate queries
  * --------------------------------------------------------------------- */
 
-static void each_child(Expr *e, void (*fn)(void *, Expr *), void *arg) {
-  Expr *kids[] = {e->lhs, e->rhs, e->third, e->else_};
-  for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
-    if (kids[i])
-      fn(arg, kids[i]);
-  for (Expr *a = e->args; a; a = a->next)
-    fn(arg, a);
-}
-
 typedef struct AggCollect {
   Sema *s;
   PtrVec aggs;
@@ -858,7 +849,7 @@ static void collect_aggs(void *arg, Expr *e) {
     vec_push(ac->s->arena, &ac->aggs, e);
     return;
   }
-  each_child(e, collect_aggs, arg);
+  expr_each_child(e, collect_aggs, arg);
 }
 
 /* After aggregation only keys, aggregates, window bounds and constants
@@ -881,7 +872,7 @@ static void check_grouped(void *arg, Expr *e) {
                  expr_label(e));
     return;
   }
-  each_child(e, check_grouped, arg);
+  expr_each_child(e, check_grouped, arg);
 }
 
 /* ---------------------------------------------------------------------
@@ -892,7 +883,7 @@ static void side_mask(void *arg, Expr *e) {
   int *mask = arg;
   if (e->kind == EX_COLUMN && e->from_idx >= 0)
     *mask |= 1 << e->from_idx;
-  each_child(e, side_mask, arg);
+  expr_each_child(e, side_mask, arg);
 }
 
 static int sides_of(Expr *e) {

@@ -218,16 +218,15 @@ static Expr *mk(ParseState *ps, ExprKind kind, const AirqLoc *l) {
   return e;
 }
 
+static void deepest(void *d, Expr *child) {
+  if (child->depth > *(int *)d)
+    *(int *)d = child->depth;
+}
+
 /* Sets e->depth from its children; reports and fails past AST_MAX_DEPTH. */
 static Expr *deepen(ParseState *ps, Expr *e) {
   int d = 0;
-  const Expr *kids[] = {e->lhs, e->rhs, e->third, e->else_};
-  for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
-    if (kids[i] && kids[i]->depth > d)
-      d = kids[i]->depth;
-  for (const Expr *a = e->args; a; a = a->next)
-    if (a->depth > d)
-      d = a->depth;
+  expr_each_child(e, deepest, &d);
   e->depth = d + 1;
   if (e->depth > AST_MAX_DEPTH) {
     AirqLoc at = {e->loc.line, e->loc.col, e->loc.line, e->loc.col + e->loc.len,

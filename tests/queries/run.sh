@@ -52,6 +52,24 @@ for path in "$root"/queries/*.airq; do
     show "$work/$name.airc"
     continue
   fi
+  # --explain, fused and not: every stateful pipeline (Aggregation, Reduce,
+  # Join) says its state, and every edge what its rows carry
+  for mode in "" --no-fuse; do
+    # shellcheck disable=SC2086 # mode is empty or one flag
+    (cd "$work/q" && "$AIRC" --explain $mode "$name.airq") > "$work/$name.plan" 2>&1
+    lack=$(awk '
+      /^    pipeline / { if (need) bad++; need = /Aggregation|Reduce|[:>] Join/ }
+      /^        state: / { need = 0 }
+      /^      <-- edge / { edges++ }
+      /^          carrying / { carried++ }
+      END { if (need) bad++; print bad + 0, edges - carried }' "$work/$name.plan")
+    if [ "$lack" = "0 0" ]; then
+      ok "$name --explain $mode: state of each stateful pipeline, payload of each edge"
+    else
+      fail "$name --explain $mode: (pipelines without state, edges without payload) = $lack"
+      show "$work/$name.plan"
+    fi
+  done
   (cd "$work/q" && timeout 60 mpirun -np 2 "./$name" --duration 2) \
     > "$work/$name.out" 2> "$work/$name.err"
   rc=$?
