@@ -31,11 +31,13 @@ UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 all: $(B)/airc $(B)/libair.a $(B)/include/air.h $(B)/include/air_limits.h $(B)/include/air_query.h
 
 # --- compiler -------------------------------------------------------------
-$(B)/grammar/airq.tab.c $(B)/grammar/airq.tab.h: grammar/airq.y
+# One bison run makes both files (a grouped target: under -j two runs
+# wrote the same files at once and a half-written parser got compiled).
+$(B)/grammar/airq.tab.c $(B)/grammar/airq.tab.h &: grammar/airq.y
 	@mkdir -p $(dir $@)
 	$(BISON) -Wall -Werror --defines=$(B)/grammar/airq.tab.h -o $(B)/grammar/airq.tab.c $<
 
-$(B)/grammar/lex.airq.c $(B)/grammar/lex.airq.h: grammar/airq.l
+$(B)/grammar/lex.airq.c $(B)/grammar/lex.airq.h &: grammar/airq.l
 	@mkdir -p $(dir $@)
 	$(FLEX) --header-file=$(B)/grammar/lex.airq.h -o $(B)/grammar/lex.airq.c $<
 
