@@ -561,13 +561,24 @@ typedef struct Physical {
 Physical *fuse_plan(Arena *a, Plan *plan, bool fuse);
 /* The rows edge e carries. */
 Payload edge_payload(const Physical *ph, const PEdge *e);
-/* For --explain (text and dot): a stage's state shape, "" when it keeps
- * none; and the columns an edge's rows carry. Written into buf (n bytes). */
-void describe_state(const Stage *st, char *buf, size_t n);
-void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n);
+
+
+/* ======================================================================
+ * explain.c, explain_dot.c - the plan for people: --explain, --explain=dot
+ * ====================================================================== */
+
 void explain_print(FILE *out, const Physical *ph);
 /* explain_dot.c: the same plan as a Graphviz digraph (--explain=dot). */
 void explain_dot(FILE *out, const Physical *ph);
+/* "10 s", "2 min", "1 h", "250 ms" into buf (n bytes); returns buf. */
+const char *explain_ms(int64_t ms, char *buf, size_t n);
+/* "TUMBLING size 10 s", "HOPPING size 10 s advance 2 s", "SESSION gap 30 s";
+ * "" for no window. Into buf (n bytes); returns buf. */
+const char *explain_window(const WindowSpec *w, char *buf, size_t n);
+/* A stage's state shape, "" when it keeps none; the columns an edge's rows
+ * carry. Into buf (n bytes). */
+void describe_state(const Stage *st, char *buf, size_t n);
+void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n);
 
 /* ======================================================================
  * tpl.c - templates with named holes (lempar.c style)

@@ -62,31 +62,13 @@ static void put_attr_label(FILE *out, Buf *b) {
 }
 
 static void buf_ms(Buf *b, int64_t ms) {
-  if (ms % 3600000 == 0) buf_printf(b, "%lld h", (long long)(ms / 3600000));
-  else if (ms % 60000 == 0) buf_printf(b, "%lld min", (long long)(ms / 60000));
-  else if (ms % 1000 == 0) buf_printf(b, "%lld s", (long long)(ms / 1000));
-  else buf_printf(b, "%lld ms", (long long)ms);
+  char t[32];
+  buf_printf(b, "%s", explain_ms(ms, t, sizeof t));
 }
 
 static void buf_window(Buf *b, const WindowSpec *w) {
-  if (!w) return;
-  switch (w->kind) {
-  case WIN_TUMBLING:
-    buf_printf(b, "TUMBLING ");
-    buf_ms(b, w->size_ms);
-    break;
-  case WIN_HOPPING:
-    buf_printf(b, "HOPPING ");
-    buf_ms(b, w->size_ms);
-    buf_printf(b, " by ");
-    buf_ms(b, w->advance_ms);
-    break;
-  case WIN_SESSION:
-    buf_printf(b, "SESSION gap ");
-    buf_ms(b, w->gap_ms);
-    break;
-  case WIN_NONE: break;
-  }
+  char t[96];
+  buf_printf(b, "%s", explain_window(w, t, sizeof t));
 }
 
 static void buf_keys(Buf *b, const Select *s) {

@@ -1,0 +1,370 @@
+/* explain.c - `airc --explain`: the plan as text (explain_dot.c draws it),
+ * and what both say about durations, windows, state and payloads.
+ */
+#include "airc.h"
+
+#include <stdarg.h>
+/* ---- state and payloads ---------------------------------------------------- */
+
+typedef struct Text {
+  char *p;
+  size_t n, used;
+} Text;
+
+static void text_add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(Text *t, const char *fmt, ...) {
+  if (t->used + 1 >= t->n) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(t->p + t->used, t->n - t->used, fmt, ap);
+  va_end(ap);
+  if (k > 0) t->used += (size_t)k < t->n - t->used ? (size_t)k : t->n - t->used - 1;
+}
+
+static void text_list(Text *t, Expr **v, int n) {
+  for (int i = 0; i < n; i++) text_add(t, "%s%s", i ? ", " : "", v[i]->text ? v[i]->text : "?");
+}
+
+void describe_state(const Stage *st, char *buf, size_t n) {
+  Text t = {buf, n, 0};
+  buf[0] = '\0';
+  const Select *s = st->chain->sel;
+  switch (st->state.kind) {
+  case STATE_NONE: return;
+  case STATE_WINDOWS:
+    if (s->nkeys) {
+      text_add(&t, "per open window, a hash table (");
+      text_list(&t, s->keys, s->nkeys);
+      text_add(&t, ") -> ");
+    } else {
+      text_add(&t, "per open window, one accumulator row: ");
+    }
+    text_list(&t, s->aggs, s->naggs);
+    return;
+  case STATE_DENSE:
+    text_add(&t, "per open window, an array indexed by %s - %lld (%lld keys) -> ", s->keys[0]->text,
+             (long long)st->state.lo, (long long)(st->state.hi - st->state.lo + 1));
+    text_list(&t, s->aggs, s->naggs);
+    return;
+  case STATE_SESSIONS:
+    text_add(&t, "per key (");
+    text_list(&t, s->keys, s->nkeys);
+    text_add(&t, "), its open sessions, merged when they meet -> ");
+    text_list(&t, s->aggs, s->naggs);
+    return;
+  case STATE_JOIN:
+    text_add(&t, "per open window and %s, the rows of both sides", s->join_lkey->text);
+    return;
+  }
+}
+
+/* The columns of FROM item f the chain reads, "a.k, a.x". */
+static void text_used(Text *t, const Chain *ch, int f, bool *first) {
+  const FromItem *fi = &ch->sel->from[f];
+  const char *q = fi->alias ? fi->alias : fi->name;
+  for (int i = 0; i < fi->rel->ncols; i++)
+    if (ch->used[f][i]) {
+      text_add(t, "%s%s.%s", *first ? "" : ", ", q, fi->rel->cols[i].name);
+      *first = false;
+    }
+}
+
+void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n) {
+  Text t = {buf, n, 0};
+  buf[0] = '\0';
+  const Chain *to = ph->stages[e->to].chain, *from = ph->stages[e->from].chain;
+  bool first = false;
+  switch (edge_payload(ph, e)) {
+  case PAY_ROWS:
+    text_add(&t, "event time");
+    for (int f = 0; f < to->sel->nfrom; f++) text_used(&t, to, f, &first);
+    return;
+  case PAY_RIGHT_ROWS:
+    text_add(&t, "event time");
+    text_used(&t, to, 1, &first);
+    return;
+  case PAY_PARTIALS:
+    text_add(&t, "window");
+    if (to->sel->nkeys) {
+      text_add(&t, ", ");
+      text_list(&t, to->sel->keys, to->sel->nkeys);
+    }
+    text_add(&t, ", partial ");
+    text_list(&t, to->sel->aggs, to->sel->naggs);
+    return;
+  case PAY_RESULTS:
+    text_add(&t, "%s", from->windowed ? "window end, event time" : "event time");
+    for (int i = 0; i < from->sel->nout; i++) text_add(&t, ", %s", from->sel->out[i].name);
+    return;
+  }
+}
+
+/* ---- --explain ---------------------------------------------------------- */
+
+const char *explain_ms(int64_t ms, char *buf, size_t n) {
+  if (ms % 3600000 == 0) snprintf(buf, n, "%lld h", (long long)(ms / 3600000));
+  else if (ms % 60000 == 0) snprintf(buf, n, "%lld min", (long long)(ms / 60000));
+  else if (ms % 1000 == 0) snprintf(buf, n, "%lld s", (long long)(ms / 1000));
+  else snprintf(buf, n, "%lld ms", (long long)ms);
+  return buf;
+}
+
+const char *explain_window(const WindowSpec *w, char *buf, size_t n) {
+  char a[32], b[32];
+  buf[0] = '\0';
+  switch (w ? w->kind : WIN_NONE) {
+  case WIN_TUMBLING: snprintf(buf, n, "TUMBLING size %s", explain_ms(w->size_ms, a, sizeof a)); break;
+  case WIN_HOPPING:
+    snprintf(buf, n, "HOPPING size %s advance %s", explain_ms(w->size_ms, a, sizeof a),
+             explain_ms(w->advance_ms, b, sizeof b));
+    break;
+  case WIN_SESSION: snprintf(buf, n, "SESSION gap %s", explain_ms(w->gap_ms, a, sizeof a)); break;
+  case WIN_NONE: break;
+  }
+  return buf;
+}
+
+static void print_ms(FILE *out, int64_t ms) {
+  char b[32];
+  fputs(explain_ms(ms, b, sizeof b), out);
+}
+
+static void print_window(FILE *out, const WindowSpec *w) {
+  char b[96];
+  fputs(explain_window(w, b, sizeof b), out);
+}
+
+static void print_conjuncts(FILE *out, const Expr *e) {
+  for (const Expr *c = e; c; c = c->next)
+    fprintf(out, "%s%s", c == e ? "" : " AND ", c->text ? c->text : "?");
+}
+
+static void print_op(FILE *out, const Chain *ch, const Operator *op) {
+  const Select *s = ch->sel;
+  fprintf(out, "%s", op_name(op->kind));
+  switch (op->kind) {
+  case OP_SOURCE: fprintf(out, " %s", op->rel->name); break;
+  case OP_FILTER:
+    fputc(' ', out);
+    print_conjuncts(out, op->pred);
+    break;
+  case OP_STATIC_JOIN:
+    fprintf(out, " %s ON %s", op->rel->name, s->join_on && s->join_on->text ? s->join_on->text : "?");
+    break;
+  case OP_AGGREGATION:
+  case OP_REDUCE:
+    if (s->nkeys) {
+      fprintf(out, " GROUP BY ");
+      for (int i = 0; i < s->nkeys; i++)
+        fprintf(out, "%s%s", i ? ", " : "", s->keys[i]->text);
+    }
+    fprintf(out, "%s", s->nkeys ? "; " : " ");
+    for (int i = 0; i < s->naggs; i++)
+      fprintf(out, "%s%s", i ? ", " : "", s->aggs[i]->text);
+    if (s->naggs) fprintf(out, "; ");
+    print_window(out, s->window);
+    if (s->having) fprintf(out, "; HAVING %s", s->having->text);
+    break;
+  case OP_JOIN:
+    fprintf(out, " %s ON %s; ", op->rel->name, s->join_on && s->join_on->text ? s->join_on->text : "?");
+    print_window(out, s->window);
+    break;
+  case OP_MAP:
+    fputc(' ', out);
+    for (int i = 0; i < s->nout; i++) fprintf(out, "%s%s", i ? ", " : "", s->out[i].name);
+    break;
+  case OP_SINK:
+    if (op->rel && op->rel->kind == REL_DERIVED)
+      fprintf(out, " stream %s", op->rel->name);
+    else if (op->rel)
+      fprintf(out, " %s (%s '%s')", op->rel->name, op->rel->sink->name, op->rel->path ? op->rel->path : "");
+    else
+      fprintf(out, " stdout");
+    break;
+  default: break;
+  }
+}
+
+static void print_time(FILE *out, const Relation *r) {
+  if (r->time_col < 0) return;
+  fprintf(out, "    time: %s.%s", r->name, r->cols[r->time_col].name);
+  if (r->ingestion_time)
+    fprintf(out, ", ingestion time; watermark = wall clock (advances while idle)\n");
+  else if (r->has_watermark) {
+    fprintf(out, ", from the data; watermark = max %s - ", r->cols[r->time_col].name);
+    print_ms(out, r->wm_bound_ms);
+    fprintf(out, " per rank; end of input = end of time\n");
+  } else
+    fprintf(out, ", from the data, in order per rank; watermark = last %s; end of input = end of time\n",
+            r->cols[r->time_col].name);
+}
+
+/* A derived stream's event time and watermark (sema.c's derive_time). */
+static void print_derived_time(FILE *out, const Relation *r) {
+  const Select *s = r->def->select;
+  const char *col = r->cols[r->time_col].name;
+  fprintf(out, "    time: %s.%s, ", r->name, col);
+  if (!s->window) {
+    fprintf(out, "the event time of its input's rows; watermark = its input's\n");
+    return;
+  }
+  if (r->time_col == s->nout)
+    fprintf(out, "the latest event time of the rows behind each result");
+  else
+    fprintf(out, "%s of each result", s->out[r->time_col].expr->text);
+  fprintf(out, "; watermark = its query's");
+  if (r->wm_hold_ms) {
+    fprintf(out, " minus ");
+    print_ms(out, r->wm_hold_ms);
+    fprintf(out, " (the most %s trails its window's end)", col);
+  }
+  fputc('\n', out);
+}
+
+static void print_keys(FILE *out, const Select *s) {
+  for (int i = 0; i < s->nkeys; i++) fprintf(out, "%s%s", i ? ", " : "", s->keys[i]->text);
+}
+
+/* How rows reach stage st on edge e. */
+static void print_edge(FILE *out, const Physical *ph, const PEdge *e) {
+  const Stage *to = &ph->stages[e->to];
+  const Stage *from = &ph->stages[e->from];
+  const Select *s = to->chain->sel;
+  fprintf(out, "      <-- edge %d from pipeline %d: ", e->id, from->id);
+  switch (e->kind) {
+  case XR_LOCAL: fprintf(out, "function call\n"); return;
+  case XR_ROWHASH: fprintf(out, "rows spread by hash(row) %% ranks\n"); return;
+  case XR_SAME: fprintf(out, "rows of stream %s, on the same rank\n", from->chain->derived->name); return;
+  case XR_GATHER: fprintf(out, "results to rank 0\n"); return;
+  case XR_SINGLE: fprintf(out, "%s to rank 0 (no key)\n", to->final ? "per-rank partial aggregates" : "rows"); return;
+  case XR_KEYHASH:
+    if (to->chain->join_at >= 0 && to->first == to->chain->join_at) {
+      const Expr *k = e->to_input ? s->join_rkey : s->join_lkey;
+      fprintf(out, "%s rows by hash(%s) %% ranks\n", e->to_input ? "right" : "left", k && k->text ? k->text : "?");
+      return;
+    }
+    fprintf(out, "%s by hash(", to->final ? "per-key partial aggregates" : "rows");
+    print_keys(out, s);
+    fprintf(out, ") %% ranks\n");
+    return;
+  }
+}
+
+void explain_print(FILE *out, const Physical *ph) {
+  const Plan *pl = ph->plan;
+  const Catalog *cat = pl->cat;
+  fprintf(out, "plan for %s (%s)\n", pl->query_path, ph->fused ? "fused" : "not fused: every edge is a message");
+
+  for (int i = 0; i < cat->nrels; i++) {
+    const Relation *r = cat->rels[i];
+    if (r->kind == REL_TABLE) {
+      fprintf(out, "table %s: %s, key %s; loaded whole on every rank\n", r->name,
+              r->source->table_desc,
+              r->cols[r->key_col].name);
+      continue;
+    }
+    if (r->kind != REL_SOURCE && r->kind != REL_DERIVED) continue;
+    int nconsumers = 0;
+    for (int c = 0; c < pl->nchains; c++)
+      if (pl->chains[c].source == r || pl->chains[c].source1 == r) nconsumers++;
+    if (r->kind == REL_DERIVED) {
+      int q = 0;
+      for (int c = 0; c < pl->nchains; c++)
+        if (pl->chains[c].derived == r) q = c + 1;
+      fprintf(out, "stream %s: derived, the results of query %d\n", r->name, q);
+      print_derived_time(out, r);
+    } else {
+    fprintf(out, "source %s: %s", r->name, r->source->desc);
+    if (r->path) fprintf(out, " '%s'%s", r->path, r->header ? " with header" : "");
+    if (r->rate) fprintf(out, ", rate %lld events/s over all ranks", (long long)r->rate);
+    if (r->has_seed) fprintf(out, ", seed %lld", (long long)r->seed);
+    if (r->has_limit) fprintf(out, ", limit %lld", (long long)r->limit);
+    fprintf(out, "\n");
+    print_time(out, r);
+    }
+    if (nconsumers > 1) {
+      fprintf(out, "    Split: %d consumers (", nconsumers);
+      int k = 0;
+      for (int c = 0; c < pl->nchains; c++)
+        if (pl->chains[c].source == r || pl->chains[c].source1 == r)
+          fprintf(out, "%squery %d", k++ ? ", " : "", c + 1);
+      fprintf(out, ")%s\n", ph->fused ? ", each branch runs in the source's loop"
+                                          : ", branch b routes to edge of branch b (b * ranks + hash % ranks)");
+    } else if (nconsumers == 0) {
+      fprintf(out, "    unused\n");
+    }
+  }
+
+  for (int c = 0; c < pl->nchains; c++) {
+    const Chain *ch = &pl->chains[c];
+    const char *what = ch->stmt->kind == ST_INSERT ? "INSERT INTO"
+                       : ch->derived                 ? "CREATE STREAM AS"
+                                                     : "SELECT";
+    fprintf(out, "query %d (line %d): %s\n", c + 1, ch->stmt->loc.line, what);
+    fprintf(out, "  columns read from %s:", ch->source->name);
+    for (int i = 0; i < ch->source->ncols; i++)
+      if (ch->used[0][i]) fprintf(out, " %s", ch->source->cols[i].name);
+    if (ch->source1) {
+      fprintf(out, "\n  columns read from %s:", ch->source1->name);
+      for (int i = 0; i < ch->source1->ncols; i++)
+        if (ch->used[1][i]) fprintf(out, " %s", ch->source1->cols[i].name);
+    }
+    fprintf(out, "\n  logical:\n");
+    for (int i = 0; i < ch->nops; i++) {
+      fprintf(out, "    %d ", i + 1);
+      print_op(out, ch, &ch->ops[i]);
+      fputc('\n', out);
+    }
+    for (int i = 0; i < ch->nops1; i++) {
+      fprintf(out, "    %d' ", i + 1);
+      print_op(out, ch, &ch->ops1[i]);
+      fprintf(out, "%s\n", i == ch->nops1 - 1 ? "  (second input of the Join)" : "");
+    }
+    fprintf(out, "  physical:\n");
+    for (int si = 0; si < ph->nstages; si++) {
+      const Stage *st = &ph->stages[si];
+      if (st->chain != ch) continue;
+      for (int e = 0; e < ph->nedges; e++)
+        if (ph->edges[e].to == si) {
+          char what[1024];
+          print_edge(out, ph, &ph->edges[e]);
+          describe_payload(ph, &ph->edges[e], what, sizeof what);
+          fprintf(out, "          carrying %s\n", what);
+        }
+      const Operator *ops = st->leg ? ch->ops1 : ch->ops;
+      const char *where = st->edge < 0 ? "every rank, in the source's loop"
+                          : ops[st->first].kind == OP_SINK ? "rank 0, collector"
+                                                           : "every rank";
+      if (st->in == XR_SINGLE) where = "rank 0";
+      fprintf(out, "    pipeline %d [%s]: ", st->id, where);
+      for (int i = st->first; i <= st->last; i++) {
+        if (i > st->first) fprintf(out, " -> ");
+        fprintf(out, "%s", op_name(ops[i].kind));
+        if (ops[i].kind == OP_SOURCE) fprintf(out, " %s", ops[i].rel->name);
+        if (i == st->last && st->partial) fprintf(out, "(partial)");
+        if (i == st->first && st->final) fprintf(out, "(final)");
+      }
+      if (ops[st->first].kind == OP_SINK) {
+        if (ch->windowed) {
+          fprintf(out, "; each window's rows once the watermark passes its end, ordered by WINDOW_END");
+          if (ch->sel->nkeys) fprintf(out, ", ");
+          print_keys(out, ch->sel);
+          if (!ch->sel->nkeys) fprintf(out, " and the output columns");
+        } else {
+          fprintf(out, "; rows in arrival order");
+        }
+        if (ops[st->first].rel)
+          fprintf(out, " -> %s", ops[st->first].rel->name);
+        else if (pl->nstdout > 1)
+          fprintf(out, " -> stdout, each line starting with q%d", ch->index + 1);
+        else
+          fprintf(out, " -> stdout");
+      }
+      if (st->nouts == 0 && ch->derived) fprintf(out, "; stream %s has no reader", ch->derived->name);
+      fputc('\n', out);
+      char state[1024];
+      describe_state(st, state, sizeof state);
+      if (*state) fprintf(out, "        state: %s\n", state);
+    }
+  }
+}
