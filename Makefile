@@ -20,7 +20,7 @@ DEB_PACKAGES := flex bison mpich libmpich-dev libcmocka-dev python3 gawk gdb
 
 COMPILER_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c))
 COMPILER_OBJ := $(COMPILER_SRC:compiler/%.c=$(B)/compiler/%.o) \
-                $(B)/grammar/airq.tab.o $(B)/grammar/lex.airq.o $(B)/templates.o
+                $(B)/grammar/airq.tab.o $(B)/grammar/lex.airq.o $(B)/grammar/build.o $(B)/templates.o
 RUNTIME_SRC  := $(wildcard runtime/*.c)
 RUNTIME_OBJ  := $(RUNTIME_SRC:runtime/%.c=$(B)/runtime/%.o)
 TEMPLATES    := $(sort $(wildcard codegen_templates/*.tpl))
@@ -41,15 +41,18 @@ $(B)/grammar/lex.airq.c $(B)/grammar/lex.airq.h &: grammar/airq.l
 	@mkdir -p $(dir $@)
 	$(FLEX) --header-file=$(B)/grammar/lex.airq.h -o $(B)/grammar/lex.airq.c $<
 
-$(B)/grammar/lex.airq.o: $(B)/grammar/lex.airq.c $(B)/grammar/airq.tab.h compiler/airc.h
-	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Wno-sign-compare -Wno-unused-function -Icompiler -Iruntime -I$(B)/grammar -c $< -o $@
+$(B)/grammar/lex.airq.o: $(B)/grammar/lex.airq.c $(B)/grammar/airq.tab.h compiler/airc.h grammar/parse.h
+	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Wno-sign-compare -Wno-unused-function -Icompiler -Iruntime -Igrammar -I$(B)/grammar -c $< -o $@
 
-$(B)/grammar/airq.tab.o: $(B)/grammar/airq.tab.c $(B)/grammar/lex.airq.h compiler/airc.h
-	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Icompiler -Iruntime -I$(B)/grammar -c $< -o $@
+$(B)/grammar/airq.tab.o: $(B)/grammar/airq.tab.c $(B)/grammar/lex.airq.h compiler/airc.h grammar/parse.h
+	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Icompiler -Iruntime -Igrammar -I$(B)/grammar -c $< -o $@
+
+$(B)/grammar/build.o: grammar/build.c grammar/parse.h $(B)/grammar/airq.tab.h compiler/airc.h
+	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Icompiler -Iruntime -Igrammar -I$(B)/grammar -c $< -o $@
 
 $(B)/compiler/%.o: compiler/%.c compiler/airc.h runtime/air_limits.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Icompiler -Iruntime -I$(B)/grammar -c $< -o $@
+	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Icompiler -Iruntime -Igrammar -I$(B)/grammar -c $< -o $@
 
 # Templates are embedded as string literals, one per line, so airc is one
 # self-contained binary (AIRC_TEMPLATE_DIR overrides them at run time).
@@ -84,7 +87,7 @@ $(B)/include/%.h: runtime/%.h
 # --- tests ------------------------------------------------------------------
 $(B)/tests/test_%: tests/unit/test_%.c $(B)/libairc.a $(B)/libair.a
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CSTD) $(CFLAGS) $(WARN) -pthread -Icompiler -Iruntime -I$(B)/grammar $< $(B)/libairc.a $(B)/libair.a -lcmocka -lm -o $@
+	$(MPICC) $(CSTD) $(CFLAGS) $(WARN) -pthread -Icompiler -Iruntime -Igrammar -I$(B)/grammar $< $(B)/libairc.a $(B)/libair.a -lcmocka -lm -o $@
 
 check: deps-quiet all check-unit check-golden check-e2e check-install check-queries
 
@@ -119,12 +122,12 @@ clean:
 FUZZ_SECONDS ?= 300
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_SRC     := $(COMPILER_SRC) $(B)/grammar/airq.tab.c $(B)/grammar/lex.airq.c $(B)/templates.c
+FUZZ_SRC     := $(COMPILER_SRC) $(B)/grammar/airq.tab.c $(B)/grammar/lex.airq.c grammar/build.c $(B)/templates.c
 
 .PHONY: fuzz fuzz-merge
 $(B)/fuzz/fuzz_airc: tests/fuzz/fuzz_airc.c $(FUZZ_SRC) compiler/airc.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CSTD) $(FUZZ_FLAGS) -Icompiler -Iruntime -I$(B)/grammar tests/fuzz/fuzz_airc.c $(FUZZ_SRC) -o $@
+	$(FUZZ_CC) $(CSTD) $(FUZZ_FLAGS) -Icompiler -Iruntime -Igrammar -I$(B)/grammar tests/fuzz/fuzz_airc.c $(FUZZ_SRC) -o $@
 
 fuzz: $(B)/fuzz/fuzz_airc
 	sh tests/fuzz/fuzz.sh $(FUZZ_SECONDS)
@@ -152,18 +155,22 @@ check-hardening: all
 A          := $(B)/asan
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_COMPILER_OBJ := $(COMPILER_SRC:compiler/%.c=$(A)/compiler/%.o) \
-                     $(A)/grammar/airq.tab.o $(A)/grammar/lex.airq.o $(A)/templates.o
+                     $(A)/grammar/airq.tab.o $(A)/grammar/lex.airq.o $(A)/grammar/build.o $(A)/templates.o
 ASAN_RUNTIME_OBJ  := $(RUNTIME_SRC:runtime/%.c=$(A)/runtime/%.o)
 ASAN_UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(A)/tests/%)
 
 .PHONY: check-asan
 $(A)/compiler/%.o: compiler/%.c compiler/airc.h runtime/air_limits.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -Icompiler -Iruntime -I$(B)/grammar -c $< -o $@
+	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -Icompiler -Iruntime -Igrammar -I$(B)/grammar -c $< -o $@
 
-$(A)/grammar/%.o: $(B)/grammar/%.c $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h compiler/airc.h
+$(A)/grammar/build.o: grammar/build.c grammar/parse.h $(B)/grammar/airq.tab.h compiler/airc.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -Wno-sign-compare -Wno-unused-function -Icompiler -Iruntime -I$(B)/grammar -c $< -o $@
+	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -Icompiler -Iruntime -Igrammar -I$(B)/grammar -c $< -o $@
+
+$(A)/grammar/%.o: $(B)/grammar/%.c $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h compiler/airc.h grammar/parse.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -Wno-sign-compare -Wno-unused-function -Icompiler -Iruntime -Igrammar -I$(B)/grammar -c $< -o $@
 
 $(A)/templates.o: $(B)/templates.c
 	@mkdir -p $(dir $@)
@@ -190,7 +197,7 @@ $(A)/include/%.h: runtime/%.h
 
 $(A)/tests/test_%: tests/unit/test_%.c $(A)/libairc.a $(A)/libair.a
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CSTD) $(ASAN_FLAGS) $(WARN) -pthread -Icompiler -Iruntime -I$(B)/grammar $< $(A)/libairc.a $(A)/libair.a -lcmocka -lm -o $@
+	$(MPICC) $(CSTD) $(ASAN_FLAGS) $(WARN) -pthread -Icompiler -Iruntime -Igrammar -I$(B)/grammar $< $(A)/libairc.a $(A)/libair.a -lcmocka -lm -o $@
 
 check-asan: all $(A)/airc $(A)/libair.a $(A)/include/air.h $(A)/include/air_limits.h $(A)/include/air_query.h $(ASAN_UNIT_BIN)
 	@sh tests/run_unit.sh $(ASAN_UNIT_BIN)

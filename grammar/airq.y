@@ -20,66 +20,7 @@
 %parse-param {ParseState *ps}
 
 %code requires {
-#include "airc.h"
-
-#ifndef YY_TYPEDEF_YY_SCANNER_T
-#define YY_TYPEDEF_YY_SCANNER_T
-typedef void *yyscan_t;
-#endif
-
-/* A span of source text: bison's usual four fields plus byte offsets (to
- * recover an expression's text) and the length of its first token. */
-typedef struct AirqLoc {
-  int first_line, first_column; /* 1-based start */
-  int last_line, last_column;   /* 1-based, just past the end */
-  int first_len;                /* bytes of the first token on its line */
-  size_t first_off, last_off;   /* [first_off, last_off) in the text */
-} AirqLoc;
-
-/* One element of a CREATE STREAM/TABLE column list. */
-typedef enum { EL_COLUMN, EL_WATERMARK, EL_PKEY } ElemKind;
-typedef struct Elem Elem;
-struct Elem {
-  ElemKind kind;    /* see ElemKind */
-  SrcLoc loc;       /* where it starts */
-  ColumnDef *col;   /* EL_COLUMN */
-  WatermarkDef *wm; /* EL_WATERMARK */
-  const char *key;  /* EL_PKEY column */
-  SrcLoc key_loc;   /* location of that column */
-  Elem *next;
-};
-
-/* Lists are built left-recursively with a tail pointer: O(1) appends. */
-typedef struct ExprList { Expr *head, *tail; } ExprList;
-typedef struct ItemList { SelectItem *head, *tail; } ItemList;
-typedef struct OptList { Option *head, *tail; } OptList;
-typedef struct ElemList { Elem *head, *tail; } ElemList;
-
-/* The tail of a SELECT after its FROM item: GROUP BY and WINDOW. */
-typedef struct GroupWin { Expr *group_by; WindowSpec *window; } GroupWin;
-
-/* The join part of a FROM clause. */
-typedef struct JoinPart { bool present; FromItem item; Expr *on; } JoinPart;
-
-/* Everything the scanner and the parser share. */
-typedef struct ParseState {
-  Arena *arena;        /* owns every node */
-  Diag *d;             /* where errors go; d->text is the input */
-  Stmt *head, **tail;  /* statements parsed so far */
-  int line, col;       /* scanner position, 1-based */
-  size_t off;          /* scanner position, byte offset */
-  AirqLoc prev;        /* the last token returned (end of file points after it) */
-  bool have_prev;      /* prev is set */
-  AirqLoc comment;     /* start of the block comment being skipped */
-  size_t nul_end;      /* end offset of the last run of NUL bytes reported */
-  bool stop;           /* too many errors: report nothing more, end the parse */
-  int nreported;       /* errors reported by the parser and scanner */
-} ParseState;
-
-/* Reports a located error from the scanner or parser (counted and capped). */
-void airq_error_at(ParseState *ps, const AirqLoc *loc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-SrcLoc airq_srcloc(const AirqLoc *loc);
+#include "parse.h"
 }
 
 %code provides {
@@ -141,302 +82,7 @@ int airqlex(AIRQSTYPE *lval, AIRQLTYPE *lloc, yyscan_t scanner);
   } while (0)
 
 static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const char *msg);
-static void suggest_unit(ParseState *ps, const AirqLoc *loc, const char *word);
 
-enum { MAX_ERRORS = 50,   /* the parser stops after this many */
-       TEXT_MAX = 65536 }; /* longest Expr.text kept whole */
-
-static SrcLoc loc_of(const AirqLoc *l) {
-  return airq_srcloc(l);
-}
-
-/* The expression's source text with comments dropped and each run of
- * white space made one space: "COUNT( * )" stays as written, but
- * "a  +\n b" becomes "a + b". */
-static const char *span_text(ParseState *ps, const AirqLoc *l) {
-  const char *s = ps->d->text;
-  size_t from = l->first_off, to = l->last_off;
-  if (!s || to <= from || to > ps->d->text_len)
-    return arena_strdup(ps->arena, "");
-  size_t n = to - from;
-  bool cut = false;
-  if (n > TEXT_MAX) {
-    n = TEXT_MAX;
-    cut = true;
-  }
-  char *out = arena_alloc(ps->arena, n + 4);
-  size_t o = 0;
-  bool space = false;
-  for (size_t i = from; i < from + n;) {
-    char c = s[i];
-    if (c == '\'' || c == '"') {
-      /* a literal or quoted identifier is copied as is ('' stays '') */
-      if (space && o > 0)
-        out[o++] = ' ';
-      space = false;
-      out[o++] = s[i++];
-      while (i < from + n) {
-        out[o++] = s[i];
-        if (s[i++] == c) {
-          if (i < from + n && s[i] == c)
-            out[o++] = s[i++];
-          else
-            break;
-        }
-      }
-    } else if (c == '-' && i + 1 < from + n && s[i + 1] == '-') {
-      while (i < from + n && s[i] != '\n')
-        i++;
-      space = true;
-    } else if (c == '/' && i + 1 < from + n && s[i + 1] == '*') {
-      i += 2;
-      while (i + 1 < from + n && !(s[i] == '*' && s[i + 1] == '/'))
-        i++;
-      i += 2;
-      space = true;
-    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-      space = true;
-      i++;
-    } else {
-      if (space && o > 0)
-        out[o++] = ' ';
-      space = false;
-      out[o++] = s[i++];
-    }
-  }
-  if (cut) {
-    memcpy(out + o, "...", 3);
-    o += 3;
-  }
-  out[o] = '\0';
-  return out;
-}
-
-static Expr *mk(ParseState *ps, ExprKind kind, const AirqLoc *l) {
-  Expr *e = new_expr(ps->arena, kind, loc_of(l));
-  e->text = span_text(ps, l);
-  return e;
-}
-
-static void deepest(void *d, Expr *child) {
-  if (child->depth > *(int *)d)
-    *(int *)d = child->depth;
-}
-
-/* Sets e->depth from its children; reports and fails past AST_MAX_DEPTH. */
-static Expr *deepen(ParseState *ps, Expr *e) {
-  int d = 0;
-  expr_each_child(e, deepest, &d);
-  e->depth = d + 1;
-  if (e->depth > AST_MAX_DEPTH) {
-    AirqLoc at = {e->loc.line, e->loc.col, e->loc.line, e->loc.col + e->loc.len,
-                  e->loc.len, 0, 0};
-    airq_error_at(ps, &at, "expression nested too deeply (more than %d levels)",
-                  AST_MAX_DEPTH);
-    return NULL;
-  }
-  return e;
-}
-
-static Expr *mk_binary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a, Expr *b) {
-  Expr *e = mk(ps, EX_BINARY, l);
-  e->op = op;
-  e->lhs = a;
-  e->rhs = b;
-  return deepen(ps, e);
-}
-
-static Expr *mk_unary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a) {
-  /* -literal is a literal: option values and generator bounds stay simple */
-  if (op == OP_NEG && (a->kind == EX_INT || a->kind == EX_DOUBLE) && a->depth == 1 &&
-      !(a->kind == EX_INT && a->ival == INT64_MIN)) {
-    Expr *e = mk(ps, a->kind, l);
-    e->ival = -a->ival;
-    e->dval = -a->dval;
-    return e;
-  }
-  Expr *e = mk(ps, EX_UNARY, l);
-  e->op = op;
-  e->lhs = a;
-  return deepen(ps, e);
-}
-
-static Expr *mk_int(ParseState *ps, const AirqLoc *l, const char *digits) {
-  int64_t v = 0;
-  for (const char *p = digits; *p; p++) {
-    int dgt = *p - '0';
-    if (v > (INT64_MAX - dgt) / 10) {
-      airq_error_at(ps, l, "integer literal %s is too large (the largest is %" PRId64 ")",
-                    digits, INT64_MAX);
-      return NULL;
-    }
-    v = v * 10 + dgt;
-  }
-  Expr *e = mk(ps, EX_INT, l);
-  e->ival = v;
-  return e;
-}
-
-static Expr *mk_double(ParseState *ps, const AirqLoc *l, const char *text) {
-  errno = 0;
-  double v = strtod(text, NULL);
-  if (isinf(v)) {
-    airq_error_at(ps, l, "number %s is too large for DOUBLE", text);
-    return NULL;
-  }
-  Expr *e = mk(ps, EX_DOUBLE, l);
-  e->dval = v;
-  return e;
-}
-
-static Expr *mk_string(ParseState *ps, const AirqLoc *l, const char *s) {
-  Expr *e = mk(ps, EX_STRING, l);
-  e->sval = s;
-  e->slen = strlen(s);
-  return e;
-}
-
-/* "SECONDS" -> 1000; the scanner only returns UNIT for the known words */
-static int64_t unit_ms(const char *u) {
-  static const struct { const char *name; int64_t ms; } units[] = {
-      {"MILLISECOND", 1}, {"SECOND", 1000}, {"MINUTE", 60000}, {"HOUR", 3600000}};
-  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-    size_t n = strlen(units[i].name);
-    if (strncasecmp(u, units[i].name, n) == 0 &&
-        (u[n] == '\0' || ((u[n] == 's' || u[n] == 'S') && u[n + 1] == '\0')))
-      return units[i].ms;
-  }
-  return 0;
-}
-
-/* INTERVAL '10' SECOND, INTERVAL 10 SECONDS, 10 SECONDS: the count is a
- * non-negative integer, as digits or as a string of digits. */
-static Expr *mk_interval(ParseState *ps, const AirqLoc *l, const AirqLoc *nl,
-                         const char *count, bool quoted, const char *unit) {
-  int64_t ms = unit_ms(unit), v = 0;
-  bool ok = count[0] != '\0';
-  for (const char *p = count; *p && ok; p++)
-    ok = *p >= '0' && *p <= '9';
-  if (!ok) {
-    airq_error_at(ps, nl, "invalid interval '%s': expected a whole number", count);
-    return NULL;
-  }
-  for (const char *p = count; *p; p++) {
-    int dgt = *p - '0';
-    if (v > (INT64_MAX / ms - dgt) / 10) {
-      airq_error_at(ps, nl, "interval %s%s%s %s is too large", quoted ? "'" : "", count,
-                    quoted ? "'" : "", unit);
-      return NULL;
-    }
-    v = v * 10 + dgt;
-  }
-  Expr *e = mk(ps, EX_INTERVAL, l);
-  e->ival = v * ms;
-  return e;
-}
-
-static Type mk_type(const char *name) {
-  static const struct { const char *name; TypeKind kind; } types[] = {
-      {"BOOLEAN", TY_BOOL}, {"INT", TY_INT},       {"INTEGER", TY_INT},
-      {"BIGINT", TY_BIGINT}, {"DOUBLE", TY_DOUBLE}, {"TIMESTAMP", TY_TIMESTAMP}};
-  Type t = {TY_ERROR, 0};
-  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-    if (strcasecmp(name, types[i].name) == 0)
-      t.kind = types[i].kind;
-  return t;
-}
-
-enum { VARCHAR_MAX = 65535 };
-
-static bool mk_varchar(ParseState *ps, const AirqLoc *l, const char *digits, Type *t) {
-  long long n = 0;
-  for (const char *p = digits; *p && n <= VARCHAR_MAX; p++)
-    n = n * 10 + (*p - '0');
-  if (n < 1 || n > VARCHAR_MAX) {
-    airq_error_at(ps, l, "VARCHAR length must be between 1 and %d", VARCHAR_MAX);
-    return false;
-  }
-  t->kind = TY_VARCHAR;
-  t->len = (int)n;
-  return true;
-}
-
-static Stmt *mk_stmt(ParseState *ps, StmtKind kind, const AirqLoc *l, const char *name,
-                     const AirqLoc *nl) {
-  Stmt *s = arena_alloc(ps->arena, sizeof(Stmt));
-  s->kind = kind;
-  s->loc = loc_of(l);
-  s->name = name;
-  if (nl)
-    s->name_loc = loc_of(nl);
-  return s;
-}
-
-static void add_stmt(ParseState *ps, Stmt *s) {
-  *ps->tail = s;
-  ps->tail = &s->next;
-}
-
-/* Splits a column list into columns, watermark and key, and checks that
- * the statement allows what it holds. */
-static bool take_elems(ParseState *ps, Stmt *s, Elem *els) {
-  bool ok = true, table = s->kind == ST_CREATE_TABLE;
-  const char *what = table ? "CREATE TABLE" : "CREATE STREAM";
-  ColumnDef **tail = &s->cols;
-  for (Elem *e = els; e; e = e->next) {
-    AirqLoc at = {e->loc.line, e->loc.col, e->loc.line, e->loc.col + e->loc.len,
-                  e->loc.len, 0, 0};
-    switch (e->kind) {
-    case EL_COLUMN:
-      *tail = e->col;
-      tail = &e->col->next;
-      break;
-    case EL_WATERMARK:
-      if (table) {
-        airq_error_at(ps, &at, "WATERMARK is not allowed in CREATE TABLE");
-        ok = false;
-      } else if (s->wm) {
-        airq_error_at(ps, &at, "only one WATERMARK clause is allowed");
-        ok = false;
-      }
-      s->wm = e->wm;
-      break;
-    case EL_PKEY:
-      if (!table) {
-        airq_error_at(ps, &at, "PRIMARY KEY is only allowed in CREATE TABLE");
-        ok = false;
-      } else if (s->pkey) {
-        airq_error_at(ps, &at, "only one PRIMARY KEY is allowed");
-        ok = false;
-      }
-      s->pkey = e->key;
-      s->pkey_loc = e->key_loc;
-      break;
-    }
-  }
-  if (ok && !s->cols) {
-    AirqLoc at = {s->name_loc.line, s->name_loc.col, 0, 0, s->name_loc.len, 0, 0};
-    airq_error_at(ps, &at, "%s '%s' declares no columns", what, s->name);
-    ok = false;
-  }
-  if (ok && table && !s->pkey) {
-    AirqLoc at = {s->name_loc.line, s->name_loc.col, 0, 0, s->name_loc.len, 0, 0};
-    airq_error_at(ps, &at, "CREATE TABLE '%s' needs a PRIMARY KEY", s->name);
-    ok = false;
-  }
-  return ok;
-}
-
-static FromItem mk_from(const char *name, const AirqLoc *nl, const char *alias,
-                        const AirqLoc *al) {
-  FromItem f = {0};
-  f.name = name;
-  f.loc = loc_of(nl);
-  f.alias = alias;
-  if (alias)
-    f.alias_loc = loc_of(al);
-  return f;
-}
 }
 
 %union {
@@ -515,15 +161,15 @@ program:
 
 // stmt = (create | select | insert)? ";"
 stmt:
-  create_stream ';' { add_stmt(ps, $1); }
-| create_table ';'  { add_stmt(ps, $1); }
-| create_sink ';'   { add_stmt(ps, $1); }
-| insert ';'        { add_stmt(ps, $1); }
+  create_stream ';' { build_add_stmt(ps, $1); }
+| create_table ';'  { build_add_stmt(ps, $1); }
+| create_sink ';'   { build_add_stmt(ps, $1); }
+| insert ';'        { build_add_stmt(ps, $1); }
 | select ';' {
-    Stmt *s = mk_stmt(ps, ST_SELECT, &@1, NULL, NULL);
+    Stmt *s = build_stmt(ps, ST_SELECT, &@1, NULL, NULL);
     s->loc = $1->loc; /* the SELECT keyword, not the whole query */
     s->select = $1;
-    add_stmt(ps, s);
+    build_add_stmt(ps, s);
   }
 | ';'
 | error ';' { yyerrok; }
@@ -532,12 +178,12 @@ stmt:
 // create_stream = "CREATE" "STREAM" ident ( "(" elems ")" opt_with | "AS" select )
 create_stream:
   CREATE STREAM ident '(' elems ')' opt_with {
-    $$ = mk_stmt(ps, ST_CREATE_STREAM, &@1, $3, &@3);
-    CHECK(take_elems(ps, $$, $5.head));
+    $$ = build_stmt(ps, ST_CREATE_STREAM, &@1, $3, &@3);
+    CHECK(build_take_elems(ps, $$, $5.head));
     $$->opts = $7.head;
   }
 | CREATE STREAM ident AS select {
-    $$ = mk_stmt(ps, ST_CREATE_STREAM_AS, &@1, $3, &@3);
+    $$ = build_stmt(ps, ST_CREATE_STREAM_AS, &@1, $3, &@3);
     $$->select = $5;
   }
 ;
@@ -545,8 +191,8 @@ create_stream:
 // create_table = "CREATE" "TABLE" ident "(" elems ")" opt_with
 create_table:
   CREATE TABLE ident '(' elems ')' opt_with {
-    $$ = mk_stmt(ps, ST_CREATE_TABLE, &@1, $3, &@3);
-    CHECK(take_elems(ps, $$, $5.head));
+    $$ = build_stmt(ps, ST_CREATE_TABLE, &@1, $3, &@3);
+    CHECK(build_take_elems(ps, $$, $5.head));
     $$->opts = $7.head;
   }
 ;
@@ -554,7 +200,7 @@ create_table:
 // create_sink = "CREATE" "SINK" ident opt_with
 create_sink:
   CREATE SINK ident opt_with {
-    $$ = mk_stmt(ps, ST_CREATE_SINK, &@1, $3, &@3);
+    $$ = build_stmt(ps, ST_CREATE_SINK, &@1, $3, &@3);
     $$->opts = $4.head;
   }
 ;
@@ -562,7 +208,7 @@ create_sink:
 // insert = "INSERT" "INTO" ident select
 insert:
   INSERT INTO ident select {
-    $$ = mk_stmt(ps, ST_INSERT, &@1, $3, &@3);
+    $$ = build_stmt(ps, ST_INSERT, &@1, $3, &@3);
     $$->select = $4;
   }
 ;
@@ -584,18 +230,18 @@ elem:
 | WATERMARK FOR ident AS expr {
     $$ = arena_alloc(ps->arena, sizeof(Elem));
     $$->kind = EL_WATERMARK;
-    $$->loc = loc_of(&@1);
+    $$->loc = airq_srcloc(&@1);
     $$->wm = arena_alloc(ps->arena, sizeof(WatermarkDef));
     $$->wm->column = $3;
-    $$->wm->loc = loc_of(&@3);
+    $$->wm->loc = airq_srcloc(&@3);
     $$->wm->expr = $5;
   }
 | PRIMARY KEY '(' ident ')' {
     $$ = arena_alloc(ps->arena, sizeof(Elem));
     $$->kind = EL_PKEY;
-    $$->loc = loc_of(&@1);
+    $$->loc = airq_srcloc(&@1);
     $$->key = $4;
-    $$->key_loc = loc_of(&@4);
+    $$->key_loc = airq_srcloc(&@4);
   }
 ;
 
@@ -604,9 +250,9 @@ column_def:
   ident type gen {
     $$ = arena_alloc(ps->arena, sizeof(ColumnDef));
     $$->name = $1;
-    $$->loc = loc_of(&@1);
+    $$->loc = airq_srcloc(&@1);
     $$->type = $2;
-    $$->type_loc = loc_of(&@2);
+    $$->type_loc = airq_srcloc(&@2);
     $$->gen = $3;
   }
 ;
@@ -618,8 +264,8 @@ gen:
 
 // type = BOOLEAN | INT | INTEGER | BIGINT | DOUBLE | TIMESTAMP | "VARCHAR" "(" integer ")"
 type:
-  TYPENAME                    { $$ = mk_type($1); }
-| VARCHAR '(' INTEGER ')'     { CHECK(mk_varchar(ps, &@3, $3, &$$)); }
+  TYPENAME                    { $$ = build_type($1); }
+| VARCHAR '(' INTEGER ')'     { CHECK(build_varchar(ps, &@3, $3, &$$)); }
 ;
 
 // opt_with = ("WITH" "(" option ("," option)* ")")?
@@ -638,13 +284,13 @@ option:
   ident '=' literal {
     $$ = arena_alloc(ps->arena, sizeof(Option));
     $$->key = $1;
-    $$->loc = loc_of(&@1);
+    $$->loc = airq_srcloc(&@1);
     $$->value = $3;
   }
 | ident '=' '-' literal {
     $$ = arena_alloc(ps->arena, sizeof(Option));
     $$->key = $1;
-    $$->loc = loc_of(&@1);
+    $$->loc = airq_srcloc(&@1);
     if ($4->kind != EX_INT && $4->kind != EX_DOUBLE) {
       airq_error_at(ps, &@4, "only a number can be negative");
       YYERROR;
@@ -654,7 +300,7 @@ option:
     l.last_line = @4.last_line;
     l.last_column = @4.last_column;
     l.last_off = @4.last_off;
-    $$->value = mk_unary(ps, &l, OP_NEG, $4);
+    $$->value = build_unary(ps, &l, OP_NEG, $4);
   }
 ;
 
@@ -662,9 +308,9 @@ option:
 select:
   SELECT select_list FROM ident opt_alias opt_join opt_where group_window opt_having {
     $$ = arena_alloc(ps->arena, sizeof(Select));
-    $$->loc = loc_of(&@1);
+    $$->loc = airq_srcloc(&@1);
     $$->items = $2.head;
-    $$->from[0] = mk_from($4, &@4, $5, &@5);
+    $$->from[0] = build_from($4, &@4, $5, &@5);
     $$->nfrom = 1;
     if ($6.present) {
       $$->from[1] = $6.item;
@@ -693,17 +339,17 @@ select_item:
     $$ = arena_alloc(ps->arena, sizeof(SelectItem));
     $$->expr = $1;
     $$->alias = $3;
-    $$->alias_loc = loc_of(&@3);
+    $$->alias_loc = airq_srcloc(&@3);
   }
 | '*' {
     $$ = arena_alloc(ps->arena, sizeof(SelectItem));
-    $$->expr = mk(ps, EX_STAR, &@1);
+    $$->expr = build_node(ps, EX_STAR, &@1);
   }
 | ident '.' '*' {
     $$ = arena_alloc(ps->arena, sizeof(SelectItem));
-    $$->expr = mk(ps, EX_STAR, &@$);
+    $$->expr = build_node(ps, EX_STAR, &@$);
     $$->expr->qual = $1;
-    $$->expr->name_loc = loc_of(&@3);
+    $$->expr->name_loc = airq_srcloc(&@3);
   }
 ;
 
@@ -719,7 +365,7 @@ opt_join:
   %empty { $$.present = false; }
 | JOIN ident opt_alias ON expr {
     $$.present = true;
-    $$.item = mk_from($2, &@2, $3, &@3);
+    $$.item = build_from($2, &@2, $3, &@3);
     $$.on = $5;
   }
 ;
@@ -749,20 +395,20 @@ window_spec:
   TUMBLING '(' SIZE duration ')' {
     $$ = arena_alloc(ps->arena, sizeof(WindowSpec));
     $$->kind = WIN_TUMBLING;
-    $$->loc = loc_of(&@1);
+    $$->loc = airq_srcloc(&@1);
     $$->size = $4;
   }
 | HOPPING '(' SIZE duration ',' ADVANCE BY duration ')' {
     $$ = arena_alloc(ps->arena, sizeof(WindowSpec));
     $$->kind = WIN_HOPPING;
-    $$->loc = loc_of(&@1);
+    $$->loc = airq_srcloc(&@1);
     $$->size = $4;
     $$->advance = $8;
   }
 | SESSION '(' GAP duration ')' {
     $$ = arena_alloc(ps->arena, sizeof(WindowSpec));
     $$->kind = WIN_SESSION;
-    $$->loc = loc_of(&@1);
+    $$->loc = airq_srcloc(&@1);
     $$->gap = $4;
   }
 ;
@@ -770,14 +416,14 @@ window_spec:
 // duration = interval | integer unit | string unit
 duration:
   interval
-| INTEGER unit { CHECK($$ = mk_interval(ps, &@$, &@1, $1, false, $2)); }
-| STRING unit  { CHECK($$ = mk_interval(ps, &@$, &@1, $1, true, $2)); }
+| INTEGER unit { CHECK($$ = build_interval(ps, &@$, &@1, $1, false, $2)); }
+| STRING unit  { CHECK($$ = build_interval(ps, &@$, &@1, $1, true, $2)); }
 ;
 
 // interval = "INTERVAL" (integer | string) unit
 interval:
-  INTERVAL INTEGER unit { CHECK($$ = mk_interval(ps, &@$, &@2, $2, false, $3)); }
-| INTERVAL STRING unit  { CHECK($$ = mk_interval(ps, &@$, &@2, $2, true, $3)); }
+  INTERVAL INTEGER unit { CHECK($$ = build_interval(ps, &@$, &@2, $2, false, $3)); }
+| INTERVAL STRING unit  { CHECK($$ = build_interval(ps, &@$, &@2, $2, true, $3)); }
 ;
 
 unit:
@@ -785,43 +431,43 @@ unit:
 | IDENT {
     airq_error_at(ps, &@1,
                   "unknown time unit '%s' (expected MILLISECOND, SECOND, MINUTE or HOUR)", $1);
-    suggest_unit(ps, &@1, $1);
+    build_suggest_unit(ps, &@1, $1);
     YYERROR;
   }
 ;
 
 // expr = and_expr ("OR" and_expr)*
 expr:
-  expr OR and_expr { CHECK($$ = mk_binary(ps, &@$, OP_OR, $1, $3)); }
+  expr OR and_expr { CHECK($$ = build_binary(ps, &@$, OP_OR, $1, $3)); }
 | and_expr
 ;
 
 and_expr:
-  and_expr AND not_expr { CHECK($$ = mk_binary(ps, &@$, OP_AND, $1, $3)); }
+  and_expr AND not_expr { CHECK($$ = build_binary(ps, &@$, OP_AND, $1, $3)); }
 | not_expr
 ;
 
 // not_expr = "NOT" not_expr | pred
 not_expr:
-  NOT not_expr { CHECK($$ = mk_unary(ps, &@$, OP_NOT, $2)); }
+  NOT not_expr { CHECK($$ = build_unary(ps, &@$, OP_NOT, $2)); }
 | pred
 ;
 
 // pred = arith (cmp arith | "IN" "(" exprs ")" | "BETWEEN" arith "AND" arith)?
 pred:
-  arith cmp_op arith { CHECK($$ = mk_binary(ps, &@$, $2, $1, $3)); }
+  arith cmp_op arith { CHECK($$ = build_binary(ps, &@$, $2, $1, $3)); }
 | arith IN '(' expr_list ')' {
-    $$ = mk(ps, EX_IN, &@$);
+    $$ = build_node(ps, EX_IN, &@$);
     $$->lhs = $1;
     $$->args = $4.head;
-    CHECK($$ = deepen(ps, $$));
+    CHECK($$ = build_deepen(ps, $$));
   }
 | arith BETWEEN arith AND arith {
-    $$ = mk(ps, EX_BETWEEN, &@$);
+    $$ = build_node(ps, EX_BETWEEN, &@$);
     $$->lhs = $1;
     $$->rhs = $3;
     $$->third = $5;
-    CHECK($$ = deepen(ps, $$));
+    CHECK($$ = build_deepen(ps, $$));
   }
 | arith
 ;
@@ -837,22 +483,22 @@ cmp_op:
 
 // arith = term (("+" | "-") term)*
 arith:
-  arith '+' term { CHECK($$ = mk_binary(ps, &@$, OP_ADD, $1, $3)); }
-| arith '-' term { CHECK($$ = mk_binary(ps, &@$, OP_SUB, $1, $3)); }
+  arith '+' term { CHECK($$ = build_binary(ps, &@$, OP_ADD, $1, $3)); }
+| arith '-' term { CHECK($$ = build_binary(ps, &@$, OP_SUB, $1, $3)); }
 | term
 ;
 
 // term = factor (("*" | "/" | "%") factor)*
 term:
-  term '*' factor { CHECK($$ = mk_binary(ps, &@$, OP_MUL, $1, $3)); }
-| term '/' factor { CHECK($$ = mk_binary(ps, &@$, OP_DIV, $1, $3)); }
-| term '%' factor { CHECK($$ = mk_binary(ps, &@$, OP_MOD, $1, $3)); }
+  term '*' factor { CHECK($$ = build_binary(ps, &@$, OP_MUL, $1, $3)); }
+| term '/' factor { CHECK($$ = build_binary(ps, &@$, OP_DIV, $1, $3)); }
+| term '%' factor { CHECK($$ = build_binary(ps, &@$, OP_MOD, $1, $3)); }
 | factor
 ;
 
 // factor = ("-" | "+") factor | primary
 factor:
-  '-' factor { CHECK($$ = mk_unary(ps, &@$, OP_NEG, $2)); }
+  '-' factor { CHECK($$ = build_unary(ps, &@$, OP_NEG, $2)); }
 | '+' factor { $$ = $2; }
 | primary
 ;
@@ -864,63 +510,63 @@ primary:
 | call
 | '(' expr ')' { $$ = $2; }
 | CASE when_list opt_else END {
-    $$ = mk(ps, EX_CASE, &@$);
+    $$ = build_node(ps, EX_CASE, &@$);
     $$->args = $2.head;
     $$->else_ = $3;
-    CHECK($$ = deepen(ps, $$));
+    CHECK($$ = build_deepen(ps, $$));
   }
 | CAST '(' expr AS type ')' {
-    $$ = mk(ps, EX_CAST, &@$);
+    $$ = build_node(ps, EX_CAST, &@$);
     $$->lhs = $3;
     $$->cast_to = $5;
-    CHECK($$ = deepen(ps, $$));
+    CHECK($$ = build_deepen(ps, $$));
   }
-| WINDOW_START { $$ = mk(ps, EX_WINDOW_START, &@$); }
-| WINDOW_END   { $$ = mk(ps, EX_WINDOW_END, &@$); }
+| WINDOW_START { $$ = build_node(ps, EX_WINDOW_START, &@$); }
+| WINDOW_END   { $$ = build_node(ps, EX_WINDOW_END, &@$); }
 ;
 
 literal:
-  INTEGER { CHECK($$ = mk_int(ps, &@1, $1)); }
-| DECIMAL { CHECK($$ = mk_double(ps, &@1, $1)); }
-| STRING  { $$ = mk_string(ps, &@1, $1); }
-| TRUE    { $$ = mk(ps, EX_BOOL, &@1); $$->ival = 1; }
-| FALSE   { $$ = mk(ps, EX_BOOL, &@1); $$->ival = 0; }
+  INTEGER { CHECK($$ = build_int(ps, &@1, $1)); }
+| DECIMAL { CHECK($$ = build_double(ps, &@1, $1)); }
+| STRING  { $$ = build_string(ps, &@1, $1); }
+| TRUE    { $$ = build_node(ps, EX_BOOL, &@1); $$->ival = 1; }
+| FALSE   { $$ = build_node(ps, EX_BOOL, &@1); $$->ival = 0; }
 ;
 
 // column = ident ("." ident)?
 column:
   ident {
-    $$ = mk(ps, EX_COLUMN, &@1);
+    $$ = build_node(ps, EX_COLUMN, &@1);
     $$->name = $1;
   }
 | ident '.' ident {
-    $$ = mk(ps, EX_COLUMN, &@$);
+    $$ = build_node(ps, EX_COLUMN, &@$);
     $$->qual = $1;
     $$->name = $3;
-    $$->name_loc = loc_of(&@3);
+    $$->name_loc = airq_srcloc(&@3);
   }
 ;
 
 // call = ident "(" ("*" | exprs)? ")"
 call:
   ident '(' ')' {
-    $$ = mk(ps, EX_CALL, &@$);
+    $$ = build_node(ps, EX_CALL, &@$);
     $$->name = $1;
-    $$->name_loc = loc_of(&@1);
+    $$->name_loc = airq_srcloc(&@1);
   }
 | ident '(' '*' ')' {
-    $$ = mk(ps, EX_CALL, &@$);
+    $$ = build_node(ps, EX_CALL, &@$);
     $$->name = $1;
-    $$->name_loc = loc_of(&@1);
-    $$->args = mk(ps, EX_STAR, &@3);
-    CHECK($$ = deepen(ps, $$));
+    $$->name_loc = airq_srcloc(&@1);
+    $$->args = build_node(ps, EX_STAR, &@3);
+    CHECK($$ = build_deepen(ps, $$));
   }
 | ident '(' expr_list ')' {
-    $$ = mk(ps, EX_CALL, &@$);
+    $$ = build_node(ps, EX_CALL, &@$);
     $$->name = $1;
-    $$->name_loc = loc_of(&@1);
+    $$->name_loc = airq_srcloc(&@1);
     $$->args = $3.head;
-    CHECK($$ = deepen(ps, $$));
+    CHECK($$ = build_deepen(ps, $$));
   }
 ;
 
@@ -937,10 +583,10 @@ when_list:
 // when = "WHEN" expr "THEN" expr
 when:
   WHEN expr THEN expr {
-    $$ = mk(ps, EX_WHEN, &@$);
+    $$ = build_node(ps, EX_WHEN, &@$);
     $$->lhs = $2;
     $$->rhs = $4;
-    CHECK($$ = deepen(ps, $$));
+    CHECK($$ = build_deepen(ps, $$));
   }
 ;
 
@@ -956,36 +602,6 @@ ident:
 ;
 
 %%
-
-SrcLoc airq_srcloc(const AirqLoc *l) {
-  SrcLoc s;
-  s.line = l->first_line;
-  s.col = l->first_column;
-  if (l->last_line == l->first_line && l->last_column > l->first_column)
-    s.len = l->last_column - l->first_column;
-  else
-    s.len = l->first_len;
-  if (s.len < 1)
-    s.len = 1;
-  return s;
-}
-
-void airq_error_at(ParseState *ps, const AirqLoc *loc, const char *fmt, ...) {
-  if (ps->stop)
-    return;
-  if (ps->nreported >= MAX_ERRORS) {
-    ps->stop = true;
-    diag_fatal_noloc(ps->d, "too many errors, stopping");
-    return;
-  }
-  ps->nreported++;
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  diag_error(ps->d, airq_srcloc(loc), "%s", buf);
-}
 
 static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const char *msg) {
   (void)scanner;
@@ -1031,10 +647,6 @@ static bool starts_expr(yysymbol_kind_t k) {
 
 enum { KW_MAX = 24 }; /* longest keyword, with room to spare */
 
-static const char *const type_words[] = {"BOOLEAN", "INT",      "INTEGER",  "BIGINT",
-                                         "DOUBLE",  "TIMESTAMP"};
-static const char *const unit_words[] = {"MILLISECOND", "MILLISECONDS", "SECOND", "SECONDS",
-                                         "MINUTE",      "MINUTES",      "HOUR",   "HOURS"};
 
 /* The keyword a token stands for (SELECT), or false for punctuation and
  * descriptions such as "identifier" (keywords are the all-capital names). */
@@ -1062,9 +674,9 @@ static int keyword_candidates(const yysymbol_kind_t *exp, int nexp,
   for (int i = 0; i < nexp; i++) {
     if (exp[i] == YYSYMBOL_TYPENAME || exp[i] == YYSYMBOL_UNIT) {
       bool types = exp[i] == YYSYMBOL_TYPENAME;
-      const char *const *w = types ? type_words : unit_words;
-      int nw = types ? (int)(sizeof type_words / sizeof *type_words)
-                     : (int)(sizeof unit_words / sizeof *unit_words);
+      const char *const *w = types ? airq_type_words : airq_unit_words;
+      int nw = types ? (int)(sizeof airq_type_words / sizeof *airq_type_words)
+                     : (int)(sizeof airq_unit_words / sizeof *airq_unit_words);
       for (int j = 0; j < nw && n < max; j++)
         cands[n++] = w[j];
     } else if (n < max && keyword_of(exp[i], store[i], KW_MAX)) {
@@ -1074,22 +686,17 @@ static int keyword_candidates(const yysymbol_kind_t *exp, int nexp,
   return n;
 }
 
-static void suggest_unit(ParseState *ps, const AirqLoc *loc, const char *word) {
-  const char *best = diag_suggest(word, unit_words, (int)(sizeof unit_words / sizeof *unit_words));
-  if (best && !ps->stop)
-    diag_note(ps->d, airq_srcloc(loc), "did you mean '%s'?", best);
-}
 
 static bool is_keyword_word(const char *word) {
   char kw[KW_MAX];
   for (int k = 0; k < YYNTOKENS; k++)
     if (keyword_of((yysymbol_kind_t)k, kw, sizeof kw) && strcasecmp(kw, word) == 0)
       return true;
-  for (size_t j = 0; j < sizeof type_words / sizeof *type_words; j++)
-    if (strcasecmp(type_words[j], word) == 0)
+  for (size_t j = 0; j < sizeof airq_type_words / sizeof *airq_type_words; j++)
+    if (strcasecmp(airq_type_words[j], word) == 0)
       return true;
-  for (size_t j = 0; j < sizeof unit_words / sizeof *unit_words; j++)
-    if (strcasecmp(unit_words[j], word) == 0)
+  for (size_t j = 0; j < sizeof airq_unit_words / sizeof *airq_unit_words; j++)
+    if (strcasecmp(airq_unit_words[j], word) == 0)
       return true;
   return false;
 }

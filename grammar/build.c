@@ -1,0 +1,349 @@
+/* build.c - the AST nodes the grammar's actions (airq.y) make, their
+ * source spans and texts, and the parser's located errors. Plain C: the
+ * grammar file holds the grammar, its error messages and parse_program.
+ */
+#include "airq.tab.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *const airq_type_words[6] = {"BOOLEAN", "INT", "INTEGER", "BIGINT", "DOUBLE", "TIMESTAMP"};
+const char *const airq_unit_words[8] = {"MILLISECOND", "MILLISECONDS", "SECOND", "SECONDS",
+                                        "MINUTE",      "MINUTES",      "HOUR",   "HOURS"};
+
+enum { MAX_ERRORS = 50,   /* the parser stops after this many */
+       TEXT_MAX = 65536 }; /* longest Expr.text kept whole */
+
+
+/* The expression's source text with comments dropped and each run of
+ * white space made one space: "COUNT( * )" stays as written, but
+ * "a  +\n b" becomes "a + b". */
+const char *build_text(ParseState *ps, const AirqLoc *l) {
+  const char *s = ps->d->text;
+  size_t from = l->first_off, to = l->last_off;
+  if (!s || to <= from || to > ps->d->text_len)
+    return arena_strdup(ps->arena, "");
+  size_t n = to - from;
+  bool cut = false;
+  if (n > TEXT_MAX) {
+    n = TEXT_MAX;
+    cut = true;
+  }
+  char *out = arena_alloc(ps->arena, n + 4);
+  size_t o = 0;
+  bool space = false;
+  for (size_t i = from; i < from + n;) {
+    char c = s[i];
+    if (c == '\'' || c == '"') {
+      /* a literal or quoted identifier is copied as is ('' stays '') */
+      if (space && o > 0)
+        out[o++] = ' ';
+      space = false;
+      out[o++] = s[i++];
+      while (i < from + n) {
+        out[o++] = s[i];
+        if (s[i++] == c) {
+          if (i < from + n && s[i] == c)
+            out[o++] = s[i++];
+          else
+            break;
+        }
+      }
+    } else if (c == '-' && i + 1 < from + n && s[i + 1] == '-') {
+      while (i < from + n && s[i] != '\n')
+        i++;
+      space = true;
+    } else if (c == '/' && i + 1 < from + n && s[i + 1] == '*') {
+      i += 2;
+      while (i + 1 < from + n && !(s[i] == '*' && s[i + 1] == '/'))
+        i++;
+      i += 2;
+      space = true;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      space = true;
+      i++;
+    } else {
+      if (space && o > 0)
+        out[o++] = ' ';
+      space = false;
+      out[o++] = s[i++];
+    }
+  }
+  if (cut) {
+    memcpy(out + o, "...", 3);
+    o += 3;
+  }
+  out[o] = '\0';
+  return out;
+}
+
+Expr *build_node(ParseState *ps, ExprKind kind, const AirqLoc *l) {
+  Expr *e = new_expr(ps->arena, kind, airq_srcloc(l));
+  e->text = build_text(ps, l);
+  return e;
+}
+
+static void deepest(void *d, Expr *child) {
+  if (child->depth > *(int *)d)
+    *(int *)d = child->depth;
+}
+
+/* Sets e->depth from its children; reports and fails past AST_MAX_DEPTH. */
+Expr *build_deepen(ParseState *ps, Expr *e) {
+  int d = 0;
+  expr_each_child(e, deepest, &d);
+  e->depth = d + 1;
+  if (e->depth > AST_MAX_DEPTH) {
+    AirqLoc at = {e->loc.line, e->loc.col, e->loc.line, e->loc.col + e->loc.len,
+                  e->loc.len, 0, 0};
+    airq_error_at(ps, &at, "expression nested too deeply (more than %d levels)",
+                  AST_MAX_DEPTH);
+    return NULL;
+  }
+  return e;
+}
+
+Expr *build_binary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a, Expr *b) {
+  Expr *e = build_node(ps, EX_BINARY, l);
+  e->op = op;
+  e->lhs = a;
+  e->rhs = b;
+  return build_deepen(ps, e);
+}
+
+Expr *build_unary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a) {
+  /* -literal is a literal: option values and generator bounds stay simple */
+  if (op == OP_NEG && (a->kind == EX_INT || a->kind == EX_DOUBLE) && a->depth == 1 &&
+      !(a->kind == EX_INT && a->ival == INT64_MIN)) {
+    Expr *e = build_node(ps, a->kind, l);
+    e->ival = -a->ival;
+    e->dval = -a->dval;
+    return e;
+  }
+  Expr *e = build_node(ps, EX_UNARY, l);
+  e->op = op;
+  e->lhs = a;
+  return build_deepen(ps, e);
+}
+
+Expr *build_int(ParseState *ps, const AirqLoc *l, const char *digits) {
+  int64_t v = 0;
+  for (const char *p = digits; *p; p++) {
+    int dgt = *p - '0';
+    if (v > (INT64_MAX - dgt) / 10) {
+      airq_error_at(ps, l, "integer literal %s is too large (the largest is %" PRId64 ")",
+                    digits, INT64_MAX);
+      return NULL;
+    }
+    v = v * 10 + dgt;
+  }
+  Expr *e = build_node(ps, EX_INT, l);
+  e->ival = v;
+  return e;
+}
+
+Expr *build_double(ParseState *ps, const AirqLoc *l, const char *text) {
+  errno = 0;
+  double v = strtod(text, NULL);
+  if (isinf(v)) {
+    airq_error_at(ps, l, "number %s is too large for DOUBLE", text);
+    return NULL;
+  }
+  Expr *e = build_node(ps, EX_DOUBLE, l);
+  e->dval = v;
+  return e;
+}
+
+Expr *build_string(ParseState *ps, const AirqLoc *l, const char *s) {
+  Expr *e = build_node(ps, EX_STRING, l);
+  e->sval = s;
+  e->slen = strlen(s);
+  return e;
+}
+
+/* "SECONDS" -> 1000; the scanner only returns UNIT for the known words */
+int64_t build_unit_ms(const char *u) {
+  static const struct { const char *name; int64_t ms; } units[] = {
+      {"MILLISECOND", 1}, {"SECOND", 1000}, {"MINUTE", 60000}, {"HOUR", 3600000}};
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+    size_t n = strlen(units[i].name);
+    if (strncasecmp(u, units[i].name, n) == 0 &&
+        (u[n] == '\0' || ((u[n] == 's' || u[n] == 'S') && u[n + 1] == '\0')))
+      return units[i].ms;
+  }
+  return 0;
+}
+
+/* INTERVAL '10' SECOND, INTERVAL 10 SECONDS, 10 SECONDS: the count is a
+ * non-negative integer, as digits or as a string of digits. */
+Expr *build_interval(ParseState *ps, const AirqLoc *l, const AirqLoc *nl,
+                     const char *count, bool quoted, const char *unit) {
+  int64_t ms = build_unit_ms(unit), v = 0;
+  bool ok = count[0] != '\0';
+  for (const char *p = count; *p && ok; p++)
+    ok = *p >= '0' && *p <= '9';
+  if (!ok) {
+    airq_error_at(ps, nl, "invalid interval '%s': expected a whole number", count);
+    return NULL;
+  }
+  for (const char *p = count; *p; p++) {
+    int dgt = *p - '0';
+    if (v > (INT64_MAX / ms - dgt) / 10) {
+      airq_error_at(ps, nl, "interval %s%s%s %s is too large", quoted ? "'" : "", count,
+                    quoted ? "'" : "", unit);
+      return NULL;
+    }
+    v = v * 10 + dgt;
+  }
+  Expr *e = build_node(ps, EX_INTERVAL, l);
+  e->ival = v * ms;
+  return e;
+}
+
+Type build_type(const char *name) {
+  static const struct { const char *name; TypeKind kind; } types[] = {
+      {"BOOLEAN", TY_BOOL}, {"INT", TY_INT},       {"INTEGER", TY_INT},
+      {"BIGINT", TY_BIGINT}, {"DOUBLE", TY_DOUBLE}, {"TIMESTAMP", TY_TIMESTAMP}};
+  Type t = {TY_ERROR, 0};
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (strcasecmp(name, types[i].name) == 0)
+      t.kind = types[i].kind;
+  return t;
+}
+
+enum { VARCHAR_MAX = 65535 };
+
+bool build_varchar(ParseState *ps, const AirqLoc *l, const char *digits, Type *t) {
+  long long n = 0;
+  for (const char *p = digits; *p && n <= VARCHAR_MAX; p++)
+    n = n * 10 + (*p - '0');
+  if (n < 1 || n > VARCHAR_MAX) {
+    airq_error_at(ps, l, "VARCHAR length must be between 1 and %d", VARCHAR_MAX);
+    return false;
+  }
+  t->kind = TY_VARCHAR;
+  t->len = (int)n;
+  return true;
+}
+
+Stmt *build_stmt(ParseState *ps, StmtKind kind, const AirqLoc *l, const char *name,
+                 const AirqLoc *nl) {
+  Stmt *s = arena_alloc(ps->arena, sizeof(Stmt));
+  s->kind = kind;
+  s->loc = airq_srcloc(l);
+  s->name = name;
+  if (nl)
+    s->name_loc = airq_srcloc(nl);
+  return s;
+}
+
+void build_add_stmt(ParseState *ps, Stmt *s) {
+  *ps->tail = s;
+  ps->tail = &s->next;
+}
+
+/* Splits a column list into columns, watermark and key, and checks that
+ * the statement allows what it holds. */
+bool build_take_elems(ParseState *ps, Stmt *s, Elem *els) {
+  bool ok = true, table = s->kind == ST_CREATE_TABLE;
+  const char *what = table ? "CREATE TABLE" : "CREATE STREAM";
+  ColumnDef **tail = &s->cols;
+  for (Elem *e = els; e; e = e->next) {
+    AirqLoc at = {e->loc.line, e->loc.col, e->loc.line, e->loc.col + e->loc.len,
+                  e->loc.len, 0, 0};
+    switch (e->kind) {
+    case EL_COLUMN:
+      *tail = e->col;
+      tail = &e->col->next;
+      break;
+    case EL_WATERMARK:
+      if (table) {
+        airq_error_at(ps, &at, "WATERMARK is not allowed in CREATE TABLE");
+        ok = false;
+      } else if (s->wm) {
+        airq_error_at(ps, &at, "only one WATERMARK clause is allowed");
+        ok = false;
+      }
+      s->wm = e->wm;
+      break;
+    case EL_PKEY:
+      if (!table) {
+        airq_error_at(ps, &at, "PRIMARY KEY is only allowed in CREATE TABLE");
+        ok = false;
+      } else if (s->pkey) {
+        airq_error_at(ps, &at, "only one PRIMARY KEY is allowed");
+        ok = false;
+      }
+      s->pkey = e->key;
+      s->pkey_loc = e->key_loc;
+      break;
+    }
+  }
+  if (ok && !s->cols) {
+    AirqLoc at = {s->name_loc.line, s->name_loc.col, 0, 0, s->name_loc.len, 0, 0};
+    airq_error_at(ps, &at, "%s '%s' declares no columns", what, s->name);
+    ok = false;
+  }
+  if (ok && table && !s->pkey) {
+    AirqLoc at = {s->name_loc.line, s->name_loc.col, 0, 0, s->name_loc.len, 0, 0};
+    airq_error_at(ps, &at, "CREATE TABLE '%s' needs a PRIMARY KEY", s->name);
+    ok = false;
+  }
+  return ok;
+}
+
+FromItem build_from(const char *name, const AirqLoc *nl, const char *alias,
+                    const AirqLoc *al) {
+  FromItem f = {0};
+  f.name = name;
+  f.loc = airq_srcloc(nl);
+  f.alias = alias;
+  if (alias)
+    f.alias_loc = airq_srcloc(al);
+  return f;
+}
+
+void build_suggest_unit(ParseState *ps, const AirqLoc *loc, const char *word) {
+  const char *best =
+      diag_suggest(word, airq_unit_words, (int)(sizeof airq_unit_words / sizeof *airq_unit_words));
+  if (best && !ps->stop)
+    diag_note(ps->d, airq_srcloc(loc), "did you mean '%s'?", best);
+}
+
+/* ---- source spans and located errors ------------------------------------ */
+
+SrcLoc airq_srcloc(const AirqLoc *l) {
+  SrcLoc s;
+  s.line = l->first_line;
+  s.col = l->first_column;
+  if (l->last_line == l->first_line && l->last_column > l->first_column)
+    s.len = l->last_column - l->first_column;
+  else
+    s.len = l->first_len;
+  if (s.len < 1)
+    s.len = 1;
+  return s;
+}
+
+void airq_error_at(ParseState *ps, const AirqLoc *loc, const char *fmt, ...) {
+  if (ps->stop)
+    return;
+  if (ps->nreported >= MAX_ERRORS) {
+    ps->stop = true;
+    diag_fatal_noloc(ps->d, "too many errors, stopping");
+    return;
+  }
+  ps->nreported++;
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  diag_error(ps->d, airq_srcloc(loc), "%s", buf);
+}

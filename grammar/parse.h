@@ -1,0 +1,100 @@
+/* parse.h - what the grammar (airq.y), the scanner (airq.l) and the
+ * node builders (build.c) share: source spans, the parse state, the
+ * grammar's list types, and the functions its actions call.
+ */
+#ifndef AIRQ_PARSE_H
+#define AIRQ_PARSE_H
+
+#include "airc.h"
+
+#ifndef YY_TYPEDEF_YY_SCANNER_T
+#define YY_TYPEDEF_YY_SCANNER_T
+typedef void *yyscan_t;
+#endif
+
+/* A span of source text: bison's usual four fields plus byte offsets (to
+ * recover an expression's text) and the length of its first token. */
+typedef struct AirqLoc {
+  int first_line, first_column; /* 1-based start */
+  int last_line, last_column;   /* 1-based, just past the end */
+  int first_len;                /* bytes of the first token on its line */
+  size_t first_off, last_off;   /* [first_off, last_off) in the text */
+} AirqLoc;
+
+/* One element of a CREATE STREAM/TABLE column list. */
+typedef enum { EL_COLUMN, EL_WATERMARK, EL_PKEY } ElemKind;
+typedef struct Elem Elem;
+struct Elem {
+  ElemKind kind;    /* see ElemKind */
+  SrcLoc loc;       /* where it starts */
+  ColumnDef *col;   /* EL_COLUMN */
+  WatermarkDef *wm; /* EL_WATERMARK */
+  const char *key;  /* EL_PKEY column */
+  SrcLoc key_loc;   /* location of that column */
+  Elem *next;
+};
+
+/* Lists are built left-recursively with a tail pointer: O(1) appends. */
+typedef struct ExprList { Expr *head, *tail; } ExprList;
+typedef struct ItemList { SelectItem *head, *tail; } ItemList;
+typedef struct OptList { Option *head, *tail; } OptList;
+typedef struct ElemList { Elem *head, *tail; } ElemList;
+
+/* The tail of a SELECT after its FROM item: GROUP BY and WINDOW. */
+typedef struct GroupWin { Expr *group_by; WindowSpec *window; } GroupWin;
+
+/* The join part of a FROM clause. */
+typedef struct JoinPart { bool present; FromItem item; Expr *on; } JoinPart;
+
+/* Everything the scanner and the parser share. */
+typedef struct ParseState {
+  Arena *arena;        /* owns every node */
+  Diag *d;             /* where errors go; d->text is the input */
+  Stmt *head, **tail;  /* statements parsed so far */
+  int line, col;       /* scanner position, 1-based */
+  size_t off;          /* scanner position, byte offset */
+  AirqLoc prev;        /* the last token returned (end of file points after it) */
+  bool have_prev;      /* prev is set */
+  AirqLoc comment;     /* start of the block comment being skipped */
+  size_t nul_end;      /* end offset of the last run of NUL bytes reported */
+  bool stop;           /* too many errors: report nothing more, end the parse */
+  int nreported;       /* errors reported by the parser and scanner */
+} ParseState;
+
+/* Reports a located error from the scanner or parser (counted and capped). */
+void airq_error_at(ParseState *ps, const AirqLoc *loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+SrcLoc airq_srcloc(const AirqLoc *loc);
+
+/* ---- build.c: the nodes the grammar's actions make ------------------------ */
+
+/* The words a TYPENAME and a UNIT token stand for (for "did you mean"). */
+extern const char *const airq_type_words[6];
+extern const char *const airq_unit_words[8];
+
+/* The expression's source text, comments dropped, white space runs one space. */
+const char *build_text(ParseState *ps, const AirqLoc *l);
+/* A node of kind at l, its text the span's. */
+Expr *build_node(ParseState *ps, ExprKind kind, const AirqLoc *l);
+/* Sets e->depth from its children; reports and returns NULL past AST_MAX_DEPTH. */
+Expr *build_deepen(ParseState *ps, Expr *e);
+Expr *build_binary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a, Expr *b);
+Expr *build_unary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a);
+/* Literals; NULL after a reported error (out of range, malformed). */
+Expr *build_int(ParseState *ps, const AirqLoc *l, const char *digits);
+Expr *build_double(ParseState *ps, const AirqLoc *l, const char *text);
+Expr *build_string(ParseState *ps, const AirqLoc *l, const char *s);
+int64_t build_unit_ms(const char *u);
+Expr *build_interval(ParseState *ps, const AirqLoc *l, const AirqLoc *nl, const char *count,
+                     bool quoted, const char *unit);
+void build_suggest_unit(ParseState *ps, const AirqLoc *loc, const char *word);
+Type build_type(const char *name);
+bool build_varchar(ParseState *ps, const AirqLoc *l, const char *digits, Type *t);
+Stmt *build_stmt(ParseState *ps, StmtKind kind, const AirqLoc *l, const char *name,
+                 const AirqLoc *nl);
+void build_add_stmt(ParseState *ps, Stmt *s);
+/* Splits a column list into columns, watermark and key; false after an error. */
+bool build_take_elems(ParseState *ps, Stmt *s, Elem *els);
+FromItem build_from(const char *name, const AirqLoc *nl, const char *alias, const AirqLoc *al);
+
+#endif /* AIRQ_PARSE_H */
