@@ -338,7 +338,7 @@ const char *op_text(OpKind op);             /* "+", "<>", "AND", ... */
 char *read_file(const char *path, size_t *len);
 
 /* ======================================================================
- * sema.c - names, types, aggregates, windows, time columns, options
+ * sema.c, sema_*.c - names, types, aggregates, windows, time columns, options
  * ====================================================================== */
 
 typedef enum {
@@ -620,7 +620,7 @@ void c_escape_str(FILE *out, const char *s, size_t n);
  *
  * A kind's row says everything the phases ask about it; a phase never
  * tests which kind it has. Adding a source kind is its row, the hooks the
- * row names (a check in sema.c, emitters in codegen.c), its template or
+ * row names (a check in sema_ddl.c, emitters in codegen.c), its template or
  * runtime file, its tests and docs. docs/design.md lists what each hook
  * must do.
  * ====================================================================== */
@@ -645,7 +645,7 @@ typedef struct OptionKeyDef {
 } OptionKeyDef;
 extern const OptionKeyDef option_keys[OPT_COUNT];
 
-typedef struct Sema Sema; /* sema.c */
+typedef struct Sema Sema; /* sema_int.h */
 typedef struct Gen Gen;   /* codegen.c: one program being written */
 typedef struct Ctx Ctx;   /* codegen.c: where an expression's columns live */
 
@@ -678,7 +678,7 @@ struct SourceKindDef {
   const char *tpl;         /* codegen_templates/ file of its loop */
   const char *cut;         /* C expression: true when a stop's cut is agreed, the rows before
                               it in (int64_t cut) */
-  /* sema.c: checks of the columns for this kind, of a stream and of a table (NULL: none) */
+  /* sema_ddl.c: checks of the columns for this kind, of a stream and of a table (NULL: none) */
   void (*check_stream)(Sema *s, Stmt *st, Relation *r);
   void (*check_table)(Sema *s, Stmt *st, Relation *r);
   /* codegen.c: file-scope state and its setup (NULL: none); one row into `s` in the loop
@@ -724,7 +724,7 @@ const char *op_name(OperatorKind k);
 const SourceKindDef *source_kind_lookup(const char *name);
 const SinkKindDef *sink_kind_lookup(const char *name);
 
-/* Hooks the rows name (sema.c, codegen.c). */
+/* Hooks the rows name (sema_ddl.c, codegen.c). */
 void sema_check_ysb_stream(Sema *s, Stmt *st, Relation *r);
 void sema_check_ysb_table(Sema *s, Stmt *st, Relation *r);
 void sema_check_datagen_stream(Sema *s, Stmt *st, Relation *r);

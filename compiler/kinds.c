@@ -6,7 +6,7 @@
  *   source kind  a row in source_kinds (its options, whether it fills a
  *                TABLE, one producer per thread or per rank, its time
  *                policy, its template and cut), the hooks the row names
- *                (a column check in sema.c, emitters in codegen.c), its
+ *                (a column check in sema_ddl.c, emitters in codegen.c), its
  *                template in codegen_templates/ and runtime file, tests,
  *                docs/language.md;
  *   sink kind    a row in sink_kinds, the collector's writer, tests, docs;

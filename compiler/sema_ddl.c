@@ -1,0 +1,594 @@
+/* sema_ddl.c - CREATE STREAM/TABLE/SINK: WITH options through the kind
+ * tables (kinds.c), columns, generators, watermarks. */
+#include "sema_int.h"
+
+/* ---------------------------------------------------------------------
+ * WITH (...) options
+ * --------------------------------------------------------------------- */
+
+static void literal_type(Expr *e) {
+  init_ann(e);
+  switch (e->kind) {
+  case EX_INT: e->type = mk_type(TY_BIGINT); break;
+  case EX_DOUBLE: e->type = mk_type(TY_DOUBLE); break;
+  case EX_STRING: e->type = mk_varchar((int)e->slen); break;
+  case EX_BOOL: e->type = mk_type(TY_BOOL); break;
+  default: break;
+  }
+}
+
+/* A NUL-terminated copy of a string option, or NULL after an error. */
+static const char *string_opt(Sema *s, Option *o) {
+  Expr *v = o->value;
+  if (v->kind != EX_STRING) {
+    diag_error(s->d, v->loc, "option '%s' must be a string", o->key);
+    return NULL;
+  }
+  if (memchr(v->sval, '\0', v->slen)) {
+    diag_error(s->d, v->loc, "option '%s' must not contain a NUL byte", o->key);
+    return NULL;
+  }
+  return arena_strndup(s->arena, v->sval, v->slen);
+}
+
+static bool int_opt(Sema *s, Option *o, bool nonneg, int64_t *out) {
+  if (!const_int(o->value, out) || (nonneg && *out < 0)) {
+    diag_error(s->d, o->value->loc, "option '%s' must be %s", o->key,
+               nonneg ? "a non-negative integer" : "an integer");
+    return false;
+  }
+  return true;
+}
+
+/* max_bad_rows = N (bad rows of the source in all, N >= 0) or 'P%' (a
+ * percentage of its records, 0 to 100, decimals allowed). */
+static void max_bad_rows_opt(Sema *s, Option *o, Relation *r) {
+  Expr *v = o->value;
+  if (v->kind == EX_STRING) {
+    char buf[32], *end;
+    size_t n = v->slen;
+    if (n >= 2 && n < sizeof buf && v->sval[n - 1] == '%') {
+      memcpy(buf, v->sval, n - 1);
+      buf[n - 1] = '\0';
+      bool digits = buf[0] >= '0' && buf[0] <= '9' && strspn(buf, "0123456789.") == n - 1;
+      double pct = strtod(buf, &end);
+      if (digits && *end == '\0' && pct >= 0 && pct <= 100) {
+        r->max_bad_pct = pct;
+        return;
+      }
+    }
+  } else if (const_int(v, &r->max_bad_rows) && r->max_bad_rows >= 0) {
+    return;
+  }
+  r->max_bad_rows = -1;
+  diag_error(s->d, v->loc,
+             "option 'max_bad_rows' must be a count (an integer >= 0) or a percentage of the "
+             "records ('0%%' to '100%%')");
+}
+
+/* Which kinds a relation may name: a stream's sources, a table's, sinks. */
+enum { KN_STREAM, KN_TABLE, KN_SINK };
+
+/* The name of kind i of the set, or NULL when it is not in the set. */
+static const char *kind_name_at(int which, int i) {
+  if (which == KN_SINK) return i < nsink_kinds ? sink_kinds[i].name : NULL;
+  if (i >= nsource_kinds || (which == KN_TABLE && !source_kinds[i].table_desc)) return NULL;
+  return source_kinds[i].name;
+}
+
+static unsigned kind_opts_at(int which, int i) {
+  return which == KN_SINK ? sink_kinds[i].opts : source_kinds[i].opts;
+}
+
+static int kind_count(int which) { return which == KN_SINK ? nsink_kinds : nsource_kinds; }
+
+/* The kinds of the set taking every option of opts (all of them for 0),
+ * as "'a', 'b' or 'c'". */
+static const char *kind_names(Sema *s, int which, unsigned opts) {
+  const char *names[32];
+  int n = 0;
+  for (int i = 0; i < kind_count(which) && n < 32; i++)
+    if (kind_name_at(which, i) && (kind_opts_at(which, i) & opts) == opts) names[n++] = kind_name_at(which, i);
+  char *out = "";
+  for (int i = 0; i < n; i++)
+    out = arena_printf(s->arena, "%s%s'%s'", out, i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+  return out;
+}
+
+static void unknown_kind(Sema *s, SrcLoc loc, const char *v, int which) {
+  static const char *const what[] = {[KN_STREAM] = "source kind", [KN_TABLE] = "table source",
+                                     [KN_SINK] = "sink kind"};
+  diag_error(s->d, loc, "unknown %s '%s' (expected %s)", what[which], v, kind_names(s, which, 0));
+  Names ns = {0};
+  for (int i = 0; i < kind_count(which); i++)
+    if (kind_name_at(which, i)) names_add(s->arena, &ns, kind_name_at(which, i));
+  suggest_note(s, loc, v, &ns);
+}
+
+/* The options of a known kind (`by`: the option naming it): those it needs
+ * are given, those given apply to it. */
+static void kind_options(Sema *s, Option **slot, int by, const char *kind, unsigned opts,
+                         unsigned required, int which) {
+  for (int k = 0; k < OPT_COUNT; k++) {
+    if (k == by) continue;
+    if ((required & OPT_BIT(k)) && !slot[k])
+      diag_error(s->d, slot[by]->loc, "%s = '%s' needs a '%s' option", option_keys[by].key, kind,
+                 option_keys[k].key);
+    if (!slot[k] || (opts & OPT_BIT(k))) continue;
+    const char *takers = kind_names(s, which, OPT_BIT(k));
+    if (*takers)
+      diag_error(s->d, slot[k]->loc, "option '%s' applies only to %s = %s", slot[k]->key,
+                 option_keys[by].key, takers);
+    else
+      diag_error(s->d, slot[k]->loc, "option '%s' does not apply to %s = '%s'", slot[k]->key,
+                 option_keys[by].key, kind);
+  }
+}
+
+static void check_options(Sema *s, Stmt *st, Relation *r) {
+  Option *slot[OPT_COUNT] = {0};
+  for (Option *o = st->opts; o; o = o->next) {
+    if (o->value)
+      literal_type(o->value);
+    int k = -1;
+    for (int i = 0; i < OPT_COUNT; i++)
+      if (strcasecmp(o->key, option_keys[i].key) == 0)
+        k = i;
+    if (k < 0) {
+      diag_error(s->d, o->loc, "unknown option '%s'", o->key);
+      Names ns = {0};
+      for (int i = 0; i < OPT_COUNT; i++)
+        if (option_keys[i].rels & (1u << r->kind))
+          names_add(s->arena, &ns, option_keys[i].key);
+      suggest_note(s, o->loc, o->key, &ns);
+      continue;
+    }
+    if (!(option_keys[k].rels & (1u << r->kind))) {
+      diag_error(s->d, o->loc, "option '%s' does not apply to a %s", o->key, rel_kind_name(r));
+      continue;
+    }
+    if (slot[k]) {
+      diag_error(s->d, o->loc, "option '%s' is given twice", o->key);
+      diag_note(s->d, slot[k]->loc, "first given here");
+      continue;
+    }
+    if (!o->value)
+      continue;
+    slot[k] = o;
+  }
+
+  Option *o;
+  if ((o = slot[OPT_SOURCE])) {
+    const char *v = string_opt(s, o);
+    const SourceKindDef *k = v ? source_kind_lookup(v) : NULL;
+    if (k && (r->kind != REL_TABLE || k->table_desc))
+      r->source = k;
+    else if (k)
+      diag_error(s->d, o->value->loc, "source '%s' cannot fill a TABLE (table sources: %s)", k->name,
+                 kind_names(s, KN_TABLE, 0));
+    else if (v)
+      unknown_kind(s, o->value->loc, v, r->kind == REL_TABLE ? KN_TABLE : KN_STREAM);
+  }
+  if ((o = slot[OPT_SINK])) {
+    const char *v = string_opt(s, o);
+    const SinkKindDef *k = v ? sink_kind_lookup(v) : NULL;
+    if (k)
+      r->sink = k;
+    else if (v)
+      unknown_kind(s, o->value->loc, v, KN_SINK);
+  }
+  if ((o = slot[OPT_PATH])) {
+    r->path = string_opt(s, o);
+    r->path_loc = o->value->loc;
+    if (r->path && !r->path[0])
+      diag_error(s->d, o->value->loc, "option 'path' must not be empty");
+  }
+  if ((o = slot[OPT_HEADER])) {
+    Expr *v = o->value;
+    if (v->kind == EX_BOOL || (v->kind == EX_INT && (v->ival == 0 || v->ival == 1)))
+      r->header = v->ival != 0;
+    else if (v->kind == EX_STRING && v->slen == 4 && strncasecmp(v->sval, "skip", 4) == 0)
+      r->header = r->header_skip = true;
+    else
+      diag_error(s->d, v->loc, "option 'header' must be true, false or 'skip'");
+  }
+  if ((o = slot[OPT_MAX_BAD_ROWS]))
+    max_bad_rows_opt(s, o, r);
+  if ((o = slot[OPT_RATE]))
+    int_opt(s, o, true, &r->rate);
+  if ((o = slot[OPT_SEED]))
+    r->has_seed = int_opt(s, o, false, &r->seed);
+  if ((o = slot[OPT_LIMIT]))
+    r->has_limit = int_opt(s, o, true, &r->limit);
+
+  /* which options each kind needs, and which make no sense for it */
+  if (r->kind == REL_SINK) {
+    if (!slot[OPT_SINK]) {
+      diag_error(s->d, st->name_loc, "sink '%s' needs a 'sink' option (sink = %s)", r->name,
+                 kind_names(s, KN_SINK, 0));
+      return;
+    }
+    if (r->sink)
+      kind_options(s, slot, OPT_SINK, r->sink->name, r->sink->opts, r->sink->required, KN_SINK);
+    return;
+  }
+  if (!slot[OPT_SOURCE]) {
+    diag_error(s->d, st->name_loc, "%s '%s' needs a 'source' option (%s)", rel_kind_name(r),
+               r->name, kind_names(s, r->kind == REL_TABLE ? KN_TABLE : KN_STREAM, 0));
+    return;
+  }
+  if (r->source)
+    kind_options(s, slot, OPT_SOURCE, r->source->name, r->source->opts, r->source->required,
+                 r->kind == REL_TABLE ? KN_TABLE : KN_STREAM);
+}
+
+/* ---------------------------------------------------------------------
+ * Columns of sources and tables
+ * --------------------------------------------------------------------- */
+
+static void build_columns(Sema *s, Stmt *st, Relation *r) {
+  int n = 0;
+  for (ColumnDef *cd = st->cols; cd; cd = cd->next)
+    n++;
+  r->cols = arena_alloc(s->arena, sizeof(Column) * (size_t)(n ? n : 1));
+  for (ColumnDef *cd = st->cols; cd; cd = cd->next) {
+    int old = find_col(r, cd->name);
+    if (old >= 0) {
+      diag_error(s->d, cd->loc, "duplicate column '%s'", cd->name);
+      diag_note(s->d, r->cols[old].loc, "'%s' was first declared here", cd->name);
+      continue;
+    }
+    if (cd->type.kind == TY_VARCHAR && cd->type.len < 1)
+      diag_error(s->d, cd->type_loc, "VARCHAR length must be at least 1");
+    Column *c = &r->cols[r->ncols++];
+    c->name = cd->name;
+    c->type = cd->type;
+    c->loc = cd->loc;
+    c->ysb_field = -1;
+    c->gen.kind = GEN_NONE;
+  }
+}
+
+static ColumnDef *coldef_of(Stmt *st, const Column *c) {
+  for (ColumnDef *cd = st->cols; cd; cd = cd->next)
+    if (cd->loc.line == c->loc.line && cd->loc.col == c->loc.col && strcmp(cd->name, c->name) == 0)
+      return cd;
+  return NULL;
+}
+
+/* The ysb generator's fields, in AIR_YSB_* order, with their widest values. */
+static const struct {
+  const char *name;
+  TypeKind kind;
+  int len;
+} ysb_schema[] = {
+    {"user_id", TY_VARCHAR, 36}, {"page_id", TY_VARCHAR, 36},   {"ad_id", TY_VARCHAR, 36},
+    {"ad_type", TY_VARCHAR, 16}, {"event_type", TY_VARCHAR, 9}, {"ip", TY_VARCHAR, 15},
+    {"ts", TY_TIMESTAMP, 0},
+};
+
+static bool check_schema_type(Sema *s, ColumnDef *cd, TypeKind kind, int len, const char *what) {
+  char b1[32], b2[32];
+  if (cd->type.kind == kind && (kind != TY_VARCHAR || cd->type.len >= len))
+    return true;
+  if (kind == TY_VARCHAR)
+    diag_error(s->d, cd->type_loc, "%s column '%s' must be VARCHAR(%d) or longer, not %s", what,
+               cd->name, len, tyname(cd->type, b1));
+  else
+    diag_error(s->d, cd->type_loc, "%s column '%s' must be %s, not %s", what, cd->name,
+               tyname(mk_type(kind), b2), tyname(cd->type, b1));
+  return false;
+}
+
+void sema_check_ysb_stream(Sema *s, Stmt *st, Relation *r) {
+  for (int i = 0; i < r->ncols; i++) {
+    Column *c = &r->cols[i];
+    ColumnDef *cd = coldef_of(st, c);
+    int f = -1;
+    for (size_t k = 0; k < sizeof ysb_schema / sizeof ysb_schema[0]; k++)
+      if (strcmp(ysb_schema[k].name, c->name) == 0)
+        f = (int)k;
+    if (f < 0) {
+      diag_error(s->d, c->loc,
+                 "column '%s' is not in the ysb schema "
+                 "(user_id, page_id, ad_id, ad_type, event_type, ip, ts)",
+                 c->name);
+      Names ns = {0};
+      for (size_t k = 0; k < sizeof ysb_schema / sizeof ysb_schema[0]; k++)
+        names_add(s->arena, &ns, ysb_schema[k].name);
+      suggest_note(s, c->loc, c->name, &ns);
+      continue;
+    }
+    c->ysb_field = f;
+    if (cd)
+      check_schema_type(s, cd, ysb_schema[f].kind, ysb_schema[f].len, "ysb");
+  }
+}
+
+void sema_check_ysb_table(Sema *s, Stmt *st, Relation *r) {
+  for (ColumnDef *cd = st->cols; cd; cd = cd->next) {
+    if (strcmp(cd->name, "ad_id") == 0 || strcmp(cd->name, "campaign_id") == 0)
+      check_schema_type(s, cd, TY_VARCHAR, 36, "ysb table");
+    else {
+      diag_error(s->d, cd->loc, "column '%s' is not in the ysb campaign table (ad_id, campaign_id)",
+                 cd->name);
+      static const char *const known[] = {"ad_id", "campaign_id"};
+      suggest_from_list(s, cd->loc, cd->name, known, 2);
+    }
+  }
+  if (r->key_col >= 0 && strcmp(r->cols[r->key_col].name, "ad_id") != 0)
+    diag_error(s->d, st->pkey_loc, "the ysb campaign table's PRIMARY KEY must be ad_id");
+}
+
+/* GENERATED BY for one datagen column. */
+static void check_gen(Sema *s, Column *c, ColumnDef *cd) {
+  Diag *d = s->d;
+  Expr *g = cd->gen;
+  char b[32];
+  if (!g) {
+    if (c->type.kind != TY_TIMESTAMP)
+      diag_error(d, cd->loc,
+                 "column '%s' of a datagen stream needs GENERATED BY "
+                 "(sequence, uniform, choice or uuid)",
+                 c->name);
+    return;
+  }
+  init_ann(g);
+  g->type = c->type;
+  if (g->kind != EX_CALL) {
+    diag_error(d, g->loc, "GENERATED BY needs a generator call such as uniform(0, 9)");
+    return;
+  }
+  int nargs = list_len(g->args);
+  const char *fn = g->name;
+  GenSpec *gs = &c->gen;
+  Type t = c->type;
+  for (Expr *a = g->args; a; a = a->next)
+    literal_type(a);
+
+  if (strcasecmp(fn, "sequence") == 0 || strcasecmp(fn, "uniform") == 0) {
+    bool seq = strcasecmp(fn, "sequence") == 0;
+    if (seq ? nargs > 2 : nargs != 2) {
+      diag_error(d, g->loc, "%s() takes %s, got %d", fn,
+                 seq ? "at most two arguments" : "two arguments", nargs);
+      return;
+    }
+    int64_t v[2] = {0, 1};
+    int i = 0;
+    for (Expr *a = g->args; a; a = a->next, i++) {
+      if (!const_int(a, &v[i])) {
+        diag_error(d, a->loc, "arguments of %s() must be integer literals", fn);
+        return;
+      }
+    }
+    bool fits = seq ? (is_sql_int(t) || t.kind == TY_TIMESTAMP) : is_num(t);
+    if (!fits) {
+      diag_error(d, g->loc, "%s() cannot fill a %s column", fn, tyname(t, b));
+      return;
+    }
+    if (seq && v[1] == 0) {
+      diag_error(d, g->args->next->loc, "sequence() step must not be 0");
+      return;
+    }
+    if (seq && t.kind == TY_TIMESTAMP && (v[0] < AIR_TS_MIN || v[0] > AIR_TS_MAX)) {
+      diag_error(d, g->args->loc,
+                 "sequence() start %lld is outside the TIMESTAMP range (years 1 to 9999: %lld "
+                 "to %lld ms)", (long long)v[0], (long long)AIR_TS_MIN, (long long)AIR_TS_MAX);
+      return;
+    }
+    if (!seq && v[0] > v[1]) {
+      diag_error(d, g->loc, "uniform(lo, hi) needs lo <= hi");
+      return;
+    }
+    if (!seq && t.kind == TY_INT && (v[0] < INT32_MIN || v[1] > INT32_MAX)) {
+      diag_error(d, g->loc, "uniform() bounds do not fit in INT");
+      return;
+    }
+    gs->kind = seq ? GEN_SEQUENCE : GEN_UNIFORM;
+    gs->a = v[0];
+    gs->b = v[1];
+  } else if (strcasecmp(fn, "choice") == 0) {
+    if (nargs < 1) {
+      diag_error(d, g->loc, "choice() takes at least one argument");
+      return;
+    }
+    if (t.kind != TY_VARCHAR) {
+      diag_error(d, g->loc, "choice() cannot fill a %s column", tyname(t, b));
+      return;
+    }
+    gs->choices = arena_alloc(s->arena, sizeof(char *) * (size_t)nargs);
+    gs->choice_lens = arena_alloc(s->arena, sizeof(size_t) * (size_t)nargs);
+    for (Expr *a = g->args; a; a = a->next) {
+      if (a->kind != EX_STRING) {
+        diag_error(d, a->loc, "arguments of choice() must be string literals");
+        return;
+      }
+      if (a->slen > (size_t)t.len) {
+        diag_error(d, a->loc, "choice '%.*s' is longer than the column's %s", (int)a->slen,
+                   a->sval, tyname(t, b));
+        return;
+      }
+      gs->choices[gs->nchoices] = a->sval;
+      gs->choice_lens[gs->nchoices++] = a->slen;
+    }
+    gs->kind = GEN_CHOICE;
+  } else if (strcasecmp(fn, "uuid") == 0 || strcasecmp(fn, "now") == 0) {
+    bool uuid = strcasecmp(fn, "uuid") == 0;
+    if (nargs != 0) {
+      diag_error(d, g->loc, "%s() takes no arguments, got %d", fn, nargs);
+      return;
+    }
+    if (uuid ? (t.kind != TY_VARCHAR || t.len < 36) : t.kind != TY_TIMESTAMP) {
+      diag_error(d, g->loc, "%s() cannot fill a %s column (it needs %s)", fn, tyname(t, b),
+                 uuid ? "VARCHAR(36) or longer" : "TIMESTAMP");
+      return;
+    }
+    gs->kind = uuid ? GEN_UUID : GEN_NOW;
+  } else {
+    diag_error(d, g->loc, "unknown generator '%s' (expected sequence, uniform, choice, uuid or now)",
+               fn);
+    static const char *const known[] = {"sequence", "uniform", "choice", "uuid", "now"};
+    suggest_from_list(s, g->loc, fn, known, (int)(sizeof known / sizeof known[0]));
+  }
+}
+
+/* The datagen kind's columns: each is GENERATED BY one of the generators. */
+void sema_check_datagen_stream(Sema *s, Stmt *st, Relation *r) {
+  for (int i = 0; i < r->ncols; i++) {
+    ColumnDef *cd = coldef_of(st, &r->cols[i]);
+    if (cd)
+      check_gen(s, &r->cols[i], cd);
+  }
+}
+
+/* The source kinds whose columns take GENERATED BY, as "'a' or 'b'". */
+static const char *generating_kinds(Sema *s) {
+  char *out = "";
+  int n = 0;
+  for (int i = 0; i < nsource_kinds; i++)
+    if (source_kinds[i].generated_by)
+      out = arena_printf(s->arena, "%s%s'%s'", out, n++ ? " or " : "", source_kinds[i].name);
+  return out;
+}
+
+/* WATERMARK FOR col AS col [- INTERVAL ...] */
+static void check_watermark(Sema *s, Stmt *st, Relation *r) {
+  WatermarkDef *wm = st->wm;
+  char b[32];
+  int c = find_col(r, wm->column);
+  if (c < 0) {
+    diag_error(s->d, wm->loc, "unknown column '%s' in WATERMARK FOR", wm->column);
+    Names ns = {0};
+    for (int i = 0; i < r->ncols; i++)
+      names_add(s->arena, &ns, r->cols[i].name);
+    suggest_note(s, wm->loc, wm->column, &ns);
+    return;
+  }
+  if (r->cols[c].type.kind != TY_TIMESTAMP) {
+    diag_error(s->d, wm->loc, "WATERMARK column '%s' must be TIMESTAMP, not %s", wm->column,
+               tyname(r->cols[c].type, b));
+    return;
+  }
+  r->time_col = c;
+  r->has_watermark = true;
+  Expr *e = wm->expr, *col = NULL, *iv = NULL;
+  if (e && e->kind == EX_COLUMN) {
+    col = e;
+  } else if (e && e->kind == EX_BINARY && e->op == OP_SUB && e->lhs->kind == EX_COLUMN &&
+             e->rhs->kind == EX_INTERVAL) {
+    col = e->lhs;
+    iv = e->rhs;
+  }
+  bool ok = col && strcmp(col->name, wm->column) == 0 &&
+            (!col->qual || strcmp(col->qual, r->name) == 0) && (!iv || iv->ival >= 0);
+  if (ok && iv && iv->ival > AIRC_MAX_SPAN_MS) {
+    diag_error(s->d, iv->loc,
+               "WATERMARK bound of %lld ms is longer than the TIMESTAMP range (years 1 to "
+               "9999, %lld ms)", (long long)iv->ival, (long long)AIRC_MAX_SPAN_MS);
+    return;
+  }
+  if (!ok) {
+    diag_error(s->d, e ? e->loc : wm->loc, "WATERMARK FOR %s must be 'AS %s' or 'AS %s - INTERVAL ...'",
+               wm->column, wm->column, wm->column);
+    return;
+  }
+  init_ann(e);
+  e->type = mk_type(TY_TIMESTAMP);
+  init_ann(col);
+  col->type = mk_type(TY_TIMESTAMP);
+  col->from_idx = 0;
+  col->col_idx = c;
+  if (iv) {
+    init_ann(iv);
+    iv->type = mk_type(TY_INTERVAL);
+  }
+  wm->bound_ms = iv ? iv->ival : 0;
+  r->wm_bound_ms = wm->bound_ms;
+}
+
+void check_source(Sema *s, Stmt *st) {
+  bool fresh = check_new_name(s, st);
+  Relation *r = new_relation(s, st, REL_SOURCE);
+  build_columns(s, st, r);
+  check_options(s, st, r);
+  if (st->pkey)
+    diag_error(s->d, st->pkey_loc, "PRIMARY KEY is only allowed in CREATE TABLE");
+
+  if (r->source && !r->source->generated_by) {
+    for (ColumnDef *cd = st->cols; cd; cd = cd->next)
+      if (cd->gen)
+        diag_error(s->d, cd->gen->loc, "GENERATED BY needs source = %s", generating_kinds(s));
+  }
+  if (r->source && r->source->check_stream)
+    r->source->check_stream(s, st, r);
+
+  if (st->wm) {
+    check_watermark(s, st, r);
+  } else {
+    int nts = 0;
+    for (int i = 0; i < r->ncols; i++) {
+      if (r->cols[i].type.kind == TY_TIMESTAMP) {
+        if (!nts)
+          r->time_col = i;
+        nts++;
+      }
+    }
+    /* a schema's time column of the wrong type was reported already */
+    bool schema_ts = false;
+    for (int i = 0; i < r->ncols; i++)
+      schema_ts |= r->cols[i].ysb_field == AIR_YSB_TS;
+    if (nts == 0 && !schema_ts)
+      diag_error(s->d, st->name_loc, "stream '%s' has no TIMESTAMP column for its event time",
+                 r->name);
+    else if (nts > 1)
+      diag_error(s->d, st->name_loc,
+                 "stream '%s' has several TIMESTAMP columns; name its event time with "
+                 "WATERMARK FOR",
+                 r->name);
+  }
+  if (r->time_col >= 0 && r->source && r->source->time == TIME_GENERATED)
+    r->ingestion_time = r->cols[r->time_col].gen.kind != GEN_SEQUENCE;
+  if (fresh)
+    catalog_add(s, r);
+}
+
+void check_table(Sema *s, Stmt *st) {
+  bool fresh = check_new_name(s, st);
+  Relation *r = new_relation(s, st, REL_TABLE);
+  build_columns(s, st, r);
+  check_options(s, st, r);
+  if (st->wm)
+    diag_error(s->d, st->wm->loc, "a TABLE has no event time, so no WATERMARK");
+  for (ColumnDef *cd = st->cols; cd; cd = cd->next)
+    if (cd->gen)
+      diag_error(s->d, cd->gen->loc, "GENERATED BY is not allowed in a TABLE");
+  if (!st->pkey) {
+    diag_error(s->d, st->name_loc, "table '%s' needs a PRIMARY KEY", r->name);
+  } else {
+    r->key_col = find_col(r, st->pkey);
+    if (r->key_col < 0) {
+      diag_error(s->d, st->pkey_loc, "PRIMARY KEY column '%s' is not a column of table '%s'",
+                 st->pkey, r->name);
+      Names ns = {0};
+      for (int i = 0; i < r->ncols; i++)
+        names_add(s->arena, &ns, r->cols[i].name);
+      suggest_note(s, st->pkey_loc, st->pkey, &ns);
+    }
+  }
+  if (r->source && r->source->check_table)
+    r->source->check_table(s, st, r);
+  /* a table without a usable key would make every later JOIN fail too */
+  if (r->key_col < 0)
+    mark_broken(s, r);
+  if (fresh)
+    catalog_add(s, r);
+}
+
+void check_sink(Sema *s, Stmt *st) {
+  bool fresh = check_new_name(s, st);
+  Relation *r = new_relation(s, st, REL_SINK);
+  r->cols = arena_alloc(s->arena, sizeof(Column));
+  check_options(s, st, r);
+  if (fresh)
+    catalog_add(s, r);
+}

@@ -1,0 +1,542 @@
+/* sema_expr.c - the types and names of expressions, and their structural
+ * equality (GROUP BY matching, aggregate sharing). */
+#include "sema_int.h"
+
+/* ---------------------------------------------------------------------
+ * Expressions
+ * --------------------------------------------------------------------- */
+
+static const char *clause_name(Clause c) {
+  switch (c) {
+  case CL_WHERE: return "WHERE";
+  case CL_ON: return "JOIN ON";
+  case CL_GROUP_BY: return "GROUP BY";
+  case CL_HAVING: return "HAVING";
+  default: return "the select list";
+  }
+}
+
+Type check_expr(Scope *sc, Expr *e);
+
+void init_ann(Expr *e) {
+  e->type = mk_type(TY_ERROR);
+  e->agg = AGG_NONE;
+  e->func = FN_NONE;
+  e->from_idx = -1;
+  e->col_idx = -1;
+  e->agg_idx = -1;
+  e->key_idx = -1;
+}
+
+const char *expr_label(const Expr *e) {
+  if (e->text)
+    return e->text;
+  return e->name ? e->name : "expression";
+}
+
+int qual_index(Scope *sc, const char *qual) {
+  for (int i = 0; i < sc->nfrom; i++)
+    if (sc->qual[i] && strcmp(sc->qual[i], qual) == 0)
+      return i;
+  return -1;
+}
+
+void unknown_qualifier(Scope *sc, Expr *e) {
+  Sema *s = sc->s;
+  diag_error(s->d, e->loc, "unknown stream or alias '%s'", e->qual);
+  for (int i = 0; i < sc->nfrom; i++) {
+    FromItem *f = &sc->sel->from[i];
+    if (f->alias && f->name && strcmp(f->name, e->qual) == 0) {
+      diag_note(s->d, f->alias_loc, "'%s' is called '%s' in this query", f->name, f->alias);
+      return;
+    }
+  }
+  suggest_from_list(s, e->loc, e->qual, sc->qual, sc->nfrom);
+}
+
+static Type resolve_column(Scope *sc, Expr *e) {
+  Sema *s = sc->s;
+  int from = -1, col = -1;
+  if (e->qual) {
+    from = qual_index(sc, e->qual);
+    if (from < 0) {
+      if (!sc->bad_from)
+        unknown_qualifier(sc, e);
+      return mk_type(TY_ERROR);
+    }
+    Relation *r = sc->rel[from];
+    if (!r)
+      return mk_type(TY_ERROR);
+    col = find_col(r, e->name);
+    if (col < 0) {
+      if (!is_broken(r)) {
+        diag_error(s->d, e->name_loc, "unknown column '%s' in %s '%s'", e->name,
+                   rel_kind_name(r), r->name);
+        Names ns = {0};
+        for (int j = 0; j < r->ncols; j++)
+          names_add(s->arena, &ns, r->cols[j].name);
+        suggest_note(s, e->name_loc, e->name, &ns);
+      }
+      return mk_type(TY_ERROR);
+    }
+  } else {
+    bool quiet = sc->bad_from;
+    for (int i = 0; i < sc->nfrom; i++) {
+      Relation *r = sc->rel[i];
+      if (!r)
+        continue;
+      if (is_broken(r))
+        quiet = true;
+      int c = find_col(r, e->name);
+      if (c < 0)
+        continue;
+      if (from >= 0) {
+        diag_error(s->d, e->name_loc, "ambiguous column '%s': both '%s' and '%s' have it",
+                   e->name, sc->qual[from], sc->qual[i]);
+        diag_note(s->d, e->name_loc, "write %s.%s or %s.%s", sc->qual[from], e->name,
+                  sc->qual[i], e->name);
+        return mk_type(TY_ERROR);
+      }
+      from = i;
+      col = c;
+    }
+    if (from < 0) {
+      if (quiet)
+        return mk_type(TY_ERROR);
+      if (sc->nfrom == 1)
+        diag_error(s->d, e->name_loc, "unknown column '%s' in %s '%s'", e->name,
+                   rel_kind_name(sc->rel[0]), sc->rel[0]->name);
+      else
+        diag_error(s->d, e->name_loc, "unknown column '%s' in FROM clause", e->name);
+      Names ns = {0};
+      for (int i = 0; i < sc->nfrom; i++)
+        for (int j = 0; j < sc->rel[i]->ncols; j++)
+          names_add(s->arena, &ns, sc->rel[i]->cols[j].name);
+      suggest_note(s, e->name_loc, e->name, &ns);
+      return mk_type(TY_ERROR);
+    }
+  }
+  e->from_idx = from;
+  e->col_idx = col;
+  return sc->rel[from]->cols[col].type;
+}
+
+/* After a type error involving e: if e is a column, where its type comes
+ * from, so the user sees whether to fix the query or the declaration. */
+void note_decl(Scope *sc, const Expr *e) {
+  if (!e || e->kind != EX_COLUMN || e->from_idx < 0 || e->col_idx < 0)
+    return;
+  Relation *r = sc->rel[e->from_idx];
+  if (!r || e->col_idx >= r->ncols)
+    return;
+  const Column *c = &r->cols[e->col_idx];
+  char b[32];
+  if (c->loc.line > 0)
+    diag_note(sc->s->d, c->loc, "'%s' is %s %s here", c->name,
+              r->kind == REL_DERIVED ? "defined as" : "declared", tyname(c->type, b));
+}
+
+void note_decls(Scope *sc, const Expr *a, const Expr *b) {
+  note_decl(sc, a);
+  note_decl(sc, b);
+}
+
+static Type check_binary(Scope *sc, Expr *e) {
+  Diag *d = sc->s->d;
+  Type l = check_expr(sc, e->lhs), r = check_expr(sc, e->rhs);
+  char b1[32], b2[32];
+  switch (e->op) {
+  case OP_ADD:
+  case OP_SUB:
+  case OP_MUL:
+  case OP_DIV:
+    if (is_err(l) || is_err(r))
+      return mk_type(TY_ERROR);
+    if (is_num(l) && is_num(r))
+      return promote(l, r);
+    if (e->op == OP_ADD || e->op == OP_SUB) {
+      bool ldur = l.kind == TY_INTERVAL || is_sql_int(l);
+      bool rdur = r.kind == TY_INTERVAL || is_sql_int(r);
+      if (l.kind == TY_TIMESTAMP && rdur)
+        return mk_type(TY_TIMESTAMP);
+      if (e->op == OP_ADD && r.kind == TY_TIMESTAMP && ldur)
+        return mk_type(TY_TIMESTAMP);
+      if (e->op == OP_SUB && l.kind == TY_TIMESTAMP && r.kind == TY_TIMESTAMP)
+        return mk_type(TY_BIGINT);
+      if (l.kind == TY_INTERVAL && r.kind == TY_INTERVAL)
+        return mk_type(TY_INTERVAL);
+    }
+    diag_error(d, e->loc, "cannot apply '%s' to %s and %s", op_text(e->op), tyname(l, b1),
+               tyname(r, b2));
+    note_decls(sc, e->lhs, e->rhs);
+    return mk_type(TY_ERROR);
+  case OP_MOD:
+    if (is_err(l) || is_err(r))
+      return mk_type(TY_ERROR);
+    if (is_sql_int(l) && is_sql_int(r))
+      return promote(l, r);
+    diag_error(d, e->loc, "cannot apply '%%' to %s and %s: it needs integers", tyname(l, b1),
+               tyname(r, b2));
+    note_decls(sc, e->lhs, e->rhs);
+    return mk_type(TY_ERROR);
+  case OP_EQ:
+  case OP_NE:
+  case OP_LT:
+  case OP_LE:
+  case OP_GT:
+  case OP_GE:
+    if (is_err(l) || is_err(r))
+      return mk_type(TY_ERROR);
+    if (comparable(l, r))
+      return mk_type(TY_BOOL);
+    diag_error(d, e->loc, "cannot compare %s with %s", tyname(l, b1), tyname(r, b2));
+    note_decls(sc, e->lhs, e->rhs);
+    return mk_type(TY_ERROR);
+  case OP_AND:
+  case OP_OR: {
+    bool ok = !is_err(l) && !is_err(r);
+    if (!is_err(l) && l.kind != TY_BOOL) {
+      diag_error(d, e->lhs->loc, "operand of %s must be BOOLEAN, not %s", op_text(e->op),
+                 tyname(l, b1));
+      note_decl(sc, e->lhs);
+      ok = false;
+    }
+    if (!is_err(r) && r.kind != TY_BOOL) {
+      diag_error(d, e->rhs->loc, "operand of %s must be BOOLEAN, not %s", op_text(e->op),
+                 tyname(r, b1));
+      note_decl(sc, e->rhs);
+      ok = false;
+    }
+    return ok ? mk_type(TY_BOOL) : mk_type(TY_ERROR);
+  }
+  default:
+    diag_error(d, e->loc, "internal: bad binary operator");
+    return mk_type(TY_ERROR);
+  }
+}
+
+static Type check_unary(Scope *sc, Expr *e) {
+  Type t = check_expr(sc, e->lhs);
+  char b[32];
+  if (is_err(t))
+    return t;
+  if (e->op == OP_NOT) {
+    if (t.kind == TY_BOOL)
+      return t;
+    diag_error(sc->s->d, e->loc, "operand of NOT must be BOOLEAN, not %s", tyname(t, b));
+    note_decl(sc, e->lhs);
+    return mk_type(TY_ERROR);
+  }
+  if (is_num(t) || t.kind == TY_INTERVAL)
+    return t;
+  diag_error(sc->s->d, e->loc, "operand of unary '-' must be numeric, not %s", tyname(t, b));
+  note_decl(sc, e->lhs);
+  return mk_type(TY_ERROR);
+}
+
+/* x IN (a, ...) and x BETWEEN a AND b: every value comparable to x. */
+static Type check_membership(Scope *sc, Expr *e) {
+  Type subj = check_expr(sc, e->lhs);
+  bool ok = !is_err(subj);
+  Expr *vals[2] = {e->rhs, e->third};
+  Expr *list = e->kind == EX_IN ? e->args : NULL;
+  char b1[32], b2[32];
+  for (int i = 0;; i++) {
+    Expr *v;
+    if (e->kind == EX_IN) {
+      if (!list)
+        break;
+      v = list;
+      list = list->next;
+    } else {
+      if (i == 2)
+        break;
+      v = vals[i];
+      if (!v)
+        continue;
+    }
+    Type t = check_expr(sc, v);
+    if (is_err(t)) {
+      ok = false;
+    } else if (!is_err(subj) && !comparable(subj, t)) {
+      diag_error(sc->s->d, v->loc, "cannot compare %s with %s", tyname(subj, b1), tyname(t, b2));
+      note_decls(sc, e->lhs, v);
+      ok = false;
+    }
+  }
+  return ok ? mk_type(TY_BOOL) : mk_type(TY_ERROR);
+}
+
+static Type check_case(Scope *sc, Expr *e) {
+  Diag *d = sc->s->d;
+  bool ok = true, have = false;
+  Type res = mk_type(TY_ERROR);
+  char b1[32], b2[32];
+  for (Expr *w = e->args; w; w = w->next) {
+    init_ann(w);
+    Type c = check_expr(sc, w->lhs);
+    if (!is_err(c) && c.kind != TY_BOOL) {
+      diag_error(d, w->lhs->loc, "CASE condition must be BOOLEAN, not %s", tyname(c, b1));
+      ok = false;
+    }
+    Type r = check_expr(sc, w->rhs);
+    w->type = r;
+    if (is_err(r)) {
+      ok = false;
+    } else if (!have) {
+      res = r;
+      have = true;
+    } else if (ok && !common_type(res, r, &res)) {
+      diag_error(d, w->rhs->loc, "CASE results have incompatible types %s and %s",
+                 tyname(res, b1), tyname(r, b2));
+      ok = false;
+    }
+  }
+  if (!e->else_) {
+    diag_error(d, e->loc, "CASE needs an ELSE branch (AIRQ has no NULLs)");
+    return mk_type(TY_ERROR);
+  }
+  Type r = check_expr(sc, e->else_);
+  if (is_err(r))
+    return r;
+  if (ok && have && !common_type(res, r, &res)) {
+    diag_error(d, e->else_->loc, "CASE results have incompatible types %s and %s",
+               tyname(res, b1), tyname(r, b2));
+    ok = false;
+  }
+  if (!have)
+    res = r;
+  return ok ? res : mk_type(TY_ERROR);
+}
+
+static Type check_cast(Scope *sc, Expr *e) {
+  Type t = check_expr(sc, e->lhs);
+  Type to = e->cast_to;
+  if (to.kind == TY_VARCHAR && to.len < 1) {
+    diag_error(sc->s->d, e->loc, "VARCHAR length must be at least 1");
+    return mk_type(TY_ERROR);
+  }
+  if (to.kind == TY_INTERVAL || to.kind == TY_ERROR) {
+    diag_error(sc->s->d, e->loc, "cannot CAST to this type");
+    return mk_type(TY_ERROR);
+  }
+  (void)t; /* every type converts to every other: numbers, text, booleans, times */
+  return to;
+}
+
+static const struct { const char *n; FuncKind k; } scalar_functions[] = {
+    {"ABS", FN_ABS}, {"LEAST", FN_LEAST}, {"GREATEST", FN_GREATEST}, {"LENGTH", FN_LENGTH}};
+
+static FuncKind func_kind_of(const char *name) {
+  for (size_t i = 0; i < sizeof scalar_functions / sizeof scalar_functions[0]; i++)
+    if (strcasecmp(name, scalar_functions[i].n) == 0)
+      return scalar_functions[i].k;
+  return FN_NONE;
+}
+
+static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
+  Diag *d = sc->s->d;
+  int nargs = list_len(e->args);
+  Expr *arg = e->args;
+  char b[32];
+  e->agg = ak;
+  if (nargs != 1) {
+    diag_error(d, e->loc, "%s takes one argument, got %d", e->name, nargs);
+    return mk_type(TY_ERROR);
+  }
+  bool placed = true;
+  if (sc->clause != CL_SELECT && sc->clause != CL_HAVING) {
+    diag_error(d, e->loc, "aggregate function %s is not allowed in %s", e->name,
+               clause_name(sc->clause));
+    placed = false;
+  } else if (sc->in_agg) {
+    diag_error(d, e->loc, "aggregate function calls cannot be nested");
+    placed = false;
+  }
+  if (arg->kind == EX_STAR) {
+    init_ann(arg);
+    AggKind star = agg_lookup(e->name, true);
+    if (star == AGG_NONE || arg->qual) {
+      diag_error(d, arg->loc, "only COUNT(*) takes '*'");
+      return mk_type(TY_ERROR);
+    }
+    e->agg = star;
+    return placed ? agg_defs[star].result(mk_type(TY_ERROR)) : mk_type(TY_ERROR);
+  }
+  bool saved = sc->in_agg;
+  sc->in_agg = true;
+  Type t = check_expr(sc, arg);
+  sc->in_agg = saved;
+  if (is_err(t) || !placed)
+    return mk_type(TY_ERROR);
+  Type res = agg_defs[ak].result(t);
+  if (!is_err(res))
+    return res;
+  diag_error(d, arg->loc, "%s needs a numeric argument, not %s", e->name, tyname(t, b));
+  note_decl(sc, arg);
+  return mk_type(TY_ERROR);
+}
+
+static Type check_call(Scope *sc, Expr *e) {
+  Diag *d = sc->s->d;
+  AggKind ak = agg_lookup(e->name, false);
+  if (ak != AGG_NONE)
+    return check_aggregate(sc, e, ak);
+  FuncKind fk = func_kind_of(e->name);
+  if (fk == FN_NONE) {
+    diag_error(d, e->loc, "unknown function '%s'", e->name);
+    Names ns = {0};
+    for (size_t i = 0; i < sizeof scalar_functions / sizeof scalar_functions[0]; i++)
+      names_add(sc->s->arena, &ns, scalar_functions[i].n);
+    for (int k = 0; k <= AGG_LAST; k++)
+      if (agg_defs[k].name && !agg_defs[k].star)
+        names_add(sc->s->arena, &ns, agg_defs[k].name);
+    suggest_note(sc->s, e->loc, e->name, &ns);
+    return mk_type(TY_ERROR);
+  }
+  e->func = fk;
+  int nargs = 0;
+  bool ok = true;
+  Type res = mk_type(TY_ERROR);
+  char b1[32], b2[32];
+  for (Expr *a = e->args; a; a = a->next) {
+    Type t = check_expr(sc, a);
+    nargs++;
+    if (is_err(t)) {
+      ok = false;
+      continue;
+    }
+    switch (fk) {
+    case FN_ABS:
+      if (!is_num(t)) {
+        diag_error(d, a->loc, "%s needs a numeric argument, not %s", e->name, tyname(t, b1));
+        note_decl(sc, a);
+        ok = false;
+      }
+      res = t;
+      break;
+    case FN_LENGTH:
+      if (t.kind != TY_VARCHAR) {
+        diag_error(d, a->loc, "%s needs a VARCHAR argument, not %s", e->name, tyname(t, b1));
+        note_decl(sc, a);
+        ok = false;
+      }
+      res = mk_type(TY_INT);
+      break;
+    default: /* LEAST, GREATEST */
+      if (nargs == 1 || !ok) {
+        res = t;
+      } else if (!common_type(res, t, &res) || t.kind == TY_INTERVAL) {
+        diag_error(d, a->loc, "arguments of %s have incompatible types %s and %s", e->name,
+                   tyname(res, b1), tyname(t, b2));
+        note_decl(sc, a);
+        ok = false;
+      }
+      break;
+    }
+  }
+  if ((fk == FN_ABS || fk == FN_LENGTH) && nargs != 1) {
+    diag_error(d, e->loc, "%s takes one argument, got %d", e->name, nargs);
+    return mk_type(TY_ERROR);
+  }
+  if ((fk == FN_LEAST || fk == FN_GREATEST) && nargs < 2) {
+    diag_error(d, e->loc, "%s takes at least two arguments, got %d", e->name, nargs);
+    return mk_type(TY_ERROR);
+  }
+  return ok ? res : mk_type(TY_ERROR);
+}
+
+static Type check_pseudo(Scope *sc, Expr *e) {
+  const char *nm = e->kind == EX_WINDOW_START ? "WINDOW_START" : "WINDOW_END";
+  if (!sc->sel->window) {
+    diag_error(sc->s->d, e->loc, "%s needs a WINDOW clause", nm);
+    return mk_type(TY_ERROR);
+  }
+  if ((sc->clause != CL_SELECT && sc->clause != CL_HAVING) || sc->in_agg) {
+    diag_error(sc->s->d, e->loc, "%s is only allowed in the select list and HAVING", nm);
+    return mk_type(TY_ERROR);
+  }
+  return mk_type(TY_TIMESTAMP);
+}
+
+Type check_expr(Scope *sc, Expr *e) {
+  if (!e)
+    return mk_type(TY_ERROR);
+  init_ann(e);
+  Type t;
+  switch (e->kind) {
+  case EX_INT:
+    t = mk_type(e->ival >= INT32_MIN && e->ival <= INT32_MAX ? TY_INT : TY_BIGINT);
+    break;
+  case EX_DOUBLE: t = mk_type(TY_DOUBLE); break;
+  case EX_STRING: t = mk_varchar((int)e->slen); break;
+  case EX_BOOL: t = mk_type(TY_BOOL); break;
+  case EX_INTERVAL: t = mk_type(TY_INTERVAL); break;
+  case EX_COLUMN: t = resolve_column(sc, e); break;
+  case EX_STAR:
+    diag_error(sc->s->d, e->loc, "'*' is only allowed in the select list and in COUNT(*)");
+    t = mk_type(TY_ERROR);
+    break;
+  case EX_UNARY: t = check_unary(sc, e); break;
+  case EX_BINARY: t = check_binary(sc, e); break;
+  case EX_IN:
+  case EX_BETWEEN: t = check_membership(sc, e); break;
+  case EX_CASE: t = check_case(sc, e); break;
+  case EX_CAST: t = check_cast(sc, e); break;
+  case EX_CALL: t = check_call(sc, e); break;
+  case EX_WINDOW_START:
+  case EX_WINDOW_END: t = check_pseudo(sc, e); break;
+  default:
+    t = mk_type(TY_ERROR);
+    break;
+  }
+  e->type = t;
+  return t;
+}
+
+/* ---------------------------------------------------------------------
+ * Structural equality (GROUP BY matching, aggregate sharing)
+ * --------------------------------------------------------------------- */
+
+bool expr_equal(const Expr *a, const Expr *b);
+
+static bool list_equal(const Expr *a, const Expr *b) {
+  for (; a && b; a = a->next, b = b->next)
+    if (!expr_equal(a, b))
+      return false;
+  return !a && !b;
+}
+
+bool expr_equal(const Expr *a, const Expr *b) {
+  if (a == b)
+    return true;
+  if (!a || !b || a->kind != b->kind)
+    return false;
+  switch (a->kind) {
+  case EX_INT:
+  case EX_BOOL:
+  case EX_INTERVAL: return a->ival == b->ival;
+  case EX_DOUBLE: return a->dval == b->dval;
+  case EX_STRING: return a->slen == b->slen && memcmp(a->sval, b->sval, a->slen) == 0;
+  case EX_COLUMN:
+    return a->from_idx >= 0 && a->from_idx == b->from_idx && a->col_idx == b->col_idx;
+  case EX_STAR:
+    return (!a->qual && !b->qual) || (a->qual && b->qual && strcmp(a->qual, b->qual) == 0);
+  case EX_UNARY:
+  case EX_BINARY:
+    return a->op == b->op && expr_equal(a->lhs, b->lhs) && expr_equal(a->rhs, b->rhs);
+  case EX_IN: return expr_equal(a->lhs, b->lhs) && list_equal(a->args, b->args);
+  case EX_BETWEEN:
+    return expr_equal(a->lhs, b->lhs) && expr_equal(a->rhs, b->rhs) &&
+           expr_equal(a->third, b->third);
+  case EX_CASE: return list_equal(a->args, b->args) && expr_equal(a->else_, b->else_);
+  case EX_WHEN: return expr_equal(a->lhs, b->lhs) && expr_equal(a->rhs, b->rhs);
+  case EX_CAST:
+    return a->cast_to.kind == b->cast_to.kind && a->cast_to.len == b->cast_to.len &&
+           expr_equal(a->lhs, b->lhs);
+  case EX_CALL: return strcasecmp(a->name, b->name) == 0 && list_equal(a->args, b->args);
+  case EX_WINDOW_START:
+  case EX_WINDOW_END: return true;
+  }
+  return false;
+}

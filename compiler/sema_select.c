@@ -1,0 +1,425 @@
+/* sema_select.c - SELECT: its items, aggregates, GROUP BY, JOIN ON and
+ * WINDOW. */
+#include "sema_int.h"
+
+/* ---------------------------------------------------------------------
+ * Aggregate queries
+ * --------------------------------------------------------------------- */
+
+typedef struct AggCollect {
+  Sema *s;
+  PtrVec aggs;
+} AggCollect;
+
+static void collect_aggs(void *arg, Expr *e) {
+  AggCollect *ac = arg;
+  if (e->kind == EX_CALL && e->agg != AGG_NONE) {
+    for (int i = 0; i < ac->aggs.n; i++) {
+      if (expr_equal(ac->aggs.v[i], e)) {
+        e->agg_idx = i;
+        return;
+      }
+    }
+    e->agg_idx = ac->aggs.n;
+    vec_push(ac->s->arena, &ac->aggs, e);
+    return;
+  }
+  expr_each_child(e, collect_aggs, arg);
+}
+
+/* After aggregation only keys, aggregates, window bounds and constants
+ * exist; anything else in the select list or HAVING is an error. */
+static void check_grouped(void *arg, Expr *e) {
+  Scope *sc = arg;
+  Select *sel = sc->sel;
+  for (int k = 0; k < sel->nkeys; k++) {
+    if (expr_equal(e, sel->keys[k])) {
+      e->key_idx = k;
+      return;
+    }
+  }
+  if (e->kind == EX_CALL && e->agg != AGG_NONE)
+    return;
+  if (e->kind == EX_COLUMN) {
+    if (!is_err(e->type))
+      diag_error(sc->s->d, e->loc,
+                 "column '%s' must appear in GROUP BY or be used in an aggregate",
+                 expr_label(e));
+    return;
+  }
+  expr_each_child(e, check_grouped, arg);
+}
+
+/* ---------------------------------------------------------------------
+ * JOIN ON: one equality between an expression over each side
+ * --------------------------------------------------------------------- */
+
+static void side_mask(void *arg, Expr *e) {
+  int *mask = arg;
+  if (e->kind == EX_COLUMN && e->from_idx >= 0)
+    *mask |= 1 << e->from_idx;
+  expr_each_child(e, side_mask, arg);
+}
+
+static int sides_of(Expr *e) {
+  int m = 0;
+  side_mask(&m, e);
+  return m;
+}
+
+static void collect_conjuncts(Expr *e, PtrVec *out, Arena *a) {
+  if (e->kind == EX_BINARY && e->op == OP_AND) {
+    collect_conjuncts(e->lhs, out, a);
+    collect_conjuncts(e->rhs, out, a);
+    return;
+  }
+  vec_push(a, out, e);
+}
+
+static void check_join(Scope *sc) {
+  Sema *s = sc->s;
+  Select *sel = sc->sel;
+  if (!sel->join_on) {
+    diag_error(s->d, sel->from[1].loc, "JOIN needs an ON condition");
+    return;
+  }
+  sc->clause = CL_ON;
+  Type t = check_expr(sc, sel->join_on);
+  if (is_err(t) || !sc->rel[0] || !sc->rel[1])
+    return;
+  PtrVec conj = {0};
+  collect_conjuncts(sel->join_on, &conj, s->arena);
+  for (int i = 0; i < conj.n; i++) {
+    Expr *c = conj.v[i];
+    Expr *l = NULL, *r = NULL;
+    if (c->kind == EX_BINARY && c->op == OP_EQ) {
+      int ml = sides_of(c->lhs), mr = sides_of(c->rhs);
+      if (ml == 1 && mr == 2) {
+        l = c->lhs;
+        r = c->rhs;
+      } else if (ml == 2 && mr == 1) {
+        l = c->rhs;
+        r = c->lhs;
+      }
+    }
+    if (!l) {
+      diag_error(s->d, c->loc,
+                 "JOIN ON must be an equality between an expression over '%s' and one over '%s'",
+                 sc->qual[0], sc->qual[1]);
+      continue;
+    }
+    if (sel->join_lkey) {
+      diag_error(s->d, c->loc, "only one equality key is supported in JOIN ON");
+      continue;
+    }
+    sel->join_lkey = l;
+    sel->join_rkey = r;
+  }
+  if (sel->table_join && sel->join_rkey && sc->rel[1]->key_col >= 0) {
+    Relation *tab = sc->rel[1];
+    Expr *r = sel->join_rkey;
+    if (r->kind != EX_COLUMN || r->col_idx != tab->key_col)
+      diag_error(s->d, r->loc, "a JOIN with table '%s' must match its PRIMARY KEY '%s'",
+                 tab->name, tab->cols[tab->key_col].name);
+  }
+}
+
+/* ---------------------------------------------------------------------
+ * WINDOW
+ * --------------------------------------------------------------------- */
+
+static int64_t window_len(Sema *s, Expr *e, const char *what) {
+  if (!e)
+    return 0;
+  init_ann(e);
+  if (e->kind != EX_INTERVAL) {
+    diag_error(s->d, e->loc, "window %s must be an interval such as 10 SECONDS", what);
+    return 0;
+  }
+  e->type = mk_type(TY_INTERVAL);
+  if (e->ival <= 0) {
+    diag_error(s->d, e->loc, "window %s must be positive", what);
+    return 0;
+  }
+  if (e->ival > AIRC_MAX_SPAN_MS) {
+    diag_error(s->d, e->loc,
+               "window %s of %lld ms is longer than the TIMESTAMP range (years 1 to 9999, "
+               "%lld ms)", what, (long long)e->ival, (long long)AIRC_MAX_SPAN_MS);
+    return 0;
+  }
+  return e->ival;
+}
+
+static void check_window(Sema *s, WindowSpec *w) {
+  switch (w->kind) {
+  case WIN_TUMBLING:
+    w->size_ms = window_len(s, w->size, "SIZE");
+    w->advance_ms = w->size_ms;
+    break;
+  case WIN_HOPPING:
+    w->size_ms = window_len(s, w->size, "SIZE");
+    w->advance_ms = window_len(s, w->advance, "ADVANCE BY");
+    if (w->size_ms > 0 && w->advance_ms > w->size_ms)
+      diag_error(s->d, w->advance->loc, "ADVANCE BY (%lld ms) must not exceed SIZE (%lld ms)",
+                 (long long)w->advance_ms, (long long)w->size_ms);
+    else if (w->advance_ms > 0 &&
+             (w->size_ms + w->advance_ms - 1) / w->advance_ms > AIRC_WARN_WINDOWS_PER_ROW)
+      diag_warning(s->d, w->advance->loc,
+                   "every row falls in %lld windows (SIZE / ADVANCE BY): each one updates "
+                   "them all, and they take memory until they close",
+                   (long long)((w->size_ms + w->advance_ms - 1) / w->advance_ms));
+    break;
+  case WIN_SESSION:
+    w->gap_ms = window_len(s, w->gap, "GAP");
+    break;
+  default:
+    diag_error(s->d, w->loc, "internal: window without a kind");
+    break;
+  }
+}
+
+/* ---------------------------------------------------------------------
+ * SELECT
+ * --------------------------------------------------------------------- */
+
+static const char *out_name(SelectItem *it) {
+  Expr *e = it->expr;
+  if (it->alias)
+    return it->alias;
+  switch (e->kind) {
+  case EX_COLUMN: return e->name;
+  case EX_WINDOW_START: return "WINDOW_START";
+  case EX_WINDOW_END: return "WINDOW_END";
+  default: return e->text ? e->text : "?column?";
+  }
+}
+
+static void resolve_from(Scope *sc) {
+  Sema *s = sc->s;
+  Select *sel = sc->sel;
+  sc->nfrom = sel->nfrom;
+  for (int i = 0; i < sel->nfrom; i++) {
+    FromItem *f = &sel->from[i];
+    f->rel = NULL;
+    sc->qual[i] = f->alias ? f->alias : f->name;
+    Relation *r = catalog_find(s->cat, f->name);
+    if (!r) {
+      diag_error(s->d, f->loc, "unknown stream '%s'", f->name);
+      suggest_relation(s, f->loc, f->name,
+                       i == 0 ? 1u << REL_SOURCE | 1u << REL_DERIVED
+                              : 1u << REL_SOURCE | 1u << REL_DERIVED | 1u << REL_TABLE);
+      sc->bad_from = true;
+      continue;
+    }
+    if (r->kind == REL_SINK) {
+      diag_error(s->d, f->loc, "cannot read from sink '%s'", f->name);
+      sc->bad_from = true;
+      continue;
+    }
+    if (r->kind == REL_TABLE && i == 0) {
+      diag_error(s->d, f->loc, "table '%s' can only be the right side of a JOIN", f->name);
+      sc->bad_from = true;
+      continue;
+    }
+    if (r->kind == REL_TABLE)
+      sel->table_join = true;
+    r->used = true;
+    f->rel = r;
+    sc->rel[i] = r;
+  }
+  if (sel->nfrom == 2 && strcmp(sc->qual[0], sc->qual[1]) == 0) {
+    FromItem *f = &sel->from[1];
+    diag_error(s->d, f->alias ? f->alias_loc : f->loc,
+               "'%s' names both sides of the JOIN; give them different aliases", sc->qual[1]);
+    sc->bad_from = true;
+    sc->rel[1] = NULL;
+  }
+}
+
+/* Checks one query.  If stream is not NULL the query defines that stream
+ * and its output names must be distinct.  If out_locs is not NULL it gets
+ * the location of each output column, for later messages.  Clauses are
+ * checked in source order after FROM, so messages mostly come in order. */
+void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
+  if (!sel)
+    return; /* the parser reported why */
+  Scope sc = {.s = s, .sel = sel};
+  sel->qkind = QK_MAP;
+  sel->out = NULL;
+  sel->nout = 0;
+  sel->aggs = NULL;
+  sel->naggs = 0;
+  sel->keys = NULL;
+  sel->nkeys = 0;
+  sel->join_lkey = sel->join_rkey = NULL;
+  sel->table_join = false;
+  sel->time_from = 0;
+  resolve_from(&sc);
+
+  /* select list, with '*' expanded into one column reference per column */
+  sc.clause = CL_SELECT;
+  PtrVec items = {0}; /* Expr * per output */
+  PtrVec names = {0};
+  PtrVec locs = {0};
+  for (SelectItem *it = sel->items; it; it = it->next) {
+    Expr *e = it->expr;
+    if (e->kind != EX_STAR) {
+      check_expr(&sc, e);
+      vec_push(s->arena, &items, e);
+      vec_push(s->arena, &names, (void *)out_name(it));
+      SrcLoc *l = arena_alloc(s->arena, sizeof(SrcLoc));
+      *l = it->alias ? it->alias_loc : e->loc;
+      vec_push(s->arena, &locs, l);
+      continue;
+    }
+    init_ann(e);
+    if (it->alias)
+      diag_error(s->d, it->alias_loc, "'*' cannot have an alias");
+    int lo = 0, hi = sc.nfrom;
+    if (e->qual) {
+      int i = qual_index(&sc, e->qual);
+      if (i < 0) {
+        if (!sc.bad_from)
+          unknown_qualifier(&sc, e);
+        continue;
+      }
+      lo = i;
+      hi = i + 1;
+    }
+    for (int i = lo; i < hi; i++) {
+      Relation *r = sc.rel[i];
+      if (!r)
+        continue;
+      for (int c = 0; c < r->ncols; c++) {
+        Expr *ce = new_expr(s->arena, EX_COLUMN, e->loc);
+        init_ann(ce);
+        ce->name = r->cols[c].name;
+        ce->name_loc = e->loc;
+        ce->qual = sc.nfrom == 2 ? sc.qual[i] : NULL;
+        ce->text = ce->qual ? arena_printf(s->arena, "%s.%s", ce->qual, ce->name) : ce->name;
+        ce->from_idx = i;
+        ce->col_idx = c;
+        ce->type = r->cols[c].type;
+        vec_push(s->arena, &items, ce);
+        vec_push(s->arena, &names, (void *)ce->name);
+        SrcLoc *l = arena_alloc(s->arena, sizeof(SrcLoc));
+        *l = e->loc;
+        vec_push(s->arena, &locs, l);
+      }
+    }
+  }
+  sel->nout = items.n;
+  sel->out = arena_alloc(s->arena, sizeof(OutCol) * (size_t)(items.n ? items.n : 1));
+  for (int i = 0; i < items.n; i++) {
+    Expr *e = items.v[i];
+    sel->out[i] = (OutCol){.name = names.v[i], .type = e->type, .expr = e};
+  }
+
+  if (sel->nfrom == 2)
+    check_join(&sc);
+
+  if (sel->where) {
+    sc.clause = CL_WHERE;
+    Type t = check_expr(&sc, sel->where);
+    char b[32];
+    if (!is_err(t) && t.kind != TY_BOOL) {
+      diag_error(s->d, sel->where->loc, "WHERE condition must be BOOLEAN, not %s", tyname(t, b));
+      note_decl(&sc, sel->where);
+    }
+  }
+
+  sc.clause = CL_GROUP_BY;
+  sel->nkeys = list_len(sel->group_by);
+  if (sel->nkeys) {
+    sel->keys = arena_alloc(s->arena, sizeof(Expr *) * (size_t)sel->nkeys);
+    int k = 0;
+    for (Expr *g = sel->group_by; g; g = g->next) {
+      sel->keys[k++] = g;
+      check_expr(&sc, g);
+    }
+  }
+
+  if (sel->window) {
+    check_window(s, sel->window);
+    warn_hopping(s, sel->window);
+    warn_window(&sc);
+  }
+
+  if (sel->having) {
+    sc.clause = CL_HAVING;
+    Type t = check_expr(&sc, sel->having);
+    char b[32];
+    if (!is_err(t) && t.kind != TY_BOOL)
+      diag_error(s->d, sel->having->loc, "HAVING condition must be BOOLEAN, not %s",
+                 tyname(t, b));
+  }
+
+  /* distinct aggregates, in order of first appearance */
+  AggCollect ac = {.s = s};
+  for (int i = 0; i < sel->nout; i++)
+    collect_aggs(&ac, sel->out[i].expr);
+  if (sel->having)
+    collect_aggs(&ac, sel->having);
+  sel->naggs = ac.aggs.n;
+  sel->aggs = (Expr **)ac.aggs.v;
+
+  bool aggq = sel->naggs > 0 || sel->nkeys > 0;
+  bool sjoin = sel->nfrom == 2 && !sel->table_join && sc.rel[0] && sc.rel[1];
+  if (!sel->window) {
+    if (sel->nkeys)
+      diag_error(s->d, sel->keys[0]->loc, "GROUP BY needs a WINDOW clause");
+    else if (sel->naggs)
+      diag_error(s->d, sel->aggs[0]->loc, "aggregate %s needs a WINDOW clause",
+                 expr_label(sel->aggs[0]));
+    if (sjoin)
+      diag_error(s->d, sel->from[1].loc, "a JOIN of two streams needs a WINDOW clause");
+  } else if (sjoin && aggq) {
+    Expr *first = sel->nkeys ? sel->keys[0] : sel->aggs[0];
+    diag_error(s->d, first->loc,
+               "aggregates over a JOIN of two streams are not supported; "
+               "aggregate a stream defined by the join");
+  } else if (!sjoin && !aggq && !sc.bad_from) {
+    diag_error(s->d, sel->window->loc, "WINDOW needs an aggregate or a JOIN of two streams");
+  }
+  if (sel->having && !aggq)
+    diag_error(s->d, sel->having->loc, "HAVING needs GROUP BY or an aggregate");
+
+  bool keys_ok = true;
+  for (int k = 0; k < sel->nkeys; k++)
+    keys_ok = keys_ok && !is_err(sel->keys[k]->type);
+  if (aggq && !sjoin && keys_ok) {
+    for (int i = 0; i < sel->nout; i++)
+      check_grouped(&sc, sel->out[i].expr);
+    if (sel->having)
+      check_grouped(&sc, sel->having);
+  }
+
+  if (sjoin)
+    sel->qkind = QK_JOIN;
+  else if (sel->nkeys)
+    sel->qkind = QK_AGGREGATION;
+  else if (sel->naggs)
+    sel->qkind = QK_REDUCE;
+  else
+    sel->qkind = QK_MAP;
+  warn_conditions(s, sel);
+
+  if (stream) {
+    for (int i = 0; i < sel->nout; i++) {
+      for (int j = 0; j < i; j++) {
+        if (strcmp(sel->out[i].name, sel->out[j].name) == 0) {
+          diag_error(s->d, *(SrcLoc *)locs.v[i], "duplicate column '%s' in stream '%s'",
+                     sel->out[i].name, stream);
+          diag_note(s->d, *(SrcLoc *)locs.v[j], "'%s' was first defined here",
+                    sel->out[j].name);
+          break;
+        }
+      }
+    }
+  }
+  if (out_locs) {
+    *out_locs = arena_alloc(s->arena, sizeof(SrcLoc) * (size_t)(locs.n ? locs.n : 1));
+    for (int i = 0; i < locs.n; i++)
+      (*out_locs)[i] = *(SrcLoc *)locs.v[i];
+  }
+}
