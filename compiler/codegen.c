@@ -147,25 +147,42 @@ static bool is_i64(Type t) {
 /* ---- expressions --------------------------------------------------------- */
 
 /* Where an expression's inputs live. */
-typedef struct Ctx {
+/* Where the columns of a FROM item live in the code being written. */
+typedef enum {
+  HOME_NONE,       /* not here: a reference reads as 0 */
+  HOME_SOURCE,     /* the source loop's row: s.c<i> */
+  HOME_DERIVED,    /* a derived stream's result row: r->o<i> */
+  HOME_EDGE,       /* a row between pipelines: r->f<f>c<i> */
+  HOME_TABLE,      /* the row a StaticJoin found: t->c<i> */
+  HOME_JOIN_LEFT,  /* a join's left row: l->f0c<i> */
+  HOME_JOIN_RIGHT, /* a join's right row: rr->f1c<i> */
+} ColHome;
+
+struct Ctx {
   const Select *sel;
   bool post;                /* after aggregation: keys, aggregates, window bounds */
-  const char *col_fmt[2];   /* printf format of a column ref per FROM item, "%d" = column index */
+  ColHome home[2];          /* where each FROM item's columns are */
   int implicit_ts[2];       /* a derived stream's implicit ts column index, or -1 */
   const char *ts_ref[2];    /* ... and where it lives */
   const char *key;          /* post: the key struct pointer */
   const char *acc;          /* post: the accumulator pointer */
   const char *wstart, *wend; /* window bounds in scope (NULL: none) */
-} Ctx;
+};
 
 /* A column reference of FROM item f, column c, as C. */
 static void colref(char *buf, size_t n, const Ctx *cx, int f, int c) {
   if (cx->implicit_ts[f] >= 0 && c == cx->implicit_ts[f])
     snprintf(buf, n, "%s", cx->ts_ref[f]);
-  else if (cx->col_fmt[f])
-    snprintf(buf, n, cx->col_fmt[f], c);
   else
-    snprintf(buf, n, "0");
+    switch (cx->home[f]) {
+    case HOME_NONE: snprintf(buf, n, "0"); break;
+    case HOME_SOURCE: snprintf(buf, n, "s.c%d", c); break;
+    case HOME_DERIVED: snprintf(buf, n, "r->o%d", c); break;
+    case HOME_EDGE: snprintf(buf, n, "r->f%dc%d", f, c); break;
+    case HOME_TABLE: snprintf(buf, n, "t->c%d", c); break;
+    case HOME_JOIN_LEFT: snprintf(buf, n, "l->f0c%d", c); break;
+    case HOME_JOIN_RIGHT: snprintf(buf, n, "rr->f1c%d", c); break;
+    }
 }
 
 static void emit_expr(FILE *out, const Expr *e, const Ctx *cx);
@@ -752,9 +769,9 @@ static void stage_ctx(const Gen *g, const Stage *st, Ctx *cx, bool in_loop) {
   if (st->first == 0) {
     /* the leg's first pipeline: source rows, or a derived stream's rows */
     if (in_loop) {
-      cx->col_fmt[f] = "s.c%d";
+      cx->home[f] = HOME_SOURCE;
     } else {
-      cx->col_fmt[f] = "r->o%d";
+      cx->home[f] = HOME_DERIVED;
       if (src->ncols == derived_chain(g->pl, src)->sel->nout + 1) {
         cx->implicit_ts[f] = src->ncols - 1;
         cx->ts_ref[f] = "r->ts";
@@ -763,12 +780,12 @@ static void stage_ctx(const Gen *g, const Stage *st, Ctx *cx, bool in_loop) {
     return;
   }
   /* rows between non-fused operators */
-  cx->col_fmt[f] = f ? "r->f1c%d" : "r->f0c%d";
+  cx->home[f] = HOME_EDGE;
   if (f == 0 && ch->sel->nfrom == 2) {
     int j = -1;
     for (int i = 0; i < ch->nops; i++)
       if (ch->ops[i].kind == OP_STATIC_JOIN || ch->ops[i].kind == OP_JOIN) j = i;
-    if (j >= 0 && j < st->first) cx->col_fmt[1] = "r->f1c%d";
+    if (j >= 0 && j < st->first) cx->home[1] = HOME_EDGE;
   }
   if (ch->join_at >= 0 && st->first > ch->join_at) {
     cx->wstart = "r->wstart";
@@ -1338,8 +1355,8 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
     emit_key_build(o, ch, &env->cx, ind);
     fprintf(o, "%sconst K%d *keyp = &key;\n", ind, ch->index);
   }
-  if (k0 && k0->kind == EX_COLUMN && k0->from_idx == 1 && k0->type.kind == TY_VARCHAR && env->cx.col_fmt[1] &&
-      strcmp(env->cx.col_fmt[1], "t->c%d") == 0)
+  if (k0 && k0->kind == EX_COLUMN && k0->from_idx == 1 && k0->type.kind == TY_VARCHAR &&
+      env->cx.home[1] == HOME_TABLE)
     /* the key is one table column: its hash was made when the table loaded */
     fprintf(o, "%sconst uint64_t kh = t->h%d;\n", ind, k0->col_idx);
   else
@@ -1407,10 +1424,10 @@ static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, cons
   fprintf(o, "%s%s row;\n%smemset(&row, 0, sizeof row);\n%srow.ts = %s;\n", ind, rt, ind, ind, env->ts);
   fprintf(o, "%srow.srcwm = %s;\n", ind, env->wm);
   if (env->cx.wstart) fprintf(o, "%srow.wstart = %s;\n%srow.wend = %s;\n", ind, env->cx.wstart, ind, env->cx.wend);
-  bool second = strncmp(rt, "RB", 2) == 0; /* a join's second input holds from[1] only */
+  bool second = edge_payload(g->ph, e) == PAY_RIGHT_ROWS; /* a join's second input holds from[1] only */
   for (int f = 0; f < s->nfrom; f++) {
     if (second && f == 0) continue;
-    if (!env->cx.col_fmt[f]) continue;
+    if (env->cx.home[f] == HOME_NONE) continue;
     const Relation *r = s->from[f].rel;
     for (int i = 0; i < r->ncols; i++) {
       if (!ch->used[f][i]) continue;
@@ -1504,8 +1521,9 @@ static void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv 
         fprintf(o, "%sconst TK%d *tkp = &tk;\n", ind2, t->index);
       }
       const Relation *src = leg_source(st);
-      if (lk->kind == EX_COLUMN && lk->from_idx == st->leg && env->cx.col_fmt[st->leg] &&
-          strcmp(env->cx.col_fmt[st->leg], "s.c%d") == 0 && src->cols[lk->col_idx].ysb_field == AIR_YSB_AD_ID && lk->type.len == 36 && kt.kind == TY_VARCHAR && kt.len == 36)
+      if (lk->kind == EX_COLUMN && lk->from_idx == st->leg && env->cx.home[st->leg] == HOME_SOURCE &&
+          src->cols[lk->col_idx].ysb_field == AIR_YSB_AD_ID && lk->type.len == 36 && kt.kind == TY_VARCHAR &&
+          kt.len == 36)
         /* a generated ad id: its hash was made once, at program start */
         fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, tkp, air_ysb_ad_hashes[r%d %% AIR_YSB_ADS]);\n", ind2,
                 t->index, t->index, lk->col_idx);
@@ -1513,7 +1531,7 @@ static void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv 
         fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, tkp, air_hash_bytes(tkp, sizeof *tkp));\n", ind2,
                 t->index, t->index);
       fprintf(o, "%sif (!t) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, ind2, env->cnt, ind2, ind2);
-      env->cx.col_fmt[1] = "t->c%d";
+      env->cx.home[1] = HOME_TABLE;
       break;
     }
     case OP_AGGREGATION:
@@ -1636,8 +1654,8 @@ static void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *e
     je.ts = "ts";
     char jwm[96];
     je.wm = result_srcwm(jwm, sizeof jwm, ch, "wend"); /* joined rows are not checked again */
-    je.cx.col_fmt[0] = "l->f0c%d";
-    je.cx.col_fmt[1] = "rr->f1c%d";
+    je.cx.home[0] = HOME_JOIN_LEFT;
+    je.cx.home[1] = HOME_JOIN_RIGHT;
     je.cx.implicit_ts[0] = je.cx.implicit_ts[1] = -1;
     je.cx.wstart = "wstart";
     je.cx.wend = "wend";
@@ -2082,8 +2100,8 @@ static void emit_stage(Gen *g, const Stage *st) {
       fprintf(b, "    const %s *in = rows;\n    for (size_t k = 0; k < nrows; k++) {\n", side ? rt1 : rt0);
       fprintf(b, "      const %s *r = &in[k];\n", side ? rt1 : rt0);
       SegEnv je = env;
-      je.cx.col_fmt[0] = side ? NULL : "r->f0c%d";
-      je.cx.col_fmt[1] = side ? "r->f1c%d" : NULL;
+      je.cx.home[0] = side ? HOME_NONE : HOME_EDGE;
+      je.cx.home[1] = side ? HOME_EDGE : HOME_NONE;
       emit_join_insert(b, ch, &je, side, "      ");
       fprintf(b, "    }\n  }\n");
     }
