@@ -598,7 +598,7 @@ bool tpl_fill(FILE *out, const char *name, const TplHole *holes, int nholes,
 const char *tpl_text(const char *name);
 
 /* ======================================================================
- * codegen.c - C from the physical plan
+ * codegen.c, cg_*.c - C from the physical plan (codegen_int.h)
  * ====================================================================== */
 
 typedef struct CodegenOptions {
@@ -620,7 +620,7 @@ void c_escape_str(FILE *out, const char *s, size_t n);
  *
  * A kind's row says everything the phases ask about it; a phase never
  * tests which kind it has. Adding a source kind is its row, the hooks the
- * row names (a check in sema_ddl.c, emitters in codegen.c), its template or
+ * row names (a check in sema_ddl.c, emitters in cg_*.c), its template or
  * runtime file, its tests and docs. docs/design.md lists what each hook
  * must do.
  * ====================================================================== */
@@ -646,8 +646,8 @@ typedef struct OptionKeyDef {
 extern const OptionKeyDef option_keys[OPT_COUNT];
 
 typedef struct Sema Sema; /* sema_int.h */
-typedef struct Gen Gen;   /* codegen.c: one program being written */
-typedef struct Ctx Ctx;   /* codegen.c: where an expression's columns live */
+typedef struct Gen Gen;   /* codegen_int.h: one program being written */
+typedef struct Ctx Ctx;   /* codegen_int.h: where an expression's columns live */
 
 /* How a source's event time and watermark come about. */
 typedef enum {
@@ -681,7 +681,7 @@ struct SourceKindDef {
   /* sema_ddl.c: checks of the columns for this kind, of a stream and of a table (NULL: none) */
   void (*check_stream)(Sema *s, Stmt *st, Relation *r);
   void (*check_table)(Sema *s, Stmt *st, Relation *r);
-  /* codegen.c: file-scope state and its setup (NULL: none); one row into `s` in the loop
+  /* cg_vertices.c, cg_types.c: file-scope state and its setup (NULL: none); one row into `s` in the loop
    * (columns a single Filter does not read may go to *late, for the rows it passes); the
    * template's own holes; the code that loads a TABLE it fills. */
   void (*emit_global)(Gen *g, const Relation *r);
@@ -706,7 +706,7 @@ typedef struct AggDef {
   const char *name;          /* as written (upper case); NULL for AGG_NONE */
   bool star;                 /* the '*' form: COUNT(*) */
   Type (*result)(Type arg);  /* its type over an argument of type arg; TY_ERROR: not over it */
-  /* codegen.c: the accumulator's members for aggregate j; one row's update (is_new: the
+  /* cg_expr.c: the accumulator's members for aggregate j; one row's update (is_new: the
    * accumulator is fresh); merging partial p into acc; its value from accumulator cx->acc */
   void (*field)(FILE *o, const Expr *a, int j);
   void (*update)(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind);
@@ -724,7 +724,7 @@ const char *op_name(OperatorKind k);
 const SourceKindDef *source_kind_lookup(const char *name);
 const SinkKindDef *sink_kind_lookup(const char *name);
 
-/* Hooks the rows name (sema_ddl.c, codegen.c). */
+/* Hooks the rows name (sema_ddl.c, cg_*.c). */
 void sema_check_ysb_stream(Sema *s, Stmt *st, Relation *r);
 void sema_check_ysb_table(Sema *s, Stmt *st, Relation *r);
 void sema_check_datagen_stream(Sema *s, Stmt *st, Relation *r);

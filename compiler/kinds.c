@@ -6,12 +6,12 @@
  *   source kind  a row in source_kinds (its options, whether it fills a
  *                TABLE, one producer per thread or per rank, its time
  *                policy, its template and cut), the hooks the row names
- *                (a column check in sema_ddl.c, emitters in codegen.c), its
+ *                (a column check in sema_ddl.c, emitters in cg_*.c), its
  *                template in codegen_templates/ and runtime file, tests,
  *                docs/language.md;
  *   sink kind    a row in sink_kinds, the collector's writer, tests, docs;
  *   aggregate    an AggKind, a row in agg_defs (result type rule and its
- *                four emitters in codegen.c), tests, docs;
+ *                four emitters in cg_expr.c), tests, docs;
  *   operator     an OperatorKind and its name in op_names.
  * An option is an OptionKey and a row in option_keys; the kinds that take
  * it say so in their opts.

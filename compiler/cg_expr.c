@@ -1,0 +1,645 @@
+/* cg_expr.c - C for expressions: operators, conversions, comparisons,
+ * functions, IN sets, and the aggregates' emitters (agg_defs in kinds.c). */
+#include "codegen_int.h"
+
+/* ---- expressions --------------------------------------------------------- */
+
+/* A column reference of FROM item f, column c, as C. */
+void colref(char *buf, size_t n, const Ctx *cx, int f, int c) {
+  if (cx->implicit_ts[f] >= 0 && c == cx->implicit_ts[f])
+    snprintf(buf, n, "%s", cx->ts_ref[f]);
+  else
+    switch (cx->home[f]) {
+    case HOME_NONE: snprintf(buf, n, "0"); break;
+    case HOME_SOURCE: snprintf(buf, n, "s.c%d", c); break;
+    case HOME_DERIVED: snprintf(buf, n, "r->o%d", c); break;
+    case HOME_EDGE: snprintf(buf, n, "r->f%dc%d", f, c); break;
+    case HOME_TABLE: snprintf(buf, n, "t->c%d", c); break;
+    case HOME_JOIN_LEFT: snprintf(buf, n, "l->f0c%d", c); break;
+    case HOME_JOIN_RIGHT: snprintf(buf, n, "rr->f1c%d", c); break;
+    }
+}
+
+void emit_expr(FILE *out, const Expr *e, const Ctx *cx);
+
+/* The value of e converted to type t (numeric promotion for operators). */
+void emit_as(FILE *out, const Expr *e, Type t, const Ctx *cx) {
+  if (e->type.kind == t.kind || t.kind == TY_VARCHAR || t.kind == TY_BOOL) {
+    emit_expr(out, e, cx);
+    return;
+  }
+  fprintf(out, "((%s)", ctype(t));
+  emit_expr(out, e, cx);
+  fputc(')', out);
+}
+
+static Type common_numeric(Type a, Type b) {
+  if (a.kind == TY_DOUBLE || b.kind == TY_DOUBLE) return (Type){TY_DOUBLE, 0};
+  if (a.kind == TY_INT && b.kind == TY_INT) return (Type){TY_INT, 0};
+  return (Type){TY_BIGINT, 0};
+}
+
+static const char *cmp_op(OpKind op) {
+  switch (op) {
+  case OP_EQ: return "==";
+  case OP_NE: return "!=";
+  case OP_LT: return "<";
+  case OP_LE: return "<=";
+  case OP_GT: return ">";
+  case OP_GE: return ">=";
+  default: return "==";
+  }
+}
+
+/* Is e a NUL-padded char array of len + 1 bytes in this context (a column,
+ * or a group key after aggregation)? */
+bool is_padded_array(const Expr *e, const Ctx *cx) {
+  if (e->type.kind != TY_VARCHAR) return false;
+  if (cx->post) return e->key_idx >= 0 && e->kind != EX_CALL && e->kind != EX_STRING;
+  return e->kind == EX_COLUMN;
+}
+
+/* fn(l, r) with both operands converted to t. */
+static void emit_call2(FILE *out, const char *fn, const Expr *l, const Expr *r, Type t, const Ctx *cx) {
+  fprintf(out, "%s(", fn);
+  emit_as(out, l, t, cx);
+  fprintf(out, ", ");
+  emit_as(out, r, t, cx);
+  fputc(')', out);
+}
+
+static void emit_compare(FILE *out, const Expr *l, OpKind op, const Expr *r, const Ctx *cx) {
+  if (l->type.kind == TY_VARCHAR && (op == OP_EQ || op == OP_NE)) {
+    /* column = 'literal': one fixed-size memcmp, NUL included, since the
+     * column is NUL-padded */
+    const Expr *col = l, *lit = r;
+    if (col->kind == EX_STRING) col = r, lit = l;
+    if (lit->kind == EX_STRING && is_padded_array(col, cx) && lit->slen <= (size_t)col->type.len &&
+        !memchr(lit->sval, 0, lit->slen)) {
+      fprintf(out, "(memcmp(");
+      emit_expr(out, col, cx);
+      fprintf(out, ", \"");
+      c_escape_str(out, lit->sval, lit->slen);
+      fprintf(out, "\", %zu) %s 0)", lit->slen + 1, op == OP_EQ ? "==" : "!=");
+      return;
+    }
+  }
+  if (l->type.kind == TY_VARCHAR) {
+    fprintf(out, "(strcmp(");
+    emit_expr(out, l, cx);
+    fprintf(out, ", ");
+    emit_expr(out, r, cx);
+    fprintf(out, ") %s 0)", cmp_op(op));
+    return;
+  }
+  Type t = l->type.kind == TY_BOOL ? l->type : common_numeric(l->type, r->type);
+  if (t.kind == TY_DOUBLE) {
+    /* NaN = NaN, NaN above every number, -0 = 0 (program.c.tpl) */
+    fputc('(', out);
+    emit_call2(out, "q_cmp_f64", l, r, t, cx);
+    fprintf(out, " %s 0)", cmp_op(op));
+    return;
+  }
+  fputc('(', out);
+  emit_as(out, l, t, cx);
+  fprintf(out, " %s ", cmp_op(op));
+  emit_as(out, r, t, cx);
+  fputc(')', out);
+}
+
+/* ---- IN lists of many constants ------------------------------------------
+ * x IN (c1, ..., cn) with IN_SET_MIN or more constant values becomes a
+ * binary search in a sorted static array, written once per IN expression
+ * to the program's file-scope declarations (g_in_decls, set by
+ * codegen_emit; the same expression may be emitted by several stages). */
+enum { IN_SET_MIN = 16 };
+typedef struct InSet {
+  TypeKind kind; /* TY_BIGINT, TY_DOUBLE or TY_VARCHAR: how values compare */
+  int n;         /* constants in the set */
+} InSet;
+FILE *g_in_decls;
+const Expr **g_in_exprs;
+int g_in_n, g_in_cap;
+
+/* A literal, possibly negated: its value as a double or int64. */
+static bool num_const(const Expr *a, bool *dbl, int64_t *i, double *d) {
+  bool neg = false;
+  if (a->kind == EX_UNARY && a->op == OP_NEG) {
+    neg = true;
+    a = a->lhs;
+  }
+  if (a->kind == EX_INT) {
+    if (neg && a->ival == INT64_MIN) return false;
+    *dbl = false;
+    *i = neg ? -a->ival : a->ival;
+    *d = (double)*i;
+    return true;
+  }
+  if (a->kind == EX_DOUBLE) {
+    *dbl = true;
+    *d = neg ? -a->dval : a->dval;
+    return true;
+  }
+  return false;
+}
+
+/* Is list entry a a constant the set of kind k holds? */
+static bool in_const(const Expr *a, TypeKind k) {
+  bool dbl;
+  int64_t i;
+  double d;
+  if (k == TY_VARCHAR) return a->kind == EX_STRING && !memchr(a->sval, 0, a->slen);
+  return num_const(a, &dbl, &i, &d) && (k == TY_DOUBLE || !dbl);
+}
+
+static bool in_set(const Expr *e, InSet *set) {
+  TypeKind subj = e->lhs->type.kind;
+  if (subj == TY_VARCHAR) {
+    set->kind = TY_VARCHAR;
+  } else if (subj == TY_INT || subj == TY_BIGINT || subj == TY_TIMESTAMP || subj == TY_DOUBLE) {
+    /* compared as emit_compare compares each pair: a DOUBLE subject with
+     * every number as DOUBLE; an integer one with the integer constants
+     * (DOUBLE constants stay in the chain, compared as DOUBLE) */
+    set->kind = subj == TY_DOUBLE ? TY_DOUBLE : TY_BIGINT;
+  } else {
+    return false;
+  }
+  set->n = 0;
+  for (const Expr *a = e->args; a; a = a->next)
+    if (in_const(a, set->kind)) set->n++;
+  return set->n >= IN_SET_MIN && g_in_decls;
+}
+
+static int cmp_i64(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+static int cmp_f64(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b); /* literals: no NaN; -0 and 0 are equal, as in q_cmp_f64 */
+}
+static int cmp_cstr(const void *x, const void *y) {
+  return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static void emit_literal_double(FILE *out, double d);
+
+/* Writes the sorted array of e's constants once; its id. */
+static int in_set_emit(const Expr *e, const InSet *set) {
+  for (int i = 0; i < g_in_n; i++)
+    if (g_in_exprs[i] == e) return i;
+  if (g_in_n == g_in_cap) {
+    g_in_cap = g_in_cap ? 2 * g_in_cap : 8;
+    g_in_exprs = realloc(g_in_exprs, sizeof *g_in_exprs * (size_t)g_in_cap);
+    if (!g_in_exprs) abort();
+  }
+  int id = g_in_n;
+  g_in_exprs[g_in_n++] = e;
+  FILE *o = g_in_decls;
+  size_t w = set->kind == TY_VARCHAR ? sizeof(char *) : 8;
+  void *v = malloc(w * (size_t)set->n);
+  if (!v) abort();
+  int n = 0;
+  for (const Expr *a = e->args; a; a = a->next) {
+    if (!in_const(a, set->kind)) continue;
+    bool dbl;
+    int64_t i = 0;
+    double d;
+    if (set->kind == TY_VARCHAR)
+      ((const char **)v)[n++] = a->sval;
+    else if (num_const(a, &dbl, &i, &d) && set->kind == TY_DOUBLE)
+      ((double *)v)[n++] = d;
+    else
+      ((int64_t *)v)[n++] = i;
+  }
+  qsort(v, (size_t)n, w, set->kind == TY_VARCHAR ? cmp_cstr : set->kind == TY_DOUBLE ? cmp_f64 : cmp_i64);
+  fprintf(o, "static const %s q_inset%d[%d] = { /* an IN list, sorted */\n",
+          set->kind == TY_VARCHAR ? "char *const" : set->kind == TY_DOUBLE ? "double" : "int64_t", id, n);
+  for (int k = 0; k < n; k++) {
+    fputs(k % 8 ? " " : "  ", o);
+    if (set->kind == TY_VARCHAR) {
+      const char *sv = ((const char **)v)[k];
+      fputc('"', o);
+      c_escape_str(o, sv, strlen(sv));
+      fputc('"', o);
+    } else if (set->kind == TY_DOUBLE) {
+      emit_literal_double(o, ((double *)v)[k]);
+    } else {
+      int64_t x = ((int64_t *)v)[k];
+      if (x == INT64_MIN) fputs("INT64_MIN", o);
+      else fprintf(o, "INT64_C(%" PRId64 ")", x);
+    }
+    fputs(k + 1 < n ? (k % 8 == 7 ? ",\n" : ",") : "\n", o);
+  }
+  fputs("};\n", o);
+  free(v);
+  return id;
+}
+
+static void emit_literal_double(FILE *out, double d) {
+  if (isinf(d)) {
+    fprintf(out, d > 0 ? "((double)INFINITY)" : "(-(double)INFINITY)");
+    return;
+  }
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.17g", d);
+  fputs(buf, out);
+  if (!strpbrk(buf, ".eEn")) fputs(".0", out);
+}
+
+static void emit_int_literal(FILE *out, int64_t v, Type t) {
+  if (v == INT64_MIN)
+    fprintf(out, "INT64_MIN");
+  else if (t.kind == TY_INT)
+    fprintf(out, "((int32_t)%" PRId64 ")", v);
+  else
+    fprintf(out, "INT64_C(%" PRId64 ")", v);
+}
+
+static void emit_arith(FILE *out, const Expr *e, const Ctx *cx) {
+  Type t = e->type;
+  if (t.kind == TY_DOUBLE) {
+    const char *o = e->op == OP_ADD ? "+" : e->op == OP_SUB ? "-" : e->op == OP_MUL ? "*" : "/";
+    if (e->op == OP_MOD || e->op == OP_DIV) {
+      emit_call2(out, e->op == OP_MOD ? "fmod" : "q_div_f64", e->lhs, e->rhs, t, cx);
+      return;
+    }
+    fputc('(', out);
+    emit_as(out, e->lhs, t, cx);
+    fprintf(out, " %s ", o);
+    emit_as(out, e->rhs, t, cx);
+    fputc(')', out);
+    return;
+  }
+  bool narrow = is_int32(t);
+  const char *st = narrow ? "int32_t" : "int64_t";
+  const char *ut = narrow ? "uint32_t" : "uint64_t";
+  Type opt = narrow ? (Type){TY_INT, 0} : (Type){TY_BIGINT, 0};
+  if (e->op == OP_DIV || e->op == OP_MOD) {
+    char fn[16];
+    snprintf(fn, sizeof fn, "q_%s_%s", e->op == OP_DIV ? "div" : "mod", narrow ? "i32" : "i64");
+    emit_call2(out, fn, e->lhs, e->rhs, opt, cx);
+    return;
+  }
+  const char *o = e->op == OP_ADD ? "+" : e->op == OP_SUB ? "-" : "*";
+  /* two's complement wrap-around: unsigned arithmetic, then back */
+  fprintf(out, "((%s)((%s)", st, ut);
+  emit_as(out, e->lhs, opt, cx);
+  fprintf(out, " %s (%s)", o, ut);
+  emit_as(out, e->rhs, opt, cx);
+  fprintf(out, "))");
+}
+
+static void emit_cast(FILE *out, const Expr *e, const Ctx *cx) {
+  Type from = e->lhs->type, to = e->cast_to;
+  if (to.kind == TY_VARCHAR) {
+    /* a compound literal buffer lives until the end of the enclosing block */
+    int cap = to.len + 1 > 32 ? to.len + 1 : 32;
+    switch (from.kind) {
+    case TY_VARCHAR: fprintf(out, "q_str_cut((char[%d]){0}, %d, ", cap, to.len); break;
+    case TY_DOUBLE: fprintf(out, "q_f64_str((char[%d]){0}, %d, ", cap, to.len); break;
+    case TY_BOOL: fprintf(out, "q_str_cut((char[%d]){0}, %d, (", cap, to.len); break;
+    default: fprintf(out, "q_i64_str((char[%d]){0}, %d, (int64_t)", cap, to.len); break;
+    }
+    emit_expr(out, e->lhs, cx);
+    fputs(from.kind == TY_BOOL ? ") ? \"true\" : \"false\")" : ")", out);
+    return;
+  }
+  if (from.kind == TY_VARCHAR) {
+    switch (to.kind) {
+    case TY_DOUBLE: fputs("q_str_f64(", out); break;
+    case TY_BOOL: fputs("q_str_bool(", out); break;
+    case TY_INT: fputs("(int32_t)q_str_i64(", out); break;
+    default: fputs("q_str_i64(", out); break;
+    }
+    emit_expr(out, e->lhs, cx);
+    fputc(')', out);
+    return;
+  }
+  if (to.kind == TY_BOOL) {
+    fputc('(', out);
+    emit_expr(out, e->lhs, cx);
+    fprintf(out, " != 0)");
+    return;
+  }
+  if (from.kind == TY_DOUBLE && (to.kind == TY_INT || is_i64(to))) {
+    fprintf(out, "%s(", to.kind == TY_INT ? "q_f64_to_i32" : "q_f64_to_i64");
+    emit_expr(out, e->lhs, cx);
+    fputc(')', out);
+    return;
+  }
+  fprintf(out, "((%s)", ctype(to));
+  emit_expr(out, e->lhs, cx);
+  fputc(')', out);
+}
+
+static void emit_default(FILE *out, Type t) {
+  switch (t.kind) {
+  case TY_VARCHAR: fputs("\"\"", out); break;
+  case TY_BOOL: fputs("false", out); break;
+  case TY_DOUBLE: fputs("0.0", out); break;
+  default: fprintf(out, "((%s)0)", ctype(t)); break;
+  }
+}
+
+/* SUM or AVG over DOUBLE values keeps an exact sum (AirXsum). */
+bool exact_sum(const Expr *a) { return a->args->type.kind == TY_DOUBLE; }
+
+/* ---- aggregates: the emitters agg_defs (kinds.c) names ----------------- */
+
+void cg_plain_value(FILE *out, const Expr *a, int j, const Ctx *cx) {
+  (void)a;
+  fprintf(out, "%s->a%d", cx->acc, j);
+}
+
+void cg_sum_value(FILE *out, const Expr *a, int j, const Ctx *cx) {
+  if (exact_sum(a))
+    fprintf(out, "air_xsum_value(&%s->a%d)", cx->acc, j);
+  else
+    fprintf(out, "%s->a%d", cx->acc, j);
+}
+
+void cg_avg_value(FILE *out, const Expr *a, int j, const Ctx *cx) {
+  if (exact_sum(a))
+    fprintf(out, "(air_xsum_value(&%s->a%ds) / (double)%s->a%dn)", cx->acc, j, cx->acc, j);
+  else
+    fprintf(out, "((double)%s->a%ds / (double)%s->a%dn)", cx->acc, j, cx->acc, j);
+}
+
+/* The condition under which value `v` replaces MIN or MAX accumulator j:
+ * DOUBLEs in the total order of q_order_f64 (NaN above every number, -0
+ * below +0), so that the result does not depend on the order of the rows. */
+static void min_max_cond(char *buf, size_t n, const Expr *a, const char *v, int j) {
+  bool dbl = a->args->type.kind == TY_DOUBLE;
+  const char *op = a->agg == AGG_MIN ? "<" : ">";
+  if (dbl)
+    snprintf(buf, n, "q_order_f64(%s, acc->a%d) %s 0", v, j, op);
+  else
+    snprintf(buf, n, "%s %s acc->a%d", v, op, j);
+}
+
+/* The accumulator members of aggregate j: "  TYPE a<j>;", its text as a comment. */
+static void acc_member(FILE *o, const char *ctyp, int j, const char *suffix, const char *what, const Expr *a) {
+  fprintf(o, "  %s a%d%s; /* %s", ctyp, j, suffix, what);
+  c_comment(o, a->text);
+  fprintf(o, " */\n");
+}
+
+void cg_count_field(FILE *o, const Expr *a, int j) { acc_member(o, "int64_t", j, "", "", a); }
+
+void cg_sum_field(FILE *o, const Expr *a, int j) {
+  acc_member(o, exact_sum(a) ? "AirXsum" : "int64_t", j, "", "", a);
+}
+
+void cg_avg_field(FILE *o, const Expr *a, int j) {
+  acc_member(o, exact_sum(a) ? "AirXsum" : "int64_t", j, "s", "sum of ", a);
+  acc_member(o, "int64_t", j, "n", "", a);
+}
+
+void cg_minmax_field(FILE *o, const Expr *a, int j) { acc_member(o, ctype(a->args->type), j, "", "", a); }
+
+void cg_count_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
+  (void)a, (void)cx;
+  fprintf(o, "%sacc->a%d++;\n", ind, j);
+}
+
+/* acc->a<j><suffix> += the argument: exactly for DOUBLEs, wrapping for integers */
+static void sum_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind, const char *suffix) {
+  if (exact_sum(a)) {
+    fprintf(o, "%sair_xsum_add(&acc->a%d%s, ", ind, j, suffix);
+    emit_expr(o, a->args, cx);
+    fprintf(o, ");\n");
+  } else {
+    fprintf(o, "%sacc->a%d%s = (int64_t)((uint64_t)acc->a%d%s + (uint64_t)(int64_t)", ind, j, suffix, j, suffix);
+    emit_expr(o, a->args, cx);
+    fprintf(o, ");\n");
+  }
+}
+
+void cg_sum_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) { sum_update(o, a, j, cx, ind, ""); }
+
+void cg_avg_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
+  sum_update(o, a, j, cx, ind, "s");
+  fprintf(o, "%sacc->a%dn++;\n", ind, j);
+}
+
+void cg_minmax_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
+  fprintf(o, "%s{\n%s  %s v = ", ind, ind, ctype(a->args->type));
+  emit_expr(o, a->args, cx);
+  char cond[96];
+  min_max_cond(cond, sizeof cond, a, "v", j);
+  fprintf(o, ";\n%s  if (is_new || %s) acc->a%d = v;\n%s}\n", ind, cond, j, ind);
+}
+
+void cg_count_merge(FILE *o, const Expr *a, int j, const char *ind) {
+  (void)a;
+  fprintf(o, "%sacc->a%d += p->a%d;\n", ind, j, j);
+}
+
+static void sum_merge(FILE *o, const Expr *a, int j, const char *ind, const char *suffix) {
+  if (exact_sum(a))
+    fprintf(o, "%sair_xsum_merge(&acc->a%d%s, &p->a%d%s);\n", ind, j, suffix, j, suffix);
+  else
+    fprintf(o, "%sacc->a%d%s = (int64_t)((uint64_t)acc->a%d%s + (uint64_t)p->a%d%s);\n", ind, j, suffix, j,
+            suffix, j, suffix);
+}
+
+void cg_sum_merge(FILE *o, const Expr *a, int j, const char *ind) { sum_merge(o, a, j, ind, ""); }
+
+void cg_avg_merge(FILE *o, const Expr *a, int j, const char *ind) {
+  sum_merge(o, a, j, ind, "s");
+  fprintf(o, "%sacc->a%dn += p->a%dn;\n", ind, j, j);
+}
+
+void cg_minmax_merge(FILE *o, const Expr *a, int j, const char *ind) {
+  char val[32], cond[96];
+  snprintf(val, sizeof val, "p->a%d", j);
+  min_max_cond(cond, sizeof cond, a, val, j);
+  fprintf(o, "%sif (is_new || %s) acc->a%d = p->a%d;\n", ind, cond, j, j);
+}
+
+static void emit_agg_value(FILE *out, const Expr *e, const Ctx *cx) {
+  agg_defs[e->agg].value(out, e, e->agg_idx, cx);
+}
+
+void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
+  if (cx->post && e->key_idx >= 0 && e->key_idx < cx->sel->nkeys && e->kind != EX_CALL &&
+      e->kind != EX_INT && e->kind != EX_DOUBLE && e->kind != EX_STRING && e->kind != EX_BOOL) {
+    fprintf(out, "%s->k%d", cx->key, e->key_idx);
+    return;
+  }
+  switch (e->kind) {
+  case EX_INT: emit_int_literal(out, e->ival, e->type); return;
+  case EX_INTERVAL: emit_int_literal(out, e->ival, (Type){TY_BIGINT, 0}); return;
+  case EX_DOUBLE: emit_literal_double(out, e->dval); return;
+  case EX_BOOL: fputs(e->ival ? "true" : "false", out); return;
+  case EX_STRING:
+    fputc('"', out);
+    c_escape_str(out, e->sval, e->slen);
+    fputc('"', out);
+    return;
+  case EX_COLUMN:
+    if (cx->post) {
+      fputs("0 /* column outside GROUP BY */", out);
+      return;
+    }
+    {
+      char buf[96];
+      colref(buf, sizeof buf, cx, e->from_idx, e->col_idx);
+      fputs(buf, out);
+    }
+    return;
+  case EX_WINDOW_START: fputs(cx->post ? "wstart" : cx->wstart ? cx->wstart : "0", out); return;
+  case EX_WINDOW_END: fputs(cx->post ? "wend" : cx->wend ? cx->wend : "0", out); return;
+  case EX_UNARY:
+    if (e->op == OP_NOT) {
+      fputs("(!", out);
+      emit_expr(out, e->lhs, cx);
+      fputc(')', out);
+    } else if (e->type.kind == TY_DOUBLE) {
+      fputs("(-", out);
+      emit_expr(out, e->lhs, cx);
+      fputc(')', out);
+    } else {
+      bool narrow = is_int32(e->type);
+      fprintf(out, "((%s)(0 - (%s)", narrow ? "int32_t" : "int64_t", narrow ? "uint32_t" : "uint64_t");
+      emit_expr(out, e->lhs, cx);
+      fputs("))", out);
+    }
+    return;
+  case EX_BINARY:
+    switch (e->op) {
+    case OP_AND:
+    case OP_OR:
+      fputc('(', out);
+      emit_expr(out, e->lhs, cx);
+      fputs(e->op == OP_AND ? " && " : " || ", out);
+      emit_expr(out, e->rhs, cx);
+      fputc(')', out);
+      return;
+    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+      emit_compare(out, e->lhs, e->op, e->rhs, cx);
+      return;
+    default: emit_arith(out, e, cx); return;
+    }
+  case EX_IN: {
+    /* many constants: one binary search in a sorted file-scope array (a
+     * chain of 500k comparisons took gcc down); the rest compared in turn */
+    InSet set;
+    bool use_set = in_set(e, &set);
+    fputc('(', out);
+    bool first = true;
+    if (use_set) {
+      int id = in_set_emit(e, &set);
+      fprintf(out, "%s(", set.kind == TY_DOUBLE ? "q_in_f64" : set.kind == TY_VARCHAR ? "q_in_str" : "q_in_i64");
+      if (set.kind == TY_VARCHAR)
+        emit_expr(out, e->lhs, cx);
+      else
+        emit_as(out, e->lhs, (Type){set.kind, 0}, cx);
+      fprintf(out, ", q_inset%d, %d)", id, set.n);
+      first = false;
+    }
+    for (const Expr *a = e->args; a; a = a->next) {
+      if (use_set && in_const(a, set.kind)) continue;
+      if (!first) fputs(" || ", out);
+      first = false;
+      emit_compare(out, e->lhs, OP_EQ, a, cx);
+    }
+    if (first) fputs("false", out);
+    fputc(')', out);
+    return;
+  }
+  case EX_BETWEEN:
+    fputc('(', out);
+    emit_compare(out, e->lhs, OP_GE, e->rhs, cx);
+    fputs(" && ", out);
+    emit_compare(out, e->lhs, OP_LE, e->third, cx);
+    fputc(')', out);
+    return;
+  case EX_CASE:
+    fputc('(', out);
+    for (const Expr *w = e->args; w; w = w->next) {
+      emit_expr(out, w->lhs, cx);
+      fputs(" ? ", out);
+      emit_as(out, w->rhs, e->type, cx);
+      fputs(" : ", out);
+    }
+    if (e->else_)
+      emit_as(out, e->else_, e->type, cx);
+    else
+      emit_default(out, e->type);
+    fputc(')', out);
+    return;
+  case EX_CAST: emit_cast(out, e, cx); return;
+  case EX_CALL:
+    if (e->agg != AGG_NONE) {
+      emit_agg_value(out, e, cx);
+      return;
+    }
+    switch (e->func) {
+    case FN_LENGTH:
+      fputs("((int32_t)strlen(", out);
+      emit_expr(out, e->args, cx);
+      fputs("))", out);
+      return;
+    case FN_ABS:
+      if (e->type.kind == TY_DOUBLE) fputs("fabs(", out);
+      else fputs(is_int32(e->type) ? "q_abs_i32(" : "q_abs_i64(", out);
+      emit_expr(out, e->args, cx);
+      fputc(')', out);
+      return;
+    case FN_LEAST:
+    case FN_GREATEST: {
+      /* a chain of two-argument helpers: DOUBLE, VARCHAR (a pointer to the
+       * least or greatest argument, copied by whoever stores it), and the
+       * integer types, BOOLEAN and TIMESTAMP as BIGINT */
+      bool dbl = e->type.kind == TY_DOUBLE, str = e->type.kind == TY_VARCHAR;
+      bool least = e->func == FN_LEAST;
+      const char *fn = dbl ? (least ? "q_min_f64" : "q_max_f64")
+                     : str ? (least ? "q_min_str" : "q_max_str")
+                           : (least ? "q_min_i64" : "q_max_i64");
+      Type t = dbl ? (Type){TY_DOUBLE, 0} : (Type){TY_BIGINT, 0};
+      bool cast = !dbl && !str;
+      int n = 0;
+      for (const Expr *a = e->args; a; a = a->next) n++;
+      if (cast) fprintf(out, "((%s)", ctype(e->type));
+      for (int i = 0; i < n - 1; i++) fprintf(out, "%s(", fn);
+      int i = 0;
+      for (const Expr *a = e->args; a; a = a->next, i++) {
+        if (str)
+          emit_expr(out, a, cx);
+        else
+          emit_as(out, a, t, cx);
+        if (i > 0) fputc(')', out);
+        if (a->next) fputs(", ", out);
+      }
+      if (cast) fputc(')', out);
+      return;
+    }
+    case FN_NONE: break;
+    }
+    fputs("0", out);
+    return;
+  case EX_STAR:
+  case EX_WHEN: fputs("0", out); return;
+  }
+}
+
+/* dst = value of e (of type t): strings are copied NUL-padded. */
+void emit_assign(FILE *out, const char *indent, const char *dst, const Expr *e, Type t,
+                        const Ctx *cx) {
+  if (t.kind == TY_VARCHAR && e->type.kind == TY_VARCHAR && e->type.len == t.len && is_padded_array(e, cx)) {
+    /* same-size NUL-padded arrays: a fixed-size copy */
+    fprintf(out, "%smemcpy(%s, ", indent, dst);
+    emit_expr(out, e, cx);
+    fprintf(out, ", sizeof %s);\n", dst);
+  } else if (t.kind == TY_VARCHAR) {
+    fprintf(out, "%sq_strcpy(%s, sizeof %s, ", indent, dst, dst);
+    emit_expr(out, e, cx);
+    fprintf(out, ");\n");
+  } else {
+    fprintf(out, "%s%s = ", indent, dst);
+    emit_as(out, e, t, cx);
+    fprintf(out, ";\n");
+  }
+}

@@ -1,0 +1,441 @@
+/* cg_rows.c - the row-by-row code of a pipeline: filters, joins, maps,
+ * window updates, closing windows, sending rows on. */
+#include "codegen_int.h"
+
+/* ---- pipelines ------------------------------------------------------------- */
+
+/* dst = key value e of type t: a DOUBLE key is normalized (q_f64_key). */
+static void emit_key_assign(FILE *o, const char *ind, const char *dst, const Expr *e, Type t, const Ctx *cx) {
+  if (t.kind != TY_DOUBLE) {
+    emit_assign(o, ind, dst, e, t, cx);
+    return;
+  }
+  fprintf(o, "%s%s = q_f64_key(", ind, dst);
+  emit_as(o, e, t, cx);
+  fprintf(o, ");\n");
+}
+
+static void emit_key_build(FILE *o, const Chain *ch, const Ctx *cx, const char *ind) {
+  const Select *s = ch->sel;
+  fprintf(o, "%sK%d key;\n%smemset(&key, 0, sizeof key);\n", ind, ch->index, ind);
+  for (int i = 0; i < s->nkeys; i++) {
+    char dst[32];
+    snprintf(dst, sizeof dst, "key.k%d", i);
+    text_comment(o, ind, "GROUP BY ", s->keys[i]);
+    src_line(o, s->keys[i]->loc.line);
+    emit_key_assign(o, ind, dst, s->keys[i], s->keys[i]->type, cx);
+    c_line(o);
+  }
+}
+
+/* The join key of input `side` into key.k0. */
+static void emit_join_key(FILE *o, const Chain *ch, const Ctx *cx, int side, const char *ind) {
+  const Select *s = ch->sel;
+  fprintf(o, "%sK%d key;\n%smemset(&key, 0, sizeof key);\n", ind, ch->index, ind);
+  emit_key_assign(o, ind, "key.k0", side ? s->join_rkey : s->join_lkey, join_key_type(s), cx);
+}
+
+static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char *ind, const char *ts) {
+  const Select *s = ch->sel;
+  fprintf(o, "%sif (is_new || %s > acc->maxts) acc->maxts = %s;\n", ind, ts, ts);
+  for (int j = 0; j < s->naggs; j++) {
+    text_comment(o, ind, "", s->aggs[j]);
+    src_line(o, s->aggs[j]->loc.line);
+    agg_defs[s->aggs[j]->agg].update(o, s->aggs[j], j, cx, ind);
+    c_line(o);
+  }
+}
+
+/* Merge partial accumulator `p` into `acc` (is_new: acc is fresh). */
+void emit_acc_merge(FILE *o, const Chain *ch, const char *ind) {
+  const Select *s = ch->sel;
+  fprintf(o, "%sif (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;\n", ind);
+  for (int j = 0; j < s->naggs; j++)
+    agg_defs[s->aggs[j]->agg].merge(o, s->aggs[j], j, ind);
+}
+
+
+/* The loop over the open windows a row at time ts belongs to (tumbling:
+ * advance == size), skipping those already closed; `acc` is the C that
+ * yields the row's state in window ws. The caller writes the body and
+ * closes the loop with emit_window_loop_end. */
+static void emit_window_loop(FILE *o, const WindowSpec *w, const char *ts, const char *wm, const char *acc,
+                             const char *ind) {
+  fprintf(o, "%sbool in_window = false;\n", ind);
+  fprintf(o, "%sstatic _Thread_local QWinCache wc = {INT64_MIN, 0};\n", ind);
+  fprintf(o, "%sfor (int64_t ws = q_hop_first(&wc, %s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= %s; ws += INT64_C(%" PRId64 ")) {\n",
+          ind, ts, w->size_ms, w->advance_ms, ts, w->advance_ms);
+  fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind, w->size_ms, wm);
+  fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
+  fprintf(o, "%s  %s;\n", ind, acc);
+}
+
+/* A row none of whose windows was open is late. */
+static void emit_window_loop_end(FILE *o, const char *cnt, const char *ind) {
+  fprintf(o, "%s}\n%sif (!in_window) %slate++;\n", ind, ind, cnt);
+}
+
+/* Put the row into every open window it belongs to, or into its session;
+ * a row whose windows all closed is late. */
+static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, const char *ind) {
+  const WindowSpec *w = ch->sel->window;
+  const char *ts = env->ts;
+  const Select *s = ch->sel;
+  const Expr *k0 = s->nkeys == 1 ? s->keys[0] : NULL;
+  char ind2[160], acc[160];
+  indent_more(ind2, sizeof ind2, ind);
+  if (env->dense) {
+    text_comment(o, ind, "GROUP BY ", k0);
+    src_line(o, k0->loc.line);
+    fprintf(o, "%sconst int64_t kv = (int64_t)", ind);
+    emit_expr(o, k0, &env->cx);
+    fprintf(o, ";\n");
+    c_line(o);
+    snprintf(acc, sizeof acc, "A%d *acc = air_dense_acc(%s, ws, kv, &is_new)", ch->index, env->win);
+    emit_window_loop(o, w, ts, env->wm, acc, ind);
+    emit_acc_update(o, ch, &env->cx, ind2, ts);
+    emit_window_loop_end(o, env->cnt, ind);
+    return;
+  }
+  if (k0 && is_padded_array(k0, &env->cx)) {
+    /* a single string column is already a key of K's layout */
+    fprintf(o, "%sconst K%d *keyp = (const K%d *)", ind, ch->index, ch->index);
+    emit_expr(o, k0, &env->cx);
+    fprintf(o, ";\n");
+  } else {
+    emit_key_build(o, ch, &env->cx, ind);
+    fprintf(o, "%sconst K%d *keyp = &key;\n", ind, ch->index);
+  }
+  if (k0 && k0->kind == EX_COLUMN && k0->from_idx == 1 && k0->type.kind == TY_VARCHAR &&
+      env->cx.home[1] == HOME_TABLE)
+    /* the key is one table column: its hash was made when the table loaded */
+    fprintf(o, "%sconst uint64_t kh = t->h%d;\n", ind, k0->col_idx);
+  else
+    fprintf(o, "%sconst uint64_t kh = hash_K%d(keyp);\n", ind, ch->index);
+  if (w->kind == WIN_SESSION) {
+    fprintf(o, "%sbool is_new;\n%sA%d *acc = air_sessions_acc(%s, keyp, kh, %s, %s, &is_new);\n", ind, ind,
+            ch->index, env->win, ts, env->wm);
+    fprintf(o, "%sif (!acc) {\n%s  %slate++;\n%s  break;\n%s}\n", ind, ind, env->cnt, ind, ind);
+    emit_acc_update(o, ch, &env->cx, ind, ts);
+    return;
+  }
+  snprintf(acc, sizeof acc, "A%d *acc = air_windows_acc(%s, ws, keyp, kh, &is_new)", ch->index, env->win);
+  emit_window_loop(o, w, ts, env->wm, acc, ind);
+  emit_acc_update(o, ch, &env->cx, ind2, ts);
+  emit_window_loop_end(o, env->cnt, ind);
+}
+
+/* Put an input row of a stream-stream join into its windows' buffers. */
+void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, const char *ind) {
+  char acc[160];
+  emit_join_key(o, ch, &env->cx, side, ind);
+  fprintf(o, "%sconst uint64_t kh = hash_K%d(&key);\n", ind, ch->index);
+  snprintf(acc, sizeof acc, "J%d *acc = air_windows_acc(%s, ws, &key, kh, &is_new)", ch->index, env->win);
+  emit_window_loop(o, ch->sel->window, "r->ts", env->wm, acc, ind);
+  fprintf(o, "%s  air_vec_push(&acc->%s, r, sizeof *r);\n", ind, side ? "right" : "left");
+  emit_window_loop_end(o, "", ind);
+}
+
+/* Send `var` (an O row) to every output edge of the stage. */
+static void emit_send_all(FILE *o, const Stage *st, const SegEnv *env, const char *var, const char *ind) {
+  for (int k = 0; k < st->nouts; k++) {
+    char port[64];
+    snprintf(port, sizeof port, env->outs, st->outs[k]);
+    fprintf(o, "%smemcpy(air_out_row(%s, 0), &%s, sizeof %s);\n", ind, port, var, var);
+  }
+}
+
+/* Fill a result row O from a row context (Map) and send it on. */
+static void emit_out_row(FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
+  fprintf(o, "%sout.ts = %s;\n%sout.srcwm = %s;\n", ind, env->ts, ind, env->wm);
+  if (env->cx.wend) fprintf(o, "%sout.wend = %s;\n", ind, env->cx.wend);
+  for (int i = 0; i < s->nout; i++) {
+    char dst[32];
+    snprintf(dst, sizeof dst, "out.o%d", i);
+    text_comment(o, ind, "", s->out[i].expr);
+    src_line(o, s->out[i].expr->loc.line);
+    emit_assign(o, ind, dst, s->out[i].expr, s->out[i].type, &env->cx);
+    c_line(o);
+  }
+  emit_send_all(o, st, env, "out", ind);
+}
+
+/* Fill a row R (or RB for a join's second input) and send it to the next
+ * pipeline on its only output edge. */
+static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  const PEdge *e = &g->ph->edges[st->outs[0]];
+  char rt[16], port[64];
+  edge_row_type(g->ph, e->id, rt, sizeof rt);
+  snprintf(port, sizeof port, env->outs, e->id);
+  fprintf(o, "%s%s row;\n%smemset(&row, 0, sizeof row);\n%srow.ts = %s;\n", ind, rt, ind, ind, env->ts);
+  fprintf(o, "%srow.srcwm = %s;\n", ind, env->wm);
+  if (env->cx.wstart) fprintf(o, "%srow.wstart = %s;\n%srow.wend = %s;\n", ind, env->cx.wstart, ind, env->cx.wend);
+  bool second = edge_payload(g->ph, e) == PAY_RIGHT_ROWS; /* a join's second input holds from[1] only */
+  for (int f = 0; f < s->nfrom; f++) {
+    if (second && f == 0) continue;
+    if (env->cx.home[f] == HOME_NONE) continue;
+    const Relation *r = s->from[f].rel;
+    for (int i = 0; i < r->ncols; i++) {
+      if (!ch->used[f][i]) continue;
+      char src[96];
+      colref(src, sizeof src, &env->cx, f, i);
+      if (r->cols[i].type.kind == TY_VARCHAR)
+        fprintf(o, "%sq_strcpy(row.f%dc%d, sizeof row.f%dc%d, %s);\n", ind, f, i, f, i, src);
+      else
+        fprintf(o, "%srow.f%dc%d = %s;\n", ind, f, i, src);
+    }
+  }
+  const Stage *to = &g->ph->stages[e->to];
+  switch (e->kind) {
+  case XR_KEYHASH: {
+    fprintf(o, "%s{\n", ind);
+    char ind2[160];
+    indent_more(ind2, sizeof ind2, ind);
+    if (is_join_stage(to))
+      emit_join_key(o, ch, &env->cx, e->to_input, ind2);
+    else
+      emit_key_build(o, ch, &env->cx, ind2);
+    fprintf(o, "%s  const int dest = (int)(hash_K%d(&key) %% (uint64_t)air_world(g_rt));\n", ind, ch->index);
+    fprintf(o, "%s  memcpy(air_out_row(%s, dest), &row, sizeof row);\n%s}\n", ind, port, ind);
+    break;
+  }
+  case XR_SINGLE: fprintf(o, "%smemcpy(air_out_row(%s, 0), &row, sizeof row);\n", ind, port); break;
+  default:
+    fprintf(o, "%smemcpy(air_out_row(%s, (int)(air_hash_bytes(&row, sizeof row) %% (uint64_t)air_world(g_rt))), &row, sizeof row);\n",
+            ind, port);
+    break;
+  }
+}
+
+/* The row-by-row code of operators [from, to] of a stage's leg in a
+ * do { } while (0) block ("break" drops the row), then its tail: update
+ * the windows, or send the row on. */
+void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv *env, const char *ind) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  fprintf(o, "%sdo { /* query %d: ", ind, ch->index + 1);
+  for (int i = from; i <= to; i++)
+    fprintf(o, "%s%s", i > from ? " -> " : "", op_name(stage_op(st, i)->kind));
+  fprintf(o, " */\n");
+  char ind2[160];
+  indent_more(ind2, sizeof ind2, ind);
+  for (int i = from; i <= to; i++) {
+    const Operator *op = stage_op(st, i);
+    switch (op->kind) {
+    case OP_FILTER:
+      for (const Expr *p = op->pred; p; p = p->next) text_comment(o, ind2, p == op->pred ? "WHERE " : "  AND ", p);
+      src_line(o, op->pred->loc.line);
+      fprintf(o, "%sif (!(", ind2);
+      for (const Expr *p = op->pred; p; p = p->next) {
+        if (p != op->pred) fprintf(o, " && ");
+        Expr one = *p;
+        one.next = NULL;
+        emit_expr(o, &one, &env->cx);
+      }
+      fprintf(o, ")) {\n");
+      c_line(o);
+      fprintf(o, "%s  %sfiltered++;\n%s  break;\n%s}\n", ind2, env->cnt, ind2, ind2);
+      if (env->late_fill) {
+        fputs(env->late_fill, o);
+        env->late_fill = NULL;
+      }
+      break;
+    case OP_STATIC_JOIN: {
+      const Relation *t = op->rel;
+      Type kt = t->cols[t->key_col].type;
+      const Expr *lk = s->join_lkey;
+      if (kt.kind == TY_VARCHAR && is_padded_array(lk, &env->cx) && lk->type.len == kt.len) {
+        /* the stream's column already is a key of the table's layout */
+        fprintf(o, "%sconst TK%d *tkp = (const TK%d *)", ind2, t->index, t->index);
+        emit_expr(o, lk, &env->cx);
+        fprintf(o, ";\n");
+      } else {
+        fprintf(o, "%sTK%d tk;\n%smemset(&tk, 0, sizeof tk);\n", ind2, t->index, ind2);
+        if (kt.kind == TY_VARCHAR) {
+          fprintf(o, "%sconst char *lk = ", ind2);
+          emit_expr(o, lk, &env->cx);
+          fprintf(o, ";\n%sif (!q_fits(lk, %d)) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, kt.len, ind2,
+                  env->cnt, ind2, ind2);
+          fprintf(o, "%sq_strcpy(tk.k, sizeof tk.k, lk);\n", ind2);
+        } else if (kt.kind == TY_DOUBLE) {
+          emit_key_assign(o, ind2, "tk.k", lk, kt, &env->cx);
+        } else {
+          fprintf(o, "%stk.k = ", ind2);
+          emit_expr(o, lk, &env->cx);
+          fprintf(o, ";\n");
+        }
+        fprintf(o, "%sconst TK%d *tkp = &tk;\n", ind2, t->index);
+      }
+      const Relation *src = leg_source(st);
+      if (lk->kind == EX_COLUMN && lk->from_idx == st->leg && env->cx.home[st->leg] == HOME_SOURCE &&
+          src->cols[lk->col_idx].ysb_field == AIR_YSB_AD_ID && lk->type.len == 36 && kt.kind == TY_VARCHAR &&
+          kt.len == 36)
+        /* a generated ad id: its hash was made once, at program start */
+        fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, tkp, air_ysb_ad_hashes[r%d %% AIR_YSB_ADS]);\n", ind2,
+                t->index, t->index, lk->col_idx);
+      else
+        fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, tkp, air_hash_bytes(tkp, sizeof *tkp));\n", ind2,
+                t->index, t->index);
+      fprintf(o, "%sif (!t) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, ind2, env->cnt, ind2, ind2);
+      env->cx.home[1] = HOME_TABLE;
+      break;
+    }
+    case OP_AGGREGATION:
+    case OP_REDUCE:
+      if (!st->final) emit_window_update(o, ch, env, ind2);
+      break;
+    default: break;
+    }
+  }
+  /* the tail: hand the row to the next pipeline(s) */
+  OperatorKind lastk = stage_op(st, to)->kind;
+  bool agg = lastk == OP_AGGREGATION || lastk == OP_REDUCE;
+  if (!agg && st->nouts > 0) {
+    const PEdge *e = &g->ph->edges[st->outs[0]];
+    if (e->kind == XR_GATHER || e->kind == XR_SAME)
+      emit_out_row(o, st, env, ind2);
+    else
+      emit_r_row(g, o, st, env, ind2);
+  }
+  fprintf(o, "%s} while (0);\n", ind);
+}
+
+/* A windowed derived stream's watermark hold (0 for other chains). */
+static int64_t chain_hold(const Chain *ch) { return ch->derived ? ch->derived->wm_hold_ms : 0; }
+
+/* The srcwm of a result row of a window ending at `wend` (C): one below the
+ * least event time a row of that window can have, so that it is never late
+ * for the derived stream's readers, whose watermark is at most that (the
+ * producing stage forwards its own held back, emit_forward_wm). */
+static const char *result_srcwm(char *buf, size_t n, const Chain *ch, const char *wend) {
+  snprintf(buf, n, "(%s - INT64_C(%" PRId64 ") - 1)", wend, chain_hold(ch));
+  return buf;
+}
+
+/* The O row of one closed window of key `key` with accumulators `acc`. */
+void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char *ind,
+                               const char *skip) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  Ctx cx = {.sel = s, .post = true, .key = "key", .acc = "acc", .implicit_ts = {-1, -1}};
+  fprintf(o, "%s(void)wstart;\n", ind);
+  if (s->having) {
+    text_comment(o, ind, "HAVING ", s->having);
+    src_line(o, s->having->loc.line);
+    fprintf(o, "%sif (!(", ind);
+    emit_expr(o, s->having, &cx);
+    fprintf(o, ")) %s;\n", skip);
+    c_line(o);
+  }
+  fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
+  fprintf(o, "%sout.wend = wend;\n%sout.ts = acc->maxts;\n", ind, ind);
+  char srcwm[96];
+  fprintf(o, "%sout.srcwm = %s;\n", ind, result_srcwm(srcwm, sizeof srcwm, ch, "wend"));
+  for (int i = 0; i < s->nkeys; i++) {
+    if (s->keys[i]->type.kind == TY_VARCHAR)
+      fprintf(o, "%smemcpy(out.k%d, key->k%d, sizeof out.k%d);\n", ind, i, i, i);
+    else
+      fprintf(o, "%sout.k%d = key->k%d;\n", ind, i, i);
+  }
+  for (int i = 0; i < s->nout; i++) {
+    char dst[32];
+    snprintf(dst, sizeof dst, "out.o%d", i);
+    text_comment(o, ind, "", s->out[i].expr);
+    src_line(o, s->out[i].expr->loc.line);
+    emit_assign(o, ind, dst, s->out[i].expr, s->out[i].type, &cx);
+    c_line(o);
+  }
+  emit_send_all(o, st, env, "out", ind);
+}
+
+/* Close every window the watermark `wm` passed: send its partials (partial
+ * pipelines) or its result rows. */
+void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  int c = ch->index;
+  if (env->dense) {
+    char port[64];
+    snprintf(port, sizeof port, env->outs, st->outs[0]);
+    fprintf(o, "%s{\n%s  int64_t ws;\n", ind, ind);
+    fprintf(o, "%s  while (air_dense_pop_closed(%s, wm, INT64_C(%" PRId64 "), &ws)) {\n", ind, env->win,
+            s->window->size_ms);
+    fprintf(o, "%s    closed = true;\n%s    size_t pos = 0;\n%s    int64_t kv;\n%s    void *ap;\n", ind, ind, ind, ind);
+    fprintf(o, "%s    while (air_dense_next(%s, &pos, &kv, &ap)) {\n", ind, env->win);
+    fprintf(o, "%s      K%d key;\n%s      memset(&key, 0, sizeof key);\n", ind, c, ind);
+    fprintf(o, "%s      key.k0 = (%s)kv;\n", ind, ctype(s->keys[0]->type));
+    fprintf(o, "%s      const int dest = (int)(hash_K%d(&key) %% (uint64_t)air_world(g_rt));\n", ind, c);
+    fprintf(o, "%s      P%d *p = air_out_row(%s, dest);\n", ind, c, port);
+    fprintf(o, "%s      p->wstart = ws;\n%s      p->key = key;\n%s      p->acc = *(const A%d *)ap;\n", ind, ind, ind, c);
+    fprintf(o, "%s    }\n%s  }\n%s}\n", ind, ind, ind);
+    return;
+  }
+  fprintf(o, "%s{\n%s  int64_t ws;\n%s  AirHash *tab;\n", ind, ind, ind);
+  fprintf(o, "%s  while ((tab = air_windows_pop_closed(%s, wm, INT64_C(%" PRId64 "), &ws)) != NULL) {\n", ind,
+          env->win, s->window->size_ms);
+  if (st->partial) fprintf(o, "%s    closed = true;\n", ind);
+  fprintf(o, "%s    size_t pos = 0;\n%s    const void *kp;\n%s    void *ap;\n", ind, ind, ind);
+  fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
+  fprintf(o, "%s      const K%d *key = kp;\n%s      (void)key;\n", ind, c, ind);
+  if (st->partial) {
+    char port[64];
+    snprintf(port, sizeof port, env->outs, st->outs[0]);
+    fprintf(o, "%s      const A%d *acc = ap;\n", ind, c);
+    if (s->nkeys)
+      fprintf(o, "%s      const int dest = (int)(hash_K%d(key) %% (uint64_t)air_world(g_rt));\n", ind, c);
+    else
+      fprintf(o, "%s      const int dest = 0; /* a Reduce ends on rank 0 */\n", ind);
+    fprintf(o, "%s      P%d *p = air_out_row(%s, dest);\n", ind, c, port);
+    fprintf(o, "%s      p->wstart = ws;\n%s      p->key = *key;\n%s      p->acc = *acc;\n", ind, ind, ind);
+  } else if (is_join_stage(st)) {
+    fprintf(o, "%s      J%d *acc = ap;\n", ind, c);
+    fprintf(o, "%s      const int64_t wstart = ws, wend = ws + INT64_C(%" PRId64 ");\n", ind, s->window->size_ms);
+    fprintf(o, "%s      (void)wstart;\n%s      (void)wend;\n", ind, ind);
+    fprintf(o, "%s      for (size_t li = 0; li < acc->left.n; li++) {\n", ind);
+    fprintf(o, "%s        const R%d *l = (const R%d *)acc->left.data + li;\n", ind, c, c);
+    fprintf(o, "%s        for (size_t ri = 0; ri < acc->right.n; ri++) {\n", ind);
+    fprintf(o, "%s          const RB%d *rr = (const RB%d *)acc->right.data + ri;\n", ind, c, c);
+    fprintf(o, "%s          const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
+    SegEnv je = *env;
+    je.ts = "ts";
+    char jwm[96];
+    je.wm = result_srcwm(jwm, sizeof jwm, ch, "wend"); /* joined rows are not checked again */
+    je.cx.home[0] = HOME_JOIN_LEFT;
+    je.cx.home[1] = HOME_JOIN_RIGHT;
+    je.cx.implicit_ts[0] = je.cx.implicit_ts[1] = -1;
+    je.cx.wstart = "wstart";
+    je.cx.wend = "wend";
+    char ind10[200];
+    snprintf(ind10, sizeof ind10, "%s          ", ind);
+    emit_ops(g, o, st, st->first + 1 <= st->last ? st->first + 1 : st->last + 1, st->last, &je, ind10);
+    fprintf(o, "%s        }\n%s      }\n", ind, ind);
+    fprintf(o, "%s      air_vec_free(&acc->left);\n%s      air_vec_free(&acc->right);\n", ind, ind);
+  } else {
+    fprintf(o, "%s      const A%d *acc = ap;\n", ind, c);
+    fprintf(o, "%s      const int64_t wstart = ws, wend = ws + INT64_C(%" PRId64 ");\n", ind, s->window->size_ms);
+    char ind6[200];
+    snprintf(ind6, sizeof ind6, "%s      ", ind);
+    emit_window_result(o, st, env, ind6, "continue");
+  }
+  fprintf(o, "%s    }\n%s    air_windows_recycle(%s, tab);\n%s  }\n%s}\n", ind, ind, env->win, ind, ind);
+}
+
+/* Watermark wm to every output of a stage (ports named by env->outs). The
+ * stage making a windowed derived stream holds it back by the most the
+ * stream's event time can trail its window's end (sema's wm_hold_ms). */
+void emit_forward_wm(FILE *o, const Stage *st, const char *outs, const char *ind) {
+  int64_t hold = st->chain->producer == st->id - 1 ? chain_hold(st->chain) : 0;
+  for (int k = 0; k < st->nouts; k++) {
+    char port[64];
+    snprintf(port, sizeof port, outs, st->outs[k]);
+    if (hold)
+      fprintf(o, "%sair_out_watermark(%s, q_wm_back(wm, INT64_C(%" PRId64 ")));\n", ind, port, hold);
+    else
+      fprintf(o, "%sair_out_watermark(%s, wm);\n", ind, port);
+  }
+}

@@ -1,0 +1,357 @@
+/* cg_types.c - C for each query's structs (rows, keys, accumulators,
+ * partials, results), csv field parsing, and tables loaded whole. */
+#include "codegen_int.h"
+
+/* ---- per-chain structs --------------------------------------------------- */
+
+Type join_key_type(const Select *s) {
+  Type l = s->join_lkey->type, r = s->join_rkey->type;
+  if (l.kind == TY_VARCHAR) return (Type){TY_VARCHAR, l.len > r.len ? l.len : r.len};
+  if (l.kind == TY_DOUBLE || r.kind == TY_DOUBLE) return (Type){TY_DOUBLE, 0};
+  if (l.kind == TY_BOOL) return l;
+  return (Type){TY_BIGINT, 0};
+}
+
+static void emit_r_struct(Gen *g, const Chain *ch, const char *name, int only_from) {
+  FILE *o = g->types.f;
+  const Select *s = ch->sel;
+  fprintf(o, "typedef struct %s { /* a row between pipelines */\n", name);
+  fprintf(o, "  int64_t ts; /* event time, ms */\n");
+  fprintf(o, "  int64_t wstart, wend; /* the window of a joined row, ms */\n");
+  fprintf(o, "  int64_t srcwm; /* its source's watermark when it was read: windows ending by then are closed to it */\n");
+  for (int f = 0; f < s->nfrom; f++) {
+    if (only_from >= 0 && f != only_from) continue;
+    const Relation *r = s->from[f].rel;
+    for (int i = 0; i < r->ncols; i++) {
+      if (!ch->used[f][i]) continue;
+      char nm[32];
+      snprintf(nm, sizeof nm, "f%dc%d", f, i);
+      field_decl(o, r->cols[i].type, nm, r->cols[i].name);
+    }
+  }
+  fprintf(o, "} %s;\n", name);
+}
+
+void emit_chain_types(Gen *g, const Chain *ch) {
+  FILE *o = g->types.f;
+  const Select *s = ch->sel;
+  int c = ch->index;
+  fprintf(o, "/* query %d (line %d) */\n", c + 1, ch->stmt->loc.line);
+  if (ch->join_at >= 0) {
+    fprintf(o, "typedef struct K%d { /* join key */\n", c);
+    field_decl(o, join_key_type(s), "k0", s->join_lkey->text);
+    fprintf(o, "} K%d;\n", c);
+  } else if (ch->windowed) {
+    fprintf(o, "typedef struct K%d { /* group key */\n", c);
+    if (s->nkeys == 0) fprintf(o, "  char none; /* a Reduce has no key */\n");
+    for (int i = 0; i < s->nkeys; i++) {
+      char nm[32];
+      snprintf(nm, sizeof nm, "k%d", i);
+      field_decl(o, s->keys[i]->type, nm, s->keys[i]->text);
+    }
+    fprintf(o, "} K%d;\n", c);
+    fprintf(o, "typedef struct A%d { /* accumulators */\n", c);
+    fprintf(o, "  int64_t maxts; /* event time: the latest contributing row's */\n");
+    for (int j = 0; j < s->naggs; j++) {
+      agg_defs[s->aggs[j]->agg].field(o, s->aggs[j], j);
+    }
+    fprintf(o, "} A%d;\n", c);
+    fprintf(o, "typedef struct P%d { /* a per-rank partial aggregate */\n", c);
+    fprintf(o, "  int64_t wstart; /* window start, ms */\n  K%d key;\n  A%d acc;\n} P%d;\n", c, c, c);
+  }
+  if (ch->join_at >= 0 || ch->windowed) {
+    /* one hash per key type: a single integer key is mixed, not hashed as bytes */
+    Type k0 = ch->join_at >= 0 ? join_key_type(s) : s->nkeys == 1 ? s->keys[0]->type : (Type){TY_VARCHAR, 0};
+    fprintf(o, "static inline uint64_t hash_K%d(const K%d *k) {\n", c, c);
+    if (k0.kind == TY_INT || k0.kind == TY_BIGINT || k0.kind == TY_TIMESTAMP)
+      fprintf(o, "  return air_hash_u64((uint64_t)k->k0);\n}\n");
+    else
+      fprintf(o, "  return air_hash_bytes(k, sizeof *k);\n}\n");
+  }
+  /* rows between pipelines */
+  char nm[16];
+  snprintf(nm, sizeof nm, "R%d", c);
+  emit_r_struct(g, ch, nm, -1);
+  if (ch->join_at >= 0) {
+    snprintf(nm, sizeof nm, "RB%d", c);
+    emit_r_struct(g, ch, nm, 1);
+    fprintf(o, "typedef struct J%d { /* a join window's rows of one key */\n", c);
+    fprintf(o, "  int64_t maxts; /* unused */\n  AirVec left; /* R%d rows */\n  AirVec right; /* RB%d rows */\n} J%d;\n",
+            c, c, c);
+  }
+  /* the result row: to the collector, or to the readers of a derived stream */
+  fprintf(o, "typedef struct O%d { /* a result row */\n", c);
+  fprintf(o, "  int64_t wend; /* window end, ms */\n  int64_t ts; /* event time, ms */\n");
+  fprintf(o, "  int64_t srcwm; /* for a derived stream's readers: windows ending by then are closed to it */\n");
+  if (ch->windowed && ch->join_at < 0)
+    for (int i = 0; i < s->nkeys; i++) {
+      snprintf(nm, sizeof nm, "k%d", i);
+      field_decl(o, s->keys[i]->type, nm, s->keys[i]->text);
+    }
+  for (int i = 0; i < s->nout; i++) {
+    snprintf(nm, sizeof nm, "o%d", i);
+    field_decl(o, s->out[i].type, nm, s->out[i].name);
+  }
+  fprintf(o, "} O%d;\n", c);
+
+  if (!ch->derived) {
+    /* result order and format for the collector */
+    fprintf(o, "static int cmp_O%d(const void *pa, const void *pb) {\n", c);
+    fprintf(o, "  const O%d *a = pa, *b = pb;\n  int r;\n", c);
+    fprintf(o, "  if ((r = q_cmp_i64(a->wend, b->wend)) != 0) return r;\n");
+    for (int pass = 0; pass < 2; pass++) {
+      int n = pass == 0 ? (ch->windowed && ch->join_at < 0 ? s->nkeys : 0) : s->nout;
+      for (int i = 0; i < n; i++) {
+        Type t = pass == 0 ? s->keys[i]->type : s->out[i].type;
+        char f = pass == 0 ? 'k' : 'o';
+        if (t.kind == TY_VARCHAR)
+          fprintf(o, "  if ((r = strcmp(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
+        else if (t.kind == TY_DOUBLE)
+          fprintf(o, "  if ((r = q_order_f64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
+        else
+          fprintf(o, "  if ((r = q_cmp_i64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
+      }
+    }
+    fprintf(o, "  return q_cmp_i64(a->ts, b->ts);\n}\n");
+    fprintf(o, "static void fmt_O%d(FILE *f, const void *row) {\n  const O%d *r = row;\n", c, c);
+    for (int i = 0; i < s->nout; i++) {
+      if (i) fprintf(o, "  fputc(',', f);\n");
+      switch (s->out[i].type.kind) {
+      case TY_VARCHAR: fprintf(o, "  air_write_str(f, r->o%d);\n", i); break;
+      case TY_DOUBLE: fprintf(o, "  air_write_double(f, r->o%d);\n", i); break;
+      case TY_BOOL: fprintf(o, "  air_write_bool(f, r->o%d);\n", i); break;
+      default: fprintf(o, "  air_write_i64(f, (int64_t)r->o%d);\n", i); break;
+      }
+    }
+    fprintf(o, "  fputc('\\n', f);\n}\n");
+  }
+  fprintf(o, "\n");
+}
+
+/* The CSV header: column names, quoted where CSV needs it. */
+char *csv_header(const Select *s) {
+  Buf b;
+  buf_open(&b);
+  for (int i = 0; i < s->nout; i++) {
+    const char *n = s->out[i].name;
+    if (i) fputc(',', b.f);
+    bool q = strpbrk(n, ",\"\r\n") != NULL || n[0] == ' ' || (n[0] && n[strlen(n) - 1] == ' ');
+    if (!q) {
+      fputs(n, b.f);
+      continue;
+    }
+    fputc('"', b.f);
+    for (; *n; n++) {
+      if (*n == '"') fputc('"', b.f);
+      fputc(*n, b.f);
+    }
+    fputc('"', b.f);
+  }
+  return buf_take(&b);
+}
+/* ---- sources and tables ---------------------------------------------------- */
+
+bool source_col_used(const Plan *pl, const Relation *r, int col) {
+  if (r->source->all_columns) return true; /* e.g. csv: every field is parsed and checked */
+  for (int c = 0; c < pl->nchains; c++) {
+    if (pl->chains[c].source == r && pl->chains[c].used[0][col]) return true;
+    if (pl->chains[c].source1 == r && pl->chains[c].used[1][col]) return true;
+  }
+  return false;
+}
+
+void emit_source_struct(Gen *g, const Relation *r) {
+  FILE *o = g->types.f;
+  fprintf(o, "typedef struct S%d { /* a row of ", r->index);
+  c_comment(o, r->name);
+  fprintf(o, ": the columns the queries read */\n");
+  int n = 0;
+  for (int i = 0; i < r->ncols; i++) {
+    if (!source_col_used(g->pl, r, i)) continue;
+    char nm[32];
+    snprintf(nm, sizeof nm, "c%d", i);
+    field_decl(o, r->cols[i].type, nm, r->cols[i].name);
+    n++;
+  }
+  if (!n) fprintf(o, "  char none; /* no column is read */\n");
+  fprintf(o, "} S%d;\n\n", r->index);
+}
+
+/* How a csv field of each column type is parsed, and what a refused one is
+ * called after "column x: ". Parsers of AirParse tell why they refused. */
+static const struct {
+  const char *fn;      /* the parser */
+  bool why;            /* it returns an AirParse, else a bool */
+  const char *invalid; /* AIR_PARSE_INVALID (and a false bool); %s: the type */
+  const char *range;   /* AIR_PARSE_RANGE; %s: the type */
+} csv_parsers[] = {
+    [TY_BOOL] = {"air_parse_bool", false, "not a valid %s", NULL},
+    [TY_INT] = {"air_parse_i32", false, "not a valid %s", NULL},
+    [TY_BIGINT] = {"air_parse_i64", false, "not a valid %s", NULL},
+    [TY_DOUBLE] = {"air_parse_double", true, "not a valid %s", "%s out of range"},
+    [TY_TIMESTAMP] = {"air_parse_ts", true, "not a valid %s", "%s out of range (years 1 to 9999)"},
+    [TY_VARCHAR] = {"air_parse_str", true, "holds a NUL byte", "longer than %s"},
+};
+
+/* The literal "column <name>: <why>" with why from fmt and the type. */
+static void emit_field_msg(FILE *o, const Column *c, const char *fmt) {
+  char tn[64];
+  type_name(c->type, tn, sizeof tn);
+  Buf m;
+  buf_open(&m);
+  fprintf(m.f, "column %s: ", c->name);
+  fprintf(m.f, fmt, tn);
+  char *msg = buf_take(&m);
+  c_str(o, msg);
+  free(msg);
+}
+
+/* Parse every field of a csv record into `var` (a struct with c<i> fields);
+ * a bad field skips the record with `skip`. A stream's event time comes
+ * from the reader, which parsed it already for the watermark. */
+void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *indent,
+                           const char *csv, const char *skip) {
+  bool why = false;
+  for (int i = 0; i < r->ncols; i++) why |= csv_parsers[r->cols[i].type.kind].why;
+  if (why) fprintf(o, "%sAirParse pe;\n", indent);
+  for (int i = 0; i < r->ncols; i++) {
+    const Column *c = &r->cols[i];
+    const char *fn = csv_parsers[c->type.kind].fn;
+    char dst[64], len[24] = "";
+    snprintf(dst, sizeof dst, "%s%s.c%d", c->type.kind == TY_VARCHAR ? "" : "&", var, i);
+    if (c->type.kind == TY_VARCHAR) snprintf(len, sizeof len, ", %d", c->type.len);
+    src_line(o, c->loc.line);
+    if (r->kind == REL_SOURCE && i == r->time_col) {
+      fprintf(o, "%sif ((pe = air_csv_time(%s, %s)) != AIR_PARSE_OK) {\n", indent, csv, dst);
+      src_line(o, c->loc.line);
+      fprintf(o, "%s  air_csv_bad_row(%s, line, pe == AIR_PARSE_RANGE ? ", indent, csv);
+      emit_field_msg(o, c, csv_parsers[c->type.kind].range);
+      fprintf(o, " : ");
+      emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
+    } else if (!csv_parsers[c->type.kind].why) {
+      fprintf(o, "%sif (!%s(f[%d], %s%s)) {\n", indent, fn, i, dst, len);
+      src_line(o, c->loc.line);
+      fprintf(o, "%s  air_csv_bad_row(%s, line, ", indent, csv);
+      emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
+    } else {
+      fprintf(o, "%sif ((pe = %s(f[%d], %s%s)) != AIR_PARSE_OK) {\n", indent, fn, i, dst, len);
+      src_line(o, c->loc.line);
+      fprintf(o, "%s  air_csv_bad_row(%s, line, pe == AIR_PARSE_RANGE ? ", indent, csv);
+      emit_field_msg(o, c, csv_parsers[c->type.kind].range);
+      fprintf(o, " : ");
+      emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
+    }
+    fprintf(o, ");\n");
+    c_line(o);
+    fprintf(o, "%s  %s;\n%s}\n", indent, skip, indent);
+  }
+}
+
+/* `lhs = air_csv_open(g_rt, &def)` with the declaration of a csv source or
+ * table in a static AirCsvDef, in a block of its own at indent `ind`. */
+void emit_csv_open(FILE *o, const Relation *r, const char *lhs, const char *ind) {
+  fprintf(o, "%s{\n%s  static const char *const cols[] = {", ind, ind);
+  for (int i = 0; i < r->ncols; i++) {
+    if (i) fprintf(o, ", ");
+    c_str(o, r->cols[i].name);
+  }
+  fprintf(o, "};\n%s  static const AirCsvDef def = {\n%s      .path = ", ind, ind);
+  c_str(o, r->path ? r->path : "");
+  fprintf(o, ",\n%s      .name = ", ind);
+  c_str(o, r->name);
+  fprintf(o, ",\n%s      .table = %s,\n", ind, r->kind == REL_TABLE ? "true" : "false");
+  fprintf(o, "%s      .header = %s,\n", ind,
+          !r->header ? "AIR_CSV_NO_HEADER" : r->header_skip ? "AIR_CSV_HEADER_SKIP" : "AIR_CSV_HEADER");
+  fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, r->ncols);
+  fprintf(o, "%s      .time_col = %d,\n%s      .wm_bound_ms = INT64_C(%" PRId64 "),\n", ind,
+          r->kind == REL_SOURCE ? r->time_col : -1, ind, r->wm_bound_ms);
+  fprintf(o, "%s      .rate = INT64_C(%" PRId64 "),\n", ind, r->rate);
+  if (r->max_bad_rows >= 0)
+    fprintf(o, "%s      .bad_limit = AIR_BAD_COUNT,\n%s      .bad_max = %" PRId64 ".0,\n", ind, ind,
+            r->max_bad_rows);
+  else if (r->max_bad_pct >= 0)
+    fprintf(o, "%s      .bad_limit = AIR_BAD_PCT,\n%s      .bad_max = %.17g,\n", ind, ind,
+            r->max_bad_pct);
+  fprintf(o, "%s  };\n%s  %s = air_csv_open(g_rt, &def);\n%s}\n", ind, ind, lhs, ind);
+}
+
+void emit_table(Gen *g, const Relation *r) {
+  FILE *o = g->types.f;
+  Type kt = r->cols[r->key_col].type;
+  fprintf(o, "typedef struct T%d { /* a row of table ", r->index);
+  c_comment(o, r->name);
+  fprintf(o, " */\n");
+  for (int i = 0; i < r->ncols; i++) {
+    char nm[32];
+    snprintf(nm, sizeof nm, "c%d", i);
+    field_decl(o, r->cols[i].type, nm, r->cols[i].name);
+  }
+  for (int i = 0; i < r->ncols; i++)
+    if (r->cols[i].type.kind == TY_VARCHAR)
+      fprintf(o, "  uint64_t h%d; /* air_hash_bytes of c%d, made once at load */\n", i, i);
+  fprintf(o, "} T%d;\n", r->index);
+  fprintf(o, "typedef struct TK%d { /* its key */\n", r->index);
+  if (kt.kind == TY_VARCHAR)
+    fprintf(o, "  char k[%d];\n", kt.len + 1);
+  else
+    fprintf(o, "  %s k;\n", kt.kind == TY_INT ? "int64_t" : ctype(kt));
+  fprintf(o, "} TK%d;\n", r->index);
+  fprintf(o, "static AirHash *tab%d; /* key -> row, loaded on every rank */\n\n", r->index);
+
+  FILE *f = g->funcs.f;
+  fprintf(f, "/* Load table ");
+  c_comment(f, r->name);
+  fprintf(f, " whole into memory (the paper's StaticJoin map). */\n");
+  fprintf(f, "static void tab%d_insert(T%d *row, const char *where, long line) {\n", r->index, r->index);
+  for (int i = 0; i < r->ncols; i++)
+    if (r->cols[i].type.kind == TY_VARCHAR)
+      fprintf(f, "  row->h%d = air_hash_bytes(row->c%d, sizeof row->c%d);\n", i, i, i);
+  fprintf(f, "  TK%d tk;\n  memset(&tk, 0, sizeof tk);\n", r->index);
+  if (kt.kind == TY_VARCHAR)
+    fprintf(f, "  memcpy(tk.k, row->c%d, sizeof tk.k);\n", r->key_col);
+  else if (kt.kind == TY_DOUBLE)
+    fprintf(f, "  tk.k = q_f64_key(row->c%d);\n", r->key_col);
+  else
+    fprintf(f, "  tk.k = row->c%d;\n", r->key_col);
+  fprintf(f, "  bool is_new;\n  T%d *slot = air_hash_upsert(tab%d, &tk, air_hash_bytes(&tk, sizeof tk), &is_new);\n",
+          r->index, r->index);
+  fprintf(f, "  if (!is_new) air_fatal(g_rt, \"table %%s: duplicate key at %%s:%%ld\", ");
+  c_str(f, r->name);
+  fprintf(f, ", where, line);\n  *slot = *row;\n}\n\n");
+  fprintf(f, "static void load_tab%d(void) {\n", r->index);
+  fprintf(f, "  tab%d = air_hash_new(sizeof(TK%d), sizeof(T%d), 2048);\n", r->index, r->index, r->index);
+  r->source->emit_table(g, r);
+  fprintf(f, "}\n\n");
+}
+
+/* The ysb kind's campaign table: every ad and its campaign (air.h). */
+void cg_ysb_table(Gen *g, const Relation *r) {
+  FILE *f = g->funcs.f;
+  int ad = -1, camp = -1;
+  for (int i = 0; i < r->ncols; i++) {
+    if (strcmp(r->cols[i].name, "ad_id") == 0) ad = i;
+    if (strcmp(r->cols[i].name, "campaign_id") == 0) camp = i;
+  }
+  fprintf(f, "  for (int k = 0; k < AIR_YSB_ADS; k++) {\n    static T%d row;\n    char uuid[37];\n", r->index);
+  fprintf(f, "    memset(&row, 0, sizeof row);\n");
+  if (ad >= 0)
+    fprintf(f, "    air_ysb_ad_uuid(k, uuid);\n    q_strcpy(row.c%d, sizeof row.c%d, uuid);\n", ad, ad);
+  if (camp >= 0)
+    fprintf(f, "    air_ysb_campaign_uuid(k / (AIR_YSB_ADS / AIR_YSB_CAMPAIGNS), uuid);\n"
+               "    q_strcpy(row.c%d, sizeof row.c%d, uuid);\n", camp, camp);
+  fprintf(f, "    tab%d_insert(&row, \"ysb campaign table\", k + 1);\n  }\n", r->index);
+}
+
+/* The csv kind's table: every record of the file, checked. */
+void cg_csv_table(Gen *g, const Relation *r) {
+  FILE *f = g->funcs.f;
+  fprintf(f, "  AirCsv *csv;\n");
+  emit_csv_open(f, r, "csv", "  ");
+  fprintf(f, "  AirField f[%d];\n  long line = 0;\n  int nf;\n", r->ncols + 1);
+  fprintf(f, "  while ((nf = air_csv_next(csv, f, %d, &line)) != AIR_CSV_END) {\n", r->ncols + 1);
+  fprintf(f, "    if (nf != %d) {\n      air_csv_bad_row(csv, line, nf == AIR_CSV_BAD_QUOTING ? \"bad quoting\" : \"expected %d fields\");\n      continue;\n    }\n",
+          r->ncols, r->ncols);
+  fprintf(f, "    static T%d row; /* may be large: not on the main thread's stack */\n    memset(&row, 0, sizeof row);\n", r->index);
+  emit_csv_parse(f, r, "row", "    ", "csv", "continue");
+  fprintf(f, "    tab%d_insert(&row, air_csv_path(csv), line);\n  }\n  air_csv_close(csv);\n", r->index);
+}

@@ -1,0 +1,484 @@
+/* cg_vertices.c - the vertices: a source's loop (its kind's template and
+ * hooks), consumer stages, and the collector on rank 0. */
+#include "codegen_int.h"
+
+/* ---- source vertices ------------------------------------------------------- */
+
+static bool loop_stage_of(const Stage *st, const Relation *r) {
+  return in_source_loop(st) && leg_source(st) == r;
+}
+
+static void source_env(const Gen *g, const Stage *st, SegEnv *env, bool ptr, char *win, size_t nw, char *ts,
+                       size_t nt) {
+  memset(env, 0, sizeof *env);
+  stage_ctx(g, st, &env->cx, true);
+  env->cnt = "st.";
+  /* A csv row's lateness is W(i), a function of the file alone (air.h). */
+  env->wm = ptr ? "st->wm" : leg_source(st)->source->time == TIME_SCANNED ? "rowwm" : "st.wm";
+  env->outs = ptr ? "st->oe%d" : "st.oe%d";
+  snprintf(win, nw, ptr ? "st->win%d" : "st.win%d", st->id);
+  env->win = win;
+  colref(ts, nt, &env->cx, st->leg, leg_source(st)->time_col);
+  env->ts = ts;
+  env->dense = st->state.kind == STATE_DENSE;
+}
+
+typedef struct ColMarks {
+  int f;      /* the FROM item */
+  bool *cols; /* its columns read */
+} ColMarks;
+
+static bool mark_col(void *m_, const Expr *e) {
+  ColMarks *m = m_;
+  if (e->kind == EX_COLUMN && e->from_idx == m->f) m->cols[e->col_idx] = true;
+  return true;
+}
+
+/* Mark the columns of FROM item f that e reads. */
+static void mark_cols(const Expr *e, int f, bool *cols) {
+  ColMarks m = {f, cols};
+  expr_walk(e, mark_col, &m);
+}
+
+/* Make column i of generator row s (every byte of it: no memset needed). */
+static void emit_gen_fill(FILE *f, const Relation *r, int i, const char *ind) {
+  const Column *col = &r->cols[i];
+  char dst[32];
+  snprintf(dst, sizeof dst, "s.c%d", i);
+  if (col->ysb_field >= 0) { /* a ysb column */
+    if (col->ysb_field == AIR_YSB_TS) /* ingestion time */
+      fprintf(f, "%s%s = now;\n", ind, dst);
+    else
+      fprintf(f, "%sconst uint64_t r%d = air_gen_col(h, %d);\n%sair_ysb_fill(%d, r%d, %s, sizeof %s);\n", ind, i,
+              col->ysb_field, ind, col->ysb_field, i, dst, dst);
+    return;
+  }
+  const char *ct = ctype(col->type);
+  switch (col->gen.kind) {
+  case GEN_NONE:
+  case GEN_NOW: fprintf(f, "%s%s = now;\n", ind, dst); break;
+  case GEN_SEQUENCE:
+    fprintf(f, "%s%s = (%s)(int64_t)((uint64_t)INT64_C(%" PRId64 ") + i * (uint64_t)INT64_C(%" PRId64 "));\n", ind,
+            dst, ct, col->gen.a, col->gen.b);
+    break;
+  case GEN_UNIFORM:
+    fprintf(f, "%s%s = (%s)air_gen_uniform(air_gen_col(h, %d), INT64_C(%" PRId64 "), INT64_C(%" PRId64 "));\n", ind,
+            dst, ct, i, col->gen.a, col->gen.b);
+    break;
+  case GEN_CHOICE:
+    fprintf(f, "%s{\n%s  static const char *const choices[] = {", ind, ind);
+    for (int k = 0; k < col->gen.nchoices; k++) {
+      fprintf(f, "%s\"", k ? ", " : "");
+      c_escape_str(f, col->gen.choices[k], col->gen.choice_lens[k]);
+      fprintf(f, "\"");
+    }
+    fprintf(f, "};\n%s  q_strcpy(%s, sizeof %s, choices[air_gen_col(h, %d) %% %d]);\n%s}\n", ind, dst, dst, i,
+            col->gen.nchoices, ind);
+    break;
+  case GEN_UUID:
+    fprintf(f, "%s{\n%s  char u[37];\n%s  air_gen_uuid(air_gen_col(h, %d), u);\n%s  q_strcpy(%s, sizeof %s, u);\n%s}\n",
+            ind, ind, ind, i, ind, dst, dst, ind);
+    break;
+  }
+}
+
+/* The generator kinds' row: the columns the queries read, made from the
+ * row's number and hash. */
+void cg_gen_row(Gen *g, const Relation *r, FILE *out, char **late) {
+  const Physical *ph = g->ph;
+  const Plan *pl = g->pl;
+  const char *ind = "      ";
+  char tsvar[32];
+  snprintf(tsvar, sizeof tsvar, "s.c%d", r->time_col);
+  /* A generator makes only the columns the queries read; with a single
+   * query whose first operator is a Filter, the columns that Filter does
+   * not read are made only for the rows it passes (for YSB: the ad id of
+   * a third of the events). */
+  bool *early = calloc((size_t)r->ncols, sizeof(bool));
+  const Stage *only = NULL;
+  int nloop = 0;
+  for (int i = 0; i < ph->nstages; i++)
+    if (loop_stage_of(&ph->stages[i], r)) only = &ph->stages[i], nloop++;
+  const Operator *filter = NULL;
+  if (nloop == 1 && only->last >= 1 && stage_op(only, 1)->kind == OP_FILTER) filter = stage_op(only, 1);
+  for (int i = 0; i < r->ncols; i++) early[i] = filter == NULL || i == r->time_col;
+  if (filter)
+    for (const Expr *p = filter->pred; p; p = p->next) mark_cols(p, only->leg, early);
+  Buf latebuf;
+  buf_open(&latebuf);
+  for (int i = 0; i < r->ncols; i++) {
+    if (!source_col_used(pl, r, i)) continue;
+    FILE *ff = early[i] ? out : latebuf.f;
+    const char *find = early[i] ? ind : "        ";
+    emit_gen_fill(ff, r, i, find);
+  }
+  free(early);
+  *late = buf_take(&latebuf);
+  if (!r->ingestion_time && r->cols[r->time_col].gen.kind == GEN_SEQUENCE) {
+    /* sequence() may run past the TIMESTAMP range: the stream ends there */
+    fprintf(out, "%sif (%s < AIR_TS_MIN || %s > AIR_TS_MAX) {\n", ind, tsvar, tsvar);
+    fprintf(out, "%s  air_gen_end(g, ", ind);
+    c_str(out, r->name);
+    fprintf(out, ", \"its event time leaves the TIMESTAMP range (years 1 to 9999)\");\n");
+    fprintf(out, "%s  n = k;\n%s  break;\n%s}\n", ind, ind, ind);
+  }
+  if (!r->ingestion_time) fprintf(out, "%sif (%s > st.maxts) st.maxts = %s;\n", ind, tsvar, tsvar);
+}
+
+/* The csv kind's row: every field of the record parsed and checked. */
+void cg_csv_row(Gen *g, const Relation *r, FILE *out, char **late) {
+  (void)g, (void)late;
+  emit_csv_parse(out, r, "s", "      ", "csv", "continue");
+}
+
+/* The csv kind's file, opened before the run starts (setup). */
+void cg_csv_global(Gen *g, const Relation *r) {
+  fprintf(g->types.f, "static AirCsv *g_csv%d; /* opened before the run starts */\n", r->index);
+  char lhs[32];
+  snprintf(lhs, sizeof lhs, "g_csv%d", r->index);
+  emit_csv_open(g->setup.f, r, lhs, "  ");
+}
+
+/* A hole of a source kind's own template. */
+static void kind_hole(KindHoles *h, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void kind_hole(KindHoles *h, const char *name, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(h->text[h->n], sizeof h->text[h->n], fmt, ap);
+  va_end(ap);
+  h->h[h->n] = (TplHole){name, h->text[h->n]};
+  h->n++;
+}
+
+/* source_gen.c.tpl: the pace, the row limit and the seed. */
+void cg_gen_holes(const Relation *r, KindHoles *h) {
+  kind_hole(h, "RATE", "INT64_C(%" PRId64 ")", r->rate);
+  kind_hole(h, "LIMIT", "INT64_C(%" PRId64 ")", r->limit);
+  kind_hole(h, "SEED", "%" PRId64, r->seed);
+  kind_hole(h, "SEED_GIVEN", "%s", r->has_seed ? "true" : "false");
+}
+
+/* source_csv.c.tpl: the file opened at setup (cg_csv_global), its fields. */
+void cg_csv_holes(const Relation *r, KindHoles *h) {
+  kind_hole(h, "CSV", "g_csv%d", r->index);
+  kind_hole(h, "NCOLS", "%d", r->ncols);
+}
+
+void emit_source(Gen *g, const Relation *r) {
+  const Physical *ph = g->ph;
+  int ri = r->index;
+  char state[32], fn[32], row[32];
+  snprintf(state, sizeof state, "SrcState%d", ri);
+  snprintf(fn, sizeof fn, "source%d", ri);
+  snprintf(row, sizeof row, "S%d", ri);
+
+  /* per-instance state */
+  FILE *o = g->types.f;
+  fprintf(o, "typedef struct %s { /* one instance of source ", state);
+  c_comment(o, r->name);
+  fprintf(o, " */\n  int64_t wm; /* watermark sent, ms */\n");
+  if (r->source->time == TIME_GENERATED) fprintf(o, "  int64_t maxts; /* latest event time seen */\n");
+  fprintf(o, "  int64_t filtered, unmatched, late; /* counters not yet added to the stats */\n");
+  for (int i = 0; i < ph->nstages; i++) {
+    const Stage *st = &ph->stages[i];
+    if (!loop_stage_of(st, r)) continue;
+    for (int k = 0; k < st->nouts; k++)
+      fprintf(o, "  AirOut *oe%d; /* pipeline %d's port on edge %d */\n", st->outs[k], st->id, st->outs[k]);
+    fprintf(o, "  int64_t sent%d; /* when pipeline %d last sent a watermark */\n", st->id, st->id);
+    if (st->state.kind == STATE_DENSE)
+      fprintf(o, "  AirDense *win%d; /* pipeline %d's partial aggregates, by key - %" PRId64 " */\n", st->id, st->id,
+              st->state.lo);
+    else if (st->partial)
+      fprintf(o, "  AirWindows *win%d; /* pipeline %d's partial aggregates */\n", st->id, st->id);
+  }
+  fprintf(o, "} %s;\n\n", state);
+
+  /* advance: close partial windows, send watermarks */
+  FILE *f = g->funcs.f;
+  fprintf(f, "static void %s_advance(%s *st, int64_t wm, int64_t now, bool force) {\n", fn, state);
+  /* force: forward wm even if it was reached before, when sending was
+   * left for later (a stop's cut watermark must reach the consumers) */
+  fprintf(f, "  if (wm < st->wm || (wm == st->wm && !force)) return;\n  st->wm = wm;\n");
+  for (int i = 0; i < ph->nstages; i++) {
+    const Stage *st = &ph->stages[i];
+    if (!loop_stage_of(st, r)) continue;
+    SegEnv env;
+    char win[32], ts[96];
+    source_env(g, st, &env, true, win, sizeof win, ts, sizeof ts);
+    fprintf(f, "  {\n    bool closed = false;\n");
+    if (st->partial) emit_close_windows(g, f, st, &env, "    ");
+    fprintf(f, "    if (wm == AIR_WM_END) {\n");
+    for (int k = 0; k < st->nouts; k++) fprintf(f, "      air_out_flush(st->oe%d);\n", st->outs[k]);
+    fprintf(f, "    } else if (closed || force || now - st->sent%d >= WM_EVERY_MS) {\n", st->id);
+    emit_forward_wm(f, st, "st->oe%d", "      ");
+    fprintf(f, "      st->sent%d = now;\n    }\n  }\n", st->id);
+  }
+  fprintf(f, "}\n\n");
+
+  /* fill holes */
+  Buf open, rows, branches, chunk_end, finish;
+  char *late_fill = NULL;
+  buf_open(&open);
+  buf_open(&rows);
+  buf_open(&branches);
+  buf_open(&chunk_end);
+  buf_open(&finish);
+  r->source->emit_row(g, r, rows.f, &late_fill);
+  int first_stage = 0;
+  for (int i = 0; i < ph->nstages; i++) {
+    const Stage *st = &ph->stages[i];
+    if (!loop_stage_of(st, r)) continue;
+    if (!first_stage) first_stage = st->id;
+    for (int k = 0; k < st->nouts; k++)
+      fprintf(open.f, "  st.oe%d = air_out_open(v, inst, g_edge[%d]);\n", st->outs[k], st->outs[k]);
+    if (st->state.kind == STATE_DENSE)
+      fprintf(open.f, "  st.win%d = air_dense_new(INT64_C(%" PRId64 "), INT64_C(%" PRId64 "), sizeof(A%d));\n", st->id,
+              st->state.lo, st->state.hi, st->chain->index);
+    else if (st->partial)
+      fprintf(open.f, "  st.win%d = air_windows_new(sizeof(K%d), sizeof(A%d));\n", st->id, st->chain->index,
+              st->chain->index);
+    SegEnv env;
+    char win[32], ts[96];
+    source_env(g, st, &env, false, win, sizeof win, ts, sizeof ts);
+    env.late_fill = late_fill;
+    emit_ops(g, branches.f, st, st->first, st->last, &env, "      ");
+  }
+  /* chunk end: counters, then the watermark */
+  FILE *ce = chunk_end.f;
+  fprintf(ce, "    q_count_rows(st.filtered, st.unmatched, st.late);\n");
+  fprintf(ce, "    st.filtered = st.unmatched = st.late = 0;\n");
+  if (r->ingestion_time) {
+    fprintf(ce, "    %s_advance(&st, now, now, false);\n", fn);
+  } else if (r->source->time == TIME_SCANNED) {
+    /* every record this rank scanned, others' too: no later W(i) is lower */
+    fprintf(ce, "    %s_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), false);\n", fn);
+  } else {
+    fprintf(ce, "    if (st.maxts != AIR_WM_NONE)\n      %s_advance(&st, st.maxts - INT64_C(%" PRId64 "), now, false);\n",
+            fn, r->wm_bound_ms);
+  }
+  /* finish: close every window and send the last rows, then free */
+  {
+    /* A stop: the rows before the agreed cut are made or read (cut.c). The
+     * watermark they imply goes first, so that consumers tell the windows
+     * they complete from those AIR_WM_STOP then closes early. */
+    fprintf(finish.f, "  int64_t cut;\n  if (%s) {\n", r->source->cut);
+    if (r->source->time == TIME_SCANNED && !r->ingestion_time) {
+      /* every record before the cut scanned, here as on every rank */
+      fprintf(finish.f, "    (void)cut;\n    %s_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), true);\n", fn);
+    } else if (r->ingestion_time) {
+      fprintf(finish.f, "    %s_advance(&st, air_now_ms(), air_now_ms(), true);\n", fn);
+    } else {
+      const GenSpec *gs = &r->cols[r->time_col].gen;
+      if (r->limit > 0)
+        fprintf(finish.f, "    const int64_t rows = cut < INT64_C(%" PRId64 ") ? cut : INT64_C(%" PRId64 ");\n",
+                r->limit, r->limit);
+      else
+        fprintf(finish.f, "    const int64_t rows = cut;\n");
+      fprintf(finish.f, "    %s_advance(&st, q_wm_back(q_seq_max(INT64_C(%" PRId64 "), INT64_C(%" PRId64
+                        "), rows), INT64_C(%" PRId64 ")), air_now_ms(), true);\n",
+              fn, gs->a, gs->b, r->wm_bound_ms);
+    }
+    fprintf(finish.f, "    %s_advance(&st, AIR_WM_STOP, air_now_ms(), true);\n  }\n", fn);
+  }
+  fprintf(finish.f, "  %s_advance(&st, AIR_WM_END, air_now_ms(), true);\n", fn);
+  for (int i = 0; i < ph->nstages; i++) {
+    const Stage *st = &ph->stages[i];
+    if (loop_stage_of(st, r) && st->partial)
+      fprintf(finish.f, "  %s(st.win%d);\n", st->state.kind == STATE_DENSE ? "air_dense_free" : "air_windows_free",
+              st->id);
+  }
+
+  char id[16];
+  snprintf(id, sizeof id, "%d", first_stage);
+  Buf srcname;
+  buf_open(&srcname);
+  c_comment(srcname.f, r->name);
+  char *srcname_s = buf_take(&srcname);
+  char *open_s = buf_take(&open), *rows_s = buf_take(&rows), *br_s = buf_take(&branches),
+       *ce_s = buf_take(&chunk_end), *fin_s = buf_take(&finish);
+  KindHoles kh = {.n = 0};
+  r->source->holes(r, &kh);
+  TplHole holes[11 + sizeof kh.h / sizeof kh.h[0]] = {
+      {"ID", id},         {"SOURCE", srcname_s}, {"DESC", r->source->desc}, {"FN", fn},
+      {"STATE", state},   {"ROW", row},          {"open", open_s},          {"rows", rows_s},
+      {"branches", br_s}, {"chunk_end", ce_s},   {"finish", fin_s}};
+  int nholes = 11;
+  for (int k = 0; k < kh.n; k++) holes[nholes++] = kh.h[k];
+  char err[256];
+  bool ok = tpl_fill(f, r->source->tpl, holes, nholes, err, sizeof err);
+  if (!ok) {
+    diag_fatal_noloc(g->d, "internal error: %s", err);
+    g->ok = false;
+  }
+  fprintf(f, "\n");
+  free(srcname_s);
+  free(open_s);
+  free(rows_s);
+  free(br_s);
+  free(ce_s);
+  free(fin_s);
+  free(late_fill);
+}
+
+/* ---- consumer stages ------------------------------------------------------- */
+
+static void emit_collector(Gen *g, const Stage *st) {
+  const Chain *ch = st->chain;
+  int c = ch->index;
+  const Operator *sink = stage_op(st, st->first);
+  FILE *su = g->setup.f;
+  char *hdr = csv_header(ch->sel);
+  fprintf(su, "  {\n    static const AirCollectorDef def = {\n");
+  fprintf(su, "        .row_size = sizeof(O%d),\n        .wend_offset = offsetof(O%d, wend),\n", c, c);
+  fprintf(su, "        .ts_offset = offsetof(O%d, ts),\n        .windowed = %s,\n", c, ch->windowed ? "true" : "false");
+  fprintf(su, "        .latency = %s,\n", ch->source->ingestion_time ? "true" : "false");
+  fprintf(su, "        .compare = cmp_O%d,\n        .format = fmt_O%d,\n        .header = ", c, c);
+  c_str(su, hdr);
+  fprintf(su, ",\n        .path = ");
+  if (sink->rel)
+    c_str(su, sink->rel->path ? sink->rel->path : "");
+  else
+    fprintf(su, "NULL");
+  /* Several queries on standard output: every line of each (its header
+   * too) starts with the query's number as --explain shows it. */
+  if (!sink->rel && g->pl->nstdout > 1) fprintf(su, ",\n        .tag = \"q%d\"", c + 1);
+  fprintf(su, ",\n    };\n    air_collector_new(g_rt, \"results of query %d\", g_edge[%d], &def);\n  }\n", c + 1,
+          st->edge);
+  free(hdr);
+}
+
+void emit_stage(Gen *g, const Stage *st) {
+  if (is_sink_stage(st)) {
+    emit_collector(g, st);
+    return;
+  }
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  int c = ch->index;
+  FILE *f = g->funcs.f;
+  FILE *su = g->setup.f;
+  bool session = st->state.kind == STATE_SESSIONS;
+  bool windows = st->state.kind == STATE_WINDOWS || st->state.kind == STATE_JOIN;
+  char ctxn[48], fn[48], id[16];
+  snprintf(ctxn, sizeof ctxn, "stage%d", st->id);
+  snprintf(fn, sizeof fn, "stage%d", st->id);
+  snprintf(id, sizeof id, "%d", st->id);
+
+  Buf fields, body, wmk, desc;
+  buf_open(&fields);
+  buf_open(&body);
+  buf_open(&wmk);
+  buf_open(&desc);
+  for (int k = 0; k < st->nouts; k++)
+    fprintf(fields.f, "  AirOut *oe%d; /* port on edge %d */\n", st->outs[k], st->outs[k]);
+  fprintf(fields.f, "  int64_t wm; /* input watermark, ms */\n");
+  if (windows) fprintf(fields.f, "  AirWindows *win; /* open windows: key -> state */\n");
+  if (session) fprintf(fields.f, "  AirSessions *win; /* open sessions per key */\n");
+  fprintf(desc.f, "query %d, ", c + 1);
+  for (int i = st->first; i <= st->last; i++)
+    fprintf(desc.f, "%s%s", i > st->first ? " -> " : "", op_name(stage_op(st, i)->kind));
+  if (st->final) fprintf(desc.f, " (final: merges per-rank partials)");
+
+  char outs[64], win[64], wmv[64];
+  snprintf(outs, sizeof outs, "%s.oe%%d", ctxn);
+  snprintf(win, sizeof win, "%s.win", ctxn);
+  snprintf(wmv, sizeof wmv, "%s.wm", ctxn);
+  SegEnv env = {.cnt = "", .outs = outs, .win = win, .wm = wmv};
+  stage_ctx(g, st, &env.cx, false);
+  /* Lateness is decided against the watermark of the row's source rank
+   * when it was read (carried in R and O rows), so that a row is late or
+   * not whatever the fusion and the timing of other ranks' watermarks. */
+  env.wm = "r->srcwm";
+  char ts[96];
+  if (st->first == 0)
+    colref(ts, sizeof ts, &env.cx, st->leg, leg_source(st)->time_col);
+  else
+    snprintf(ts, sizeof ts, "r->ts");
+  env.ts = ts;
+
+  FILE *b = body.f;
+  char rt0[16], rt1[16];
+  edge_row_type(g->ph, st->edge, rt0, sizeof rt0);
+  if (st->final) {
+    fprintf(b, "  const P%d *in = rows;\n  for (size_t k = 0; k < nrows; k++) {\n", c);
+    fprintf(b, "    const P%d *p0 = &in[k];\n    bool is_new;\n", c);
+    fprintf(b, "    A%d *acc = air_windows_acc(%s, p0->wstart, &p0->key, hash_K%d(&p0->key), &is_new);\n", c, win, c);
+    fprintf(b, "    const A%d *p = &p0->acc;\n", c);
+    emit_acc_merge(b, ch, "    ");
+    fprintf(b, "  }\n");
+  } else if (is_join_stage(st)) {
+    edge_row_type(g->ph, st->edge1, rt1, sizeof rt1);
+    for (int side = 0; side < 2; side++) {
+      fprintf(b, "  %sif (input == %d) {\n", side ? "else " : "", side);
+      fprintf(b, "    const %s *in = rows;\n    for (size_t k = 0; k < nrows; k++) {\n", side ? rt1 : rt0);
+      fprintf(b, "      const %s *r = &in[k];\n", side ? rt1 : rt0);
+      SegEnv je = env;
+      je.cx.home[0] = side ? HOME_NONE : HOME_EDGE;
+      je.cx.home[1] = side ? HOME_EDGE : HOME_NONE;
+      emit_join_insert(b, ch, &je, side, "      ");
+      fprintf(b, "    }\n  }\n");
+    }
+  } else {
+    fprintf(b, "  const %s *in = rows;\n  for (size_t k = 0; k < nrows; k++) {\n", rt0);
+    fprintf(b, "    const %s *r = &in[k];\n", rt0);
+    emit_ops(g, b, st, st->first, st->last, &env, "    ");
+    fprintf(b, "  }\n");
+  }
+
+  FILE *w = wmk.f;
+  if (session) {
+    /* sessions that met are merged; closed ones become result rows */
+    fprintf(w, "  air_sessions_close(%s, wm, %s_session, NULL);\n", win, fn);
+  } else if (windows) {
+    emit_close_windows(g, w, st, &env, "  ");
+  }
+  fprintf(w, "  if (wm != AIR_WM_END) {\n");
+  emit_forward_wm(w, st, outs, "    ");
+  fprintf(w, "  }\n");
+
+  char *fields_s = buf_take(&fields), *body_s = buf_take(&body), *wmk_s = buf_take(&wmk),
+       *desc_s = buf_take(&desc);
+  /* the session emitter is called from on_watermark and writes to the
+   * stage's ports: declared before, defined after the stage */
+  if (session)
+    fprintf(f, "static void %s_session(const void *kp, int64_t ws, int64_t we, void *ap, void *cx);\n", fn);
+  TplHole holes[] = {{"ID", id},     {"DESC", desc_s}, {"CTX", ctxn},          {"FN", fn},
+                     {"state_fields", fields_s},      {"body", body_s},       {"on_watermark", wmk_s}};
+  char err[256];
+  if (!tpl_fill(f, "stage.c.tpl", holes, (int)(sizeof holes / sizeof holes[0]), err, sizeof err)) {
+    diag_fatal_noloc(g->d, "internal error: %s", err);
+    g->ok = false;
+  }
+  if (session) {
+    fprintf(f, "\n/* A closed session of pipeline %d: its result row. */\n", st->id);
+    fprintf(f, "static void %s_session(const void *kp, int64_t ws, int64_t we, void *ap, void *cx) {\n", fn);
+    fprintf(f, "  (void)cx;\n  const K%d *key = kp;\n  const A%d *acc = ap;\n  (void)key;\n", c, c);
+    fprintf(f, "  const int64_t wstart = ws, wend = we;\n");
+    emit_window_result(f, st, &env, "  ", "return");
+    fprintf(f, "}\n");
+  }
+  fprintf(f, "\n");
+  free(fields_s);
+  free(body_s);
+  free(wmk_s);
+  free(desc_s);
+
+  fprintf(su, "  {\n");
+  if (st->edge1 >= 0)
+    fprintf(su, "    AirEdge *in[2] = {g_edge[%d], g_edge[%d]};\n", st->edge, st->edge1);
+  else
+    fprintf(su, "    AirEdge *in[1] = {g_edge[%d]};\n", st->edge);
+  fprintf(su, "    AirVertex *v = air_vertex_consumer(g_rt, \"pipeline %d\", in, %d, %s_batch, %s_watermark, NULL, false);\n",
+          st->id, st->edge1 >= 0 ? 2 : 1, fn, fn);
+  fprintf(su, "    %s.wm = AIR_WM_NONE;\n", ctxn);
+  for (int k = 0; k < st->nouts; k++)
+    fprintf(su, "    %s.oe%d = air_out_open(v, 0, g_edge[%d]);\n", ctxn, st->outs[k], st->outs[k]);
+  if (session)
+    fprintf(su, "    %s.win = air_sessions_new(sizeof(K%d), sizeof(A%d), INT64_C(%" PRId64 "), merge_A%d);\n", ctxn, c,
+            c, s->window->gap_ms, c);
+  else if (is_join_stage(st))
+    fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(J%d));\n", ctxn, c, c);
+  else if (windows)
+    fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(A%d));\n", ctxn, c, c);
+  fprintf(su, "  }\n");
+}
