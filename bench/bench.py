@@ -13,6 +13,7 @@ cross ranks per input event. Results go to build/bench/ (see bench/README.md).
 Python 3 standard library only; gnuplot (Debian gnuplot-nox) for the plots.
 """
 import argparse
+import contextlib
 import csv
 import datetime
 import json
@@ -335,96 +336,6 @@ def sustainable(exe, ranks, threads, cfg, tag, runs):
 
 
 # ---------------------------------------------------------------------------
-# Bytes across ranks (derived: the runtime does not count bytes)
-# ---------------------------------------------------------------------------
-
-def edge_rows_sizes(src, nofuse):
-    """Edge id -> (sizeof row, route) from the generated C, by compiling it
-    with a probe main that prints sizeof of every edge's row type."""
-    tmp = os.path.join(OUT, "tmp")
-    c = os.path.join(tmp, "probe_q.c")
-    r = subprocess.run([AIRC, "-S", src, "-o", c] + (["--no-fuse"] if nofuse else []),
-                       capture_output=True, text=True)
-    if r.returncode != 0 or not os.path.exists(c):
-        return {}
-    text = open(c).read()
-    edges = re.findall(r"air_edge_new\(\s*\w+,\s*(\d+),\s*sizeof\((\w+)\),\s*(AIR_ROUTE_\w+)", text)
-    if not edges:
-        return {}
-    probe = os.path.join(tmp, "probe_main.c")
-    with open(probe, "w") as f:
-        f.write('#define main airc_query_main\n#include "probe_q.c"\n#undef main\n')
-        f.write("int main(void) {\n")
-        for eid, ty, route in edges:
-            f.write('  printf("%s %%zu %s\\n", sizeof(%s));\n' % (eid, route, ty))
-        f.write("  return 0;\n}\n")
-    exe = os.path.join(tmp, "probe_main")
-    r = subprocess.run(["mpicc", "-std=c11", "-D_GNU_SOURCE", "-w", "-I" + os.path.join(B, "include"),
-                        "-I" + tmp, probe, os.path.join(B, "libair.a"), "-lm", "-pthread",
-                        "-o", exe], capture_output=True, text=True)
-    if r.returncode != 0:
-        return {}
-    out = subprocess.run([exe], capture_output=True, text=True).stdout
-    res = {}
-    for line in out.splitlines():
-        eid, size, route = line.split()
-        res[int(eid)] = (int(size), route)
-    return res
-
-
-def edge_producers(explain_text):
-    """Edge id -> the last operator of the pipeline that feeds it."""
-    pipes = {}
-    for m in re.finditer(r"pipeline (\d+) \[[^\]]*\]: (.*)", explain_text):
-        ops = [o.strip() for o in m.group(2).split("->")]
-        pipes[int(m.group(1))] = ops[-1]
-    res = {}
-    for m in re.finditer(r"<-- edge (\d+) from pipeline (\d+): (.*)", explain_text):
-        res[int(m.group(1))] = (pipes.get(int(m.group(2)), "?"), m.group(3).strip())
-    return res
-
-
-def bytes_per_event(src, nofuse, r):
-    """Bytes a run's edges carry per input event, and the part that crosses
-    ranks: rows per edge from the run's counters and the producing operator,
-    times sizeof(row), times (W-1)/W for hashed and gathered edges (a uniform
-    key spread). Partial aggregates: one row per key, window, rank and
-    producer thread (each source thread keeps its own table)."""
-    st = r.stats
-    if st is None:
-        return None
-    sizes = edge_rows_sizes(src, nofuse)
-    prods = edge_producers(explain(src, nofuse))
-    if not sizes or not prods:
-        return None
-    ev = st["events_in"]
-    if ev <= 0:
-        return None
-    w, t = r.ranks, r.threads
-    total = remote = 0.0
-    detail = []
-    for eid, (size, route) in sorted(sizes.items()):
-        op, desc = prods.get(eid, ("?", ""))
-        if op.startswith("Aggregation(partial)"):
-            rows = st["windows"] * w * t
-        elif op.startswith("Aggregation") or "results to rank 0" in desc:
-            rows = st["windows"]
-        elif op.startswith("Filter"):
-            rows = ev - st["filtered"]
-        elif op.startswith("StaticJoin"):
-            rows = ev - st["filtered"] - st["unmatched"]
-        elif op.startswith("Source"):
-            rows = ev
-        else:
-            return None  # an operator this model does not know: no guess
-        frac = 0.0 if route == "AIR_ROUTE_LOCAL" else (w - 1) / w
-        total += rows * size
-        remote += rows * size * frac
-        detail.append("e%d:%s %dB x %.3g rows" % (eid, op.split("(")[0], size, rows))
-    return total / ev, remote / ev, "; ".join(detail)
-
-
-# ---------------------------------------------------------------------------
 # Scaling of cost
 # ---------------------------------------------------------------------------
 
@@ -671,7 +582,18 @@ def materialized(src):
 # Main
 # ---------------------------------------------------------------------------
 
-def main():
+@contextlib.contextmanager
+def phase(name):
+    """Time the block as one phase of "what takes how long" (name may be
+    a function, called at the end, when the count it names is known)."""
+    t0 = time.time()
+    try:
+        yield
+    finally:
+        PHASE_TIMES.append((name() if callable(name) else name, time.time() - t0))
+
+
+def parse_config():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="10 s runs, fewer variants (~10 min)")
     ap.add_argument("--duration", type=float, help="seconds per search run (default 60, quick 10; env BENCH_DURATION)")
@@ -690,32 +612,26 @@ def main():
         cfg.tolerance = 0.10 if cfg.quick else 0.05
     cfg.probe_duration = min(cfg.duration, 4.0 if cfg.quick else 5.0)
     cfg.max_runs = 6 if cfg.quick else 25  # per search, probe included
-    ceil_dur = 2.0 if cfg.quick else 5.0
-    scale_dur = 3.0 if cfg.quick else min(cfg.duration, 20.0)
-    cfg.scale_dur = scale_dur
+    cfg.ceil_dur = 2.0 if cfg.quick else 5.0
+    cfg.scale_dur = 3.0 if cfg.quick else min(cfg.duration, 20.0)
     if cfg.quick:
         RUN_GRACE[0], SCALE_GRACE[0] = 30.0, 60.0
+    return cfg
 
-    for d in ("bin", "tmp", "plots", "queries"):
-        os.makedirs(os.path.join(OUT, d), exist_ok=True)
-    for exe in ("ceiling_ysb", "ceiling_swa"):
-        if not os.path.exists(os.path.join(OUT, exe)):
-            sys.exit("bench: build/bench/%s missing: run make bench" % exe)
-    t_all = time.time()
-    stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S %Z").strip()
-    mach = machine()
-    log("%s, %d cores (%s), mode %s, %.0f s runs" % (stamp, NPROC, mach["cpu"],
-                                                      "quick" if cfg.quick else "full", cfg.duration))
 
-    # Queries: queries/ysb_star.airq is the project's; ours is a fallback.
+def workload_sources():
+    """Queries: queries/ysb_star.airq is the project's; ours is a fallback."""
     srcs = {"swa": os.path.join(ROOT, "queries", "swa.airq"),
             "ysb": os.path.join(ROOT, "queries", "ysb.airq"),
             "ysb_star": os.path.join(ROOT, "queries", "ysb_star.airq")}
     if not os.path.exists(srcs["ysb_star"]):
         srcs["ysb_star"] = os.path.join(ROOT, "bench", "queries", "ysb_star.airq")
-    notes = []
+    return srcs
+
+
+def compile_workloads(srcs, notes):
+    """(workload, plan) -> executable, for those that compile."""
     exes = {}
-    t0 = time.time()
     for wl in WORKLOADS:
         for plan in ("fused", "nofuse"):
             exe = os.path.join(OUT, "bin", "%s_%s" % (wl, plan))
@@ -725,11 +641,13 @@ def main():
                 log(notes[-1])
             else:
                 exes[(wl, plan)] = exe
-    PHASE_TIMES.append(("compile workloads", time.time() - t0))
+    return exes
 
-    # What to search: (workload, plan, ranks, threads). Grid points not
-    # searched in quick mode are still run flat out (unthrottled).
-    searches, flat = [], []
+
+def plan_runs(cfg, exes):
+    """What to search and what to run flat out: (workload, plan, ranks,
+    threads). Grid points not searched in quick mode are still run flat
+    out (unthrottled)."""
     only = cfg.only or WORKLOADS
     if cfg.quick:
         searches = [("ysb", "fused", 1, 1), ("ysb", "fused", 2, 1), ("ysb", "nofuse", 1, 1),
@@ -738,42 +656,46 @@ def main():
                 if (p, r, t) not in (("fused", 1, 1), ("fused", 2, 1), ("nofuse", 1, 1))]
     else:
         searches = [(wl, p, r, t) for wl in WORKLOADS for p in ("fused", "nofuse") for (r, t) in GRID]
-    searches = [s for s in searches if s[0] in only and (s[0], s[1]) in exes]
-    flat = [s for s in flat if s[0] in only and (s[0], s[1]) in exes]
+        flat = []
+    keep = lambda v: [x for x in v if x[0] in only and (x[0], x[1]) in exes]
+    return keep(searches), keep(flat)
 
-    # Ceilings first, then one sample of each before every search: the
-    # machine is shared and noisy, so the ratios use medians of samples
-    # interleaved with the airc runs.
-    t0 = time.time()
-    for kind in ("ysb", "ysb_eager", "ysb_full", "swa", "ysb_star"):
-        run_ceiling(kind, ceil_dur)
-    PHASE_TIMES.append(("ceiling samples", time.time() - t0))
 
-    runs_all = []  # (workload, plan, Run)
+def run_searches(cfg, exes, searches, runs_all, grid):
+    """The sustainable-throughput searches, each after one ceiling sample
+    (the machine is shared and noisy: the ratios use medians of samples
+    interleaved with the airc runs). Returns the rows of sustainable.csv."""
     sust_rows = []
-    grid = {}  # (wl, plan, r, t) -> {"unthrottled", "sustainable"}
-    t_search = time.time()
     t_ceil = 0.0
+    t0 = time.time()
     for (wl, plan, ranks, threads) in searches:
         tc = time.time()
-        run_ceiling(CEILING_OF[wl], ceil_dur)
+        run_ceiling(CEILING_OF[wl], cfg.ceil_dur)
         t_ceil += time.time() - tc
         tag = "%s %s %dx%d" % (wl, plan, ranks, threads)
         runs = []
         ts = time.time()
         probe, best, u = sustainable(exes[(wl, plan)], ranks, threads, cfg, tag, runs)
         took = time.time() - ts
-        for r in runs:
-            runs_all.append((wl, plan, r))
+        runs_all.extend((wl, plan, r) for r in runs)
         s = best.rate if best else None
         grid[(wl, plan, ranks, threads)] = {"unthrottled": u, "sustainable": s, "per_cpu": per_cpu(probe)}
         sust_rows.append({"workload": wl, "plan": plan, "ranks": ranks, "threads": threads,
                           "overcommit": int(ranks * threads > NPROC), "unthrottled": u,
                           "sustainable": s, "best": best, "runs": len(runs), "search_s": took})
-    PHASE_TIMES.append(("sustainable searches (%d configs)" % len(searches), time.time() - t_search - t_ceil))
+    PHASE_TIMES.append(("sustainable searches (%d configs)" % len(searches), time.time() - t0 - t_ceil))
     PHASE_TIMES.append(("interleaved ceiling samples", t_ceil))
+    for row in sust_rows:
+        c = ceiling(CEILING_OF[row["workload"]])
+        row["ceiling"] = c
+        cores = min(row["ranks"] * row["threads"], NPROC)
+        row["ratio"] = row["sustainable"] / c if (c and row["sustainable"]) else None
+        row["ratio_ideal"] = row["sustainable"] / (cores * c) if (c and row["sustainable"]) else None
+    return sust_rows
 
-    t0 = time.time()
+
+def run_flat(cfg, exes, flat, runs_all, grid):
+    """The grid points run flat out only."""
     for (wl, plan, ranks, threads) in flat:
         tag = "%s %s %dx%d flat" % (wl, plan, ranks, threads)
         r = run_query(exes[(wl, plan)], ranks, threads, 0, cfg.probe_duration, cfg.lat_bound, tag)
@@ -781,101 +703,90 @@ def main():
         u = stat(r, "events_per_s") or 0.0
         log("%s: %.3gM/s" % (tag, u / 1e6))
         grid[(wl, plan, ranks, threads)] = {"unthrottled": u, "sustainable": None, "per_cpu": per_cpu(r)}
-    if flat:
-        PHASE_TIMES.append(("flat-out grid runs (%d)" % len(flat), time.time() - t0))
-    for kind in ("ysb", "swa", "ysb_star", "ysb_eager", "ysb_full"):
-        run_ceiling(kind, ceil_dur)  # closing samples, after the airc runs
 
-    for row in sust_rows:
-        c = ceiling(CEILING_OF[row["workload"]])
-        row["ceiling"] = c
-        cores = min(row["ranks"] * row["threads"], NPROC)
-        row["ratio"] = row["sustainable"] / c if (c and row["sustainable"]) else None
-        row["ratio_ideal"] = row["sustainable"] / (cores * c) if (c and row["sustainable"]) else None
 
-    # ---- scaling of cost ----
-    key_rows, win_rows, byte_rows = [], [], []
-    if not cfg.skip_scaling:
-        t0 = time.time()
-        keys_list = ([100, 10000, 1000000, 10000000] if cfg.quick else
-                     [100, 1000, 10000, 100000, 1000000, 10000000])
-        for k in keys_list:
-            exe, err = scaling_query("keys_%d" % k, k, "TUMBLING (SIZE 10 SECONDS)")
-            row = {"keys": k, "events_per_s": None, "rss_mib": None, "windows": None,
-                   "ceiling": None, "note": "", "ingest_per_s": None, "wall_s": None}
-            if err:
-                row["note"] = err.splitlines()[0]
+def scaling_run(name, keys, window, row, cfg):
+    """Compile and run one scaling query flat out, filling row."""
+    exe, err = scaling_query(name, keys, window)
+    if err:
+        row["note"] = err.splitlines()[0]
+        return
+    rc, st, rss, wall, _ = run_flat_out(exe, cfg.scale_dur)
+    row["wall_s"] = wall
+    if st:
+        row.update(events_per_s=st["events_per_s"], windows=st["windows"],
+                   ingest_per_s=st["events_in"] / cfg.scale_dur)
+    row["rss_mib"] = rss / 1024.0 if rss else None
+    if rc != 0:
+        row["note"] = exit_note(rc, SCALE_GRACE[0])
+
+
+def scale_keys(cfg):
+    """Cost against distinct keys, beside the hand-written ceiling_swa."""
+    rows = []
+    keys_list = [100, 10000, 1000000, 10000000] if cfg.quick else [100, 1000, 10000, 100000, 1000000, 10000000]
+    for k in keys_list:
+        row = {"keys": k, "events_per_s": None, "rss_mib": None, "windows": None,
+               "ceiling": None, "note": "", "ingest_per_s": None, "wall_s": None}
+        scaling_run("keys_%d" % k, k, "TUMBLING (SIZE 10 SECONDS)", row, cfg)
+        cr = subprocess.run([os.path.join(OUT, "ceiling_swa"), "--duration", str(min(cfg.scale_dur, 3.0)),
+                             "--keys", str(k)], capture_output=True, text=True)
+        if cr.returncode == 0:
+            row["ceiling"] = json.loads(cr.stdout.strip().splitlines()[-1])["events_per_s"]
+        rows.append(row)
+        log("keys %d: %s events/s, peak RSS %s MiB, ceiling %s" % (
+            k, fmt_rate(row["events_per_s"]), fmt_ms(row["rss_mib"]), fmt_rate(row["ceiling"])))
+    return rows
+
+
+def scale_windows(cfg):
+    """Cost against window size and slide (windows open per event)."""
+    wins = [("TUMBLING (SIZE 1 SECOND)", 1), ("TUMBLING (SIZE 10 SECONDS)", 1),
+            ("TUMBLING (SIZE 60 SECONDS)", 1),
+            ("HOPPING (SIZE 10 SECONDS, ADVANCE BY 5 SECONDS)", 2),
+            ("HOPPING (SIZE 10 SECONDS, ADVANCE BY 1 SECOND)", 10),
+            ("HOPPING (SIZE 10 SECONDS, ADVANCE BY 500 MILLISECONDS)", 20),
+            ("HOPPING (SIZE 10 SECONDS, ADVANCE BY 100 MILLISECONDS)", 100)]
+    if cfg.quick:
+        wins = [w for w in wins if w[1] in (1, 10, 100) and "60" not in w[0]]
+    rows = []
+    for i, (wdef, per) in enumerate(wins):
+        row = {"window": wdef, "open_per_event": per, "events_per_s": None, "rss_mib": None,
+               "note": "", "ingest_per_s": None, "wall_s": None}
+        scaling_run("win_%d" % i, 1000, wdef, row, cfg)
+        rows.append(row)
+        log("window %s: %s events/s" % (wdef, fmt_rate(row["events_per_s"])))
+    return rows
+
+
+def bytes_across(cfg, exes, sust_rows, runs_all):
+    """Bytes and messages that crossed ranks per input event, as the
+    runtime counted them (--stats-json bytes_sent, messages), from the
+    searches' best 2-rank runs (or a fixed-rate 2-rank run when none was
+    searched)."""
+    rows = []
+    for wl in ("swa", "ysb"):
+        for plan in ("fused", "nofuse"):
+            if (wl, plan) not in exes:
+                continue
+            cand = [row["best"] for row in sust_rows if row["workload"] == wl and row["plan"] == plan
+                    and row["ranks"] == 2 and row["threads"] == 1 and row["best"]]
+            if cand:
+                r = cand[0]
             else:
-                rc, st, rss, wall, errt = run_flat_out(exe, scale_dur)
-                if st:
-                    row.update(events_per_s=st["events_per_s"], windows=st["windows"],
-                               ingest_per_s=st["events_in"] / scale_dur)
-                row["rss_mib"] = rss / 1024.0 if rss else None
-                row["wall_s"] = wall
-                if rc != 0:
-                    row["note"] = exit_note(rc, SCALE_GRACE[0])
-            cr = subprocess.run([os.path.join(OUT, "ceiling_swa"), "--duration", str(min(scale_dur, 3.0)),
-                                 "--keys", str(k)], capture_output=True, text=True)
-            if cr.returncode == 0:
-                row["ceiling"] = json.loads(cr.stdout.strip().splitlines()[-1])["events_per_s"]
-            key_rows.append(row)
-            log("keys %d: %s events/s, peak RSS %s MiB, ceiling %s" % (
-                k, fmt_rate(row["events_per_s"]), fmt_ms(row["rss_mib"]), fmt_rate(row["ceiling"])))
-        PHASE_TIMES.append(("scaling: keys (%d points)" % len(keys_list), time.time() - t0))
+                r = run_query(exes[(wl, plan)], 2, 1, 1000000, cfg.scale_dur, cfg.lat_bound,
+                              "%s %s 2x1 bytes" % (wl, plan))
+                runs_all.append((wl, plan, r))
+            ev = stat(r, "events_in")
+            sent, msgs = stat(r, "bytes_sent"), stat(r, "messages")
+            per = lambda x: x / ev if (ev and x is not None) else None
+            rows.append({"workload": wl, "plan": plan, "ranks": r.ranks, "threads": r.threads,
+                         "rate": r.rate, "events_in": ev, "bytes_sent": sent, "messages": msgs,
+                         "remote_bytes_per_event": per(sent), "messages_per_event": per(msgs)})
+    return rows
 
-        t0 = time.time()
-        wins = [("TUMBLING (SIZE 1 SECOND)", 1), ("TUMBLING (SIZE 10 SECONDS)", 1),
-                ("TUMBLING (SIZE 60 SECONDS)", 1),
-                ("HOPPING (SIZE 10 SECONDS, ADVANCE BY 5 SECONDS)", 2),
-                ("HOPPING (SIZE 10 SECONDS, ADVANCE BY 1 SECOND)", 10),
-                ("HOPPING (SIZE 10 SECONDS, ADVANCE BY 500 MILLISECONDS)", 20),
-                ("HOPPING (SIZE 10 SECONDS, ADVANCE BY 100 MILLISECONDS)", 100)]
-        if cfg.quick:
-            wins = [w for w in wins if w[1] in (1, 10, 100) and "60" not in w[0]]
-        for i, (wdef, per) in enumerate(wins):
-            exe, err = scaling_query("win_%d" % i, 1000, wdef)
-            row = {"window": wdef, "open_per_event": per, "events_per_s": None, "rss_mib": None,
-                   "note": "", "ingest_per_s": None, "wall_s": None}
-            if err:
-                row["note"] = err.splitlines()[0]
-            else:
-                rc, st, rss, wall, errt = run_flat_out(exe, scale_dur)
-                row["wall_s"] = wall
-                if st:
-                    row["events_per_s"] = st["events_per_s"]
-                    row["windows"] = st["windows"]
-                    row["ingest_per_s"] = st["events_in"] / scale_dur
-                row["rss_mib"] = rss / 1024.0 if rss else None
-                if rc != 0:
-                    row["note"] = exit_note(rc, SCALE_GRACE[0])
-            win_rows.append(row)
-            log("window %s: %s events/s" % (wdef, fmt_rate(row["events_per_s"])))
-        PHASE_TIMES.append(("scaling: windows (%d points)" % len(wins), time.time() - t0))
 
-        # Bytes across ranks: from the searches' best multi-rank runs (or a
-        # fixed-rate 2-rank run when none was searched).
-        t0 = time.time()
-        for wl in ("swa", "ysb"):
-            for plan in ("fused", "nofuse"):
-                if (wl, plan) not in exes:
-                    continue
-                cand = [row["best"] for row in sust_rows if row["workload"] == wl and row["plan"] == plan
-                        and row["ranks"] == 2 and row["threads"] == 1 and row["best"]]
-                if cand:
-                    r = cand[0]
-                else:
-                    r = run_query(exes[(wl, plan)], 2, 1, 1000000, scale_dur, cfg.lat_bound,
-                                  "%s %s 2x1 bytes" % (wl, plan))
-                    runs_all.append((wl, plan, r))
-                b = bytes_per_event(srcs[wl], plan == "nofuse", r)
-                byte_rows.append({"workload": wl, "plan": plan, "ranks": r.ranks, "threads": r.threads,
-                                  "rate": r.rate, "events_in": stat(r, "events_in"),
-                                  "bytes_per_event": b[0] if b else None,
-                                  "remote_bytes_per_event": b[1] if b else None,
-                                  "edges": b[2] if b else "model does not cover this plan"})
-        PHASE_TIMES.append(("scaling: bytes across ranks", time.time() - t0))
-
-    # ---- write everything ----
+def write_results(cfg, stamp, mach, srcs, notes, runs_all, sust_rows, grid, key_rows, win_rows, byte_rows):
     run_rows = [run_row(r, wl, plan) for (wl, plan, r) in runs_all]
     write_csv(os.path.join(OUT, "runs.csv"), RUN_FIELDS, run_rows)
     sust_fields = ["workload", "plan", "ranks", "threads", "overcommit", "unthrottled", "sustainable",
@@ -905,15 +816,51 @@ def main():
                                                              "note"], win_rows)
     if byte_rows:
         write_csv(os.path.join(OUT, "bytes.csv"), ["workload", "plan", "ranks", "threads", "rate",
-                                                   "events_in", "bytes_per_event",
-                                                   "remote_bytes_per_event", "edges"], byte_rows)
-    t0 = time.time()
-    made = plots(run_rows, sust_rows, grid_rows, key_rows, win_rows)
-    PHASE_TIMES.append(("plots", time.time() - t0))
-    PHASE_TIMES.append(("total", time.time() - t_all))
+                                                   "events_in", "bytes_sent", "messages",
+                                                   "remote_bytes_per_event", "messages_per_event"], byte_rows)
+    with phase("plots"):
+        made = plots(run_rows, sust_rows, grid_rows, key_rows, win_rows)
+    return grid_rows, made
 
-    write_summary(cfg, stamp, mach, srcs, notes, sust_rows, grid_rows, key_rows, win_rows,
-                  byte_rows, made)
+
+def main():
+    cfg = parse_config()
+    for d in ("bin", "tmp", "plots", "queries"):
+        os.makedirs(os.path.join(OUT, d), exist_ok=True)
+    for exe in ("ceiling_ysb", "ceiling_swa"):
+        if not os.path.exists(os.path.join(OUT, exe)):
+            sys.exit("bench: build/bench/%s missing: run make bench" % exe)
+    t_all = time.time()
+    stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S %Z").strip()
+    mach = machine()
+    log("%s, %d cores (%s), mode %s, %.0f s runs" % (stamp, NPROC, mach["cpu"],
+                                                      "quick" if cfg.quick else "full", cfg.duration))
+    srcs, notes = workload_sources(), []
+    with phase("compile workloads"):
+        exes = compile_workloads(srcs, notes)
+    searches, flat = plan_runs(cfg, exes)
+    with phase("ceiling samples"):
+        for kind in ("ysb", "ysb_eager", "ysb_full", "swa", "ysb_star"):
+            run_ceiling(kind, cfg.ceil_dur)
+    runs_all, grid = [], {}  # runs_all: (workload, plan, Run); grid: (wl, plan, r, t) -> rates
+    sust_rows = run_searches(cfg, exes, searches, runs_all, grid)
+    if flat:
+        with phase("flat-out grid runs (%d)" % len(flat)):
+            run_flat(cfg, exes, flat, runs_all, grid)
+    for kind in ("ysb", "swa", "ysb_star", "ysb_eager", "ysb_full"):
+        run_ceiling(kind, cfg.ceil_dur)  # closing samples, after the airc runs
+    key_rows, win_rows, byte_rows = [], [], []
+    if not cfg.skip_scaling:
+        with phase(lambda: "scaling: keys (%d points)" % len(key_rows)):
+            key_rows = scale_keys(cfg)
+        with phase(lambda: "scaling: windows (%d points)" % len(win_rows)):
+            win_rows = scale_windows(cfg)
+        with phase("scaling: bytes across ranks"):
+            byte_rows = bytes_across(cfg, exes, sust_rows, runs_all)
+    grid_rows, made = write_results(cfg, stamp, mach, srcs, notes, runs_all, sust_rows, grid,
+                                    key_rows, win_rows, byte_rows)
+    PHASE_TIMES.append(("total", time.time() - t_all))
+    write_summary(cfg, stamp, mach, srcs, notes, sust_rows, grid_rows, key_rows, win_rows, byte_rows, made)
     # Each harness run is also kept whole, by date.
     hist = os.path.join(OUT, "history", datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     os.makedirs(hist, exist_ok=True)
@@ -1016,21 +963,21 @@ def write_summary(cfg, stamp, mach, srcs, notes, sust_rows, grid_rows, key_rows,
                 fmt_rate(row["ingest_per_s"]), fmt_ms(row["wall_s"]), fmt_ms(row["rss_mib"]), row["note"]))
     if byte_rows:
         L.append("")
-        L.append("## Bytes across ranks per input event (derived, not measured)")
+        L.append("## Bytes across ranks per input event (counted by the runtime)")
         L.append("")
-        L.append("The runtime has no byte counter: rows per edge come from the run's counters and the "
-                 "plan, sizes from sizeof() of the generated row structs, remote share (W-1)/W for "
-                 "hashed/gathered edges. Partial aggregates: one row per key, window, rank and source "
-                 "thread, so fused bytes/event fall as rate x window size grows.")
+        L.append("Every batch a rank sends to another, as --stats-json's bytes_sent and messages "
+                 "count it (rows and batch headers), over the events read. Partial aggregates: one row "
+                 "per key, window, rank and source thread, so fused bytes/event fall as rate x window "
+                 "size grows.")
         L.append("")
-        L.append("| workload | plan | ranks x threads | at rate | bytes on edges / event | across ranks / event | edges |")
-        L.append("|---|---|---|---|---|---|---|")
+        L.append("| workload | plan | ranks x threads | at rate | bytes across ranks / event | messages / event |")
+        L.append("|---|---|---|---|---|---|")
         for row in byte_rows:
             fb = lambda x: "-" if x is None else ("%.4g" % x)
-            L.append("| %s | %s | %dx%d | %s | %s | %s | %s |" % (
+            L.append("| %s | %s | %dx%d | %s | %s | %s |" % (
                 row["workload"], row["plan"], row["ranks"], row["threads"],
-                fmt_rate(row["rate"]) if row["rate"] else "flat out", fb(row["bytes_per_event"]),
-                fb(row["remote_bytes_per_event"]), row["edges"]))
+                fmt_rate(row["rate"]) if row["rate"] else "flat out", fb(row["remote_bytes_per_event"]),
+                fb(row["messages_per_event"])))
     if notes:
         L.append("")
         L.append("## Notes")
