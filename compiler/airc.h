@@ -388,6 +388,7 @@ struct Relation {
   int64_t wm_hold_ms;    /* windowed derived stream: its watermark is its query's minus this,
                             the most its event time can be behind its window's end */
   bool ingestion_time;   /* the time column is wall-clock ingestion time */
+  bool implicit_time;    /* REL_DERIVED: the time column is the implicit ts after the outputs */
   int key_col;           /* TABLE: PRIMARY KEY column index */
   const SourceKindDef *source; /* REL_SOURCE/REL_TABLE: where rows come from (NULL: not given) */
   const SinkKindDef *sink;     /* REL_SINK: where rows go (NULL: not given) */
@@ -536,6 +537,10 @@ typedef struct Stage {
   int nouts;
   int id;             /* 1-based pipeline number in --explain */
   StateShape state;   /* what it keeps between rows */
+  /* A generator's loop running this stage alone, whose first operator is a
+   * Filter: late[c] for the columns it makes only for the rows the Filter
+   * passes (those the Filter does not read, but the query does), else NULL. */
+  bool *late;
 } Stage;
 
 /* An edge between two pipelines: rows travel on it as messages (MPI, or a
@@ -579,6 +584,8 @@ const char *explain_window(const WindowSpec *w, char *buf, size_t n);
  * carry. Into buf (n bytes). */
 void describe_state(const Stage *st, char *buf, size_t n);
 void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n);
+/* The columns a stage makes late (Stage.late), "" when none. */
+void describe_late(const Stage *st, char *buf, size_t n);
 
 /* ======================================================================
  * tpl.c - templates with named holes (lempar.c style)

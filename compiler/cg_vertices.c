@@ -8,10 +8,10 @@ static bool loop_stage_of(const Stage *st, const Relation *r) {
   return in_source_loop(st) && leg_source(st) == r;
 }
 
-static void source_env(const Gen *g, const Stage *st, SegEnv *env, bool ptr, char *win, size_t nw, char *ts,
+static void source_env(const Stage *st, SegEnv *env, bool ptr, char *win, size_t nw, char *ts,
                        size_t nt) {
   memset(env, 0, sizeof *env);
-  stage_ctx(g, st, &env->cx, true);
+  stage_ctx(st, &env->cx, true);
   env->cnt = "st.";
   /* A csv row's lateness is W(i), a function of the file alone (air.h). */
   env->wm = ptr ? "st->wm" : leg_source(st)->source->time == TIME_SCANNED ? "rowwm" : "st.wm";
@@ -23,22 +23,6 @@ static void source_env(const Gen *g, const Stage *st, SegEnv *env, bool ptr, cha
   env->dense = st->state.kind == STATE_DENSE;
 }
 
-typedef struct ColMarks {
-  int f;      /* the FROM item */
-  bool *cols; /* its columns read */
-} ColMarks;
-
-static bool mark_col(void *m_, const Expr *e) {
-  ColMarks *m = m_;
-  if (e->kind == EX_COLUMN && e->from_idx == m->f) m->cols[e->col_idx] = true;
-  return true;
-}
-
-/* Mark the columns of FROM item f that e reads. */
-static void mark_cols(const Expr *e, int f, bool *cols) {
-  ColMarks m = {f, cols};
-  expr_walk(e, mark_col, &m);
-}
 
 /* Make column i of generator row s (every byte of it: no memset needed). */
 static void emit_gen_fill(FILE *f, const Relation *r, int i, const char *ind) {
@@ -90,29 +74,18 @@ void cg_gen_row(Gen *g, const Relation *r, FILE *out, char **late) {
   const char *ind = "      ";
   char tsvar[32];
   snprintf(tsvar, sizeof tsvar, "s.c%d", r->time_col);
-  /* A generator makes only the columns the queries read; with a single
-   * query whose first operator is a Filter, the columns that Filter does
-   * not read are made only for the rows it passes (for YSB: the ad id of
-   * a third of the events). */
-  bool *early = calloc((size_t)r->ncols, sizeof(bool));
-  const Stage *only = NULL;
-  int nloop = 0;
+  /* the columns the plan makes late (Stage.late): only for the rows the
+   * stage's first Filter passes */
+  const bool *lates = NULL;
   for (int i = 0; i < ph->nstages; i++)
-    if (loop_stage_of(&ph->stages[i], r)) only = &ph->stages[i], nloop++;
-  const Operator *filter = NULL;
-  if (nloop == 1 && only->last >= 1 && stage_op(only, 1)->kind == OP_FILTER) filter = stage_op(only, 1);
-  for (int i = 0; i < r->ncols; i++) early[i] = filter == NULL || i == r->time_col;
-  if (filter)
-    for (const Expr *p = filter->pred; p; p = p->next) mark_cols(p, only->leg, early);
+    if (loop_stage_of(&ph->stages[i], r) && ph->stages[i].late) lates = ph->stages[i].late;
   Buf latebuf;
   buf_open(&latebuf);
   for (int i = 0; i < r->ncols; i++) {
     if (!source_col_used(pl, r, i)) continue;
-    FILE *ff = early[i] ? out : latebuf.f;
-    const char *find = early[i] ? ind : "        ";
-    emit_gen_fill(ff, r, i, find);
+    bool late_col = lates && lates[i];
+    emit_gen_fill(late_col ? latebuf.f : out, r, i, late_col ? "        " : ind);
   }
-  free(early);
   *late = buf_take(&latebuf);
   if (!r->ingestion_time && r->cols[r->time_col].gen.kind == GEN_SEQUENCE) {
     /* sequence() may run past the TIMESTAMP range: the stream ends there */
@@ -204,7 +177,7 @@ void emit_source(Gen *g, const Relation *r) {
     if (!loop_stage_of(st, r)) continue;
     SegEnv env;
     char win[32], ts[96];
-    source_env(g, st, &env, true, win, sizeof win, ts, sizeof ts);
+    source_env(st, &env, true, win, sizeof win, ts, sizeof ts);
     fprintf(f, "  {\n    bool closed = false;\n");
     if (st->partial) emit_close_windows(g, f, st, &env, "    ");
     fprintf(f, "    if (wm == AIR_WM_END) {\n");
@@ -239,7 +212,7 @@ void emit_source(Gen *g, const Relation *r) {
               st->chain->index);
     SegEnv env;
     char win[32], ts[96];
-    source_env(g, st, &env, false, win, sizeof win, ts, sizeof ts);
+    source_env(st, &env, false, win, sizeof win, ts, sizeof ts);
     env.late_fill = late_fill;
     emit_ops(g, branches.f, st, st->first, st->last, &env, "      ");
   }
@@ -384,7 +357,7 @@ void emit_stage(Gen *g, const Stage *st) {
   snprintf(win, sizeof win, "%s.win", ctxn);
   snprintf(wmv, sizeof wmv, "%s.wm", ctxn);
   SegEnv env = {.cnt = "", .outs = outs, .win = win, .wm = wmv};
-  stage_ctx(g, st, &env.cx, false);
+  stage_ctx(st, &env.cx, false);
   /* Lateness is decided against the watermark of the row's source rank
    * when it was read (carried in R and O rows), so that a row is late or
    * not whatever the fusion and the timing of other ranks' watermarks. */

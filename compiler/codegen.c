@@ -149,7 +149,7 @@ void edge_row_type(const Physical *ph, int e, char *buf, size_t n) {
 }
 
 /* Columns available to a stage's rows: from item f at its input. */
-void stage_ctx(const Gen *g, const Stage *st, Ctx *cx, bool in_loop) {
+void stage_ctx(const Stage *st, Ctx *cx, bool in_loop) {
   const Chain *ch = st->chain;
   memset(cx, 0, sizeof *cx);
   cx->sel = ch->sel;
@@ -162,7 +162,7 @@ void stage_ctx(const Gen *g, const Stage *st, Ctx *cx, bool in_loop) {
       cx->home[f] = HOME_SOURCE;
     } else {
       cx->home[f] = HOME_DERIVED;
-      if (src->ncols == derived_chain(g->pl, src)->sel->nout + 1) {
+      if (src->implicit_time) {
         cx->implicit_ts[f] = src->ncols - 1;
         cx->ts_ref[f] = "r->ts";
       }

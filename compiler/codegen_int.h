@@ -103,7 +103,7 @@ void indent_more(char *dst, size_t n, const char *ind);
 bool is_int32(Type t);
 bool is_i64(Type t);
 void edge_row_type(const Physical *ph, int e, char *buf, size_t n);
-void stage_ctx(const Gen *g, const Stage *st, Ctx *cx, bool in_loop);
+void stage_ctx(const Stage *st, Ctx *cx, bool in_loop);
 
 /* cg_expr.c: expressions, IN sets, aggregate emitters */
 void colref(char *buf, size_t n, const Ctx *cx, int f, int c);

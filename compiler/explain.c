@@ -69,6 +69,20 @@ static void text_used(Text *t, const Chain *ch, int f, bool *first) {
     }
 }
 
+void describe_late(const Stage *st, char *buf, size_t n) {
+  Text t = {buf, n, 0};
+  buf[0] = '\0';
+  if (!st->late) return;
+  const Chain *ch = st->chain;
+  const FromItem *fi = &ch->sel->from[st->leg];
+  bool first = true;
+  for (int c = 0; c < fi->rel->ncols; c++)
+    if (st->late[c]) {
+      text_add(&t, "%s%s.%s", first ? "" : ", ", fi->alias ? fi->alias : fi->name, fi->rel->cols[c].name);
+      first = false;
+    }
+}
+
 void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n) {
   Text t = {buf, n, 0};
   buf[0] = '\0';
@@ -208,8 +222,8 @@ static void print_derived_time(FILE *out, const Relation *r) {
     fprintf(out, "the event time of its input's rows; watermark = its input's\n");
     return;
   }
-  if (r->time_col == s->nout)
-    fprintf(out, "the latest event time of the rows behind each result");
+  if (r->implicit_time)
+    fprintf(out, "an implicit column after the outputs: the latest event time of the rows behind each result");
   else
     fprintf(out, "%s of each result", s->out[r->time_col].expr->text);
   fprintf(out, "; watermark = its query's");
@@ -365,6 +379,8 @@ void explain_print(FILE *out, const Physical *ph) {
       char state[1024];
       describe_state(st, state, sizeof state);
       if (*state) fprintf(out, "        state: %s\n", state);
+      describe_late(st, state, sizeof state);
+      if (*state) fprintf(out, "        made only for the rows the Filter passes: %s\n", state);
     }
   }
 }

@@ -136,6 +136,45 @@ static StateShape state_of(const Stage *st) {
   return sh;
 }
 
+typedef struct ReadCols {
+  int f;      /* the FROM item */
+  bool *cols; /* its columns read */
+} ReadCols;
+
+static bool mark_read(void *rc_, const Expr *e) {
+  ReadCols *rc = rc_;
+  if (e->kind == EX_COLUMN && e->from_idx == rc->f) rc->cols[e->col_idx] = true;
+  return true;
+}
+
+/* Stage si's late columns (Stage.late): a generator makes only the columns
+ * the queries read, and when one query's loop is the only reader and
+ * starts with a Filter, the columns that Filter does not read are made only
+ * for the rows it passes (for YSB: the ad id of a third of the events). */
+static void late_columns(Arena *a, Physical *ph, int si) {
+  Stage *st = &ph->stages[si];
+  const Chain *ch = st->chain;
+  const Relation *r = st->leg ? ch->source1 : ch->source;
+  const Operator *ops = ops_of(st);
+  if (st->edge >= 0 || st->first != 0 || r->kind != REL_SOURCE || r->source->all_columns) return;
+  if (st->last < 1 || ops[1].kind != OP_FILTER) return;
+  for (int i = 0; i < ph->nstages; i++) {
+    const Stage *o = &ph->stages[i];
+    const Relation *orl = o->leg ? o->chain->source1 : o->chain->source;
+    if (i != si && o->edge < 0 && o->first == 0 && orl == r) return; /* another loop reads it too */
+  }
+  bool *read = arena_alloc(a, (size_t)r->ncols * sizeof(bool));
+  ReadCols rc = {st->leg, read};
+  for (const Expr *p = ops[1].pred; p; p = p->next) expr_walk(p, mark_read, &rc);
+  bool *late = arena_alloc(a, (size_t)r->ncols * sizeof(bool));
+  bool any = false;
+  for (int c = 0; c < r->ncols; c++) {
+    late[c] = !read[c] && c != r->time_col && ch->used[st->leg][c];
+    any |= late[c];
+  }
+  if (any) st->late = late;
+}
+
 Physical *fuse_plan(Arena *a, Plan *plan, bool fuse) {
   Physical *ph = arena_alloc(a, sizeof *ph);
   ph->plan = plan;
@@ -183,7 +222,10 @@ Physical *fuse_plan(Arena *a, Plan *plan, bool fuse) {
       connect(&f, producer, ss, XR_GATHER, 0);
     }
   }
-  for (int i = 0; i < ph->nstages; i++) ph->stages[i].state = state_of(&ph->stages[i]);
+  for (int i = 0; i < ph->nstages; i++) {
+    ph->stages[i].state = state_of(&ph->stages[i]);
+    late_columns(a, ph, i);
+  }
   return ph;
 }
 

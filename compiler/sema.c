@@ -355,6 +355,7 @@ static void derive_time(Sema *s, Relation *r, Select *sel, SrcLoc *locs) {
   c->loc = sel->loc;
   c->ysb_field = -1;
   r->time_col = r->ncols++;
+  r->implicit_time = true;
 }
 
 static void check_derived(Sema *s, Stmt *st) {
