@@ -50,7 +50,7 @@ $(B)/grammar/airq.tab.o: $(B)/grammar/airq.tab.c $(B)/grammar/lex.airq.h compile
 $(B)/grammar/build.o: grammar/build.c grammar/parse.h $(B)/grammar/airq.tab.h compiler/airc.h
 	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Icompiler -Iruntime -Igrammar -I$(B)/grammar -c $< -o $@
 
-$(B)/compiler/%.o: compiler/%.c compiler/airc.h runtime/air_limits.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
+$(B)/compiler/%.o: compiler/%.c $(wildcard compiler/*.h) runtime/air_limits.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(CFLAGS) $(WARN) -Icompiler -Iruntime -Igrammar -I$(B)/grammar -c $< -o $@
 
@@ -72,7 +72,7 @@ $(B)/airc: $(B)/compiler/main.o $(B)/libairc.a
 	$(CC) $(CFLAGS) -o $@ $^
 
 # --- runtime ----------------------------------------------------------------
-$(B)/runtime/%.o: runtime/%.c runtime/air.h $(wildcard runtime/*_int.h)
+$(B)/runtime/%.o: runtime/%.c runtime/air.h runtime/air_limits.h $(wildcard runtime/*_int.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CSTD) $(CFLAGS) $(WARN) -pthread -Iruntime -c $< -o $@
 
@@ -160,7 +160,7 @@ ASAN_RUNTIME_OBJ  := $(RUNTIME_SRC:runtime/%.c=$(A)/runtime/%.o)
 ASAN_UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(A)/tests/%)
 
 .PHONY: check-asan
-$(A)/compiler/%.o: compiler/%.c compiler/airc.h runtime/air_limits.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
+$(A)/compiler/%.o: compiler/%.c $(wildcard compiler/*.h) runtime/air_limits.h $(B)/grammar/airq.tab.h $(B)/grammar/lex.airq.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(ASAN_FLAGS) $(WARN) -Icompiler -Iruntime -Igrammar -I$(B)/grammar -c $< -o $@
 
@@ -183,7 +183,7 @@ $(A)/libairc.a: $(ASAN_COMPILER_OBJ)
 $(A)/airc: $(A)/compiler/main.o $(A)/libairc.a
 	$(CC) $(ASAN_FLAGS) -o $@ $^
 
-$(A)/runtime/%.o: runtime/%.c runtime/air.h $(wildcard runtime/*_int.h)
+$(A)/runtime/%.o: runtime/%.c runtime/air.h runtime/air_limits.h $(wildcard runtime/*_int.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CSTD) $(ASAN_FLAGS) $(WARN) -pthread -Iruntime -c $< -o $@
 
@@ -221,7 +221,7 @@ TSAN_UNIT_BIN    := $(T)/tests/test_queue $(T)/tests/test_watermark
 TSAN_ENV    := UCX_MEM_EVENTS=no TSAN_OPTIONS=halt_on_error=1
 
 .PHONY: check-tsan
-$(T)/runtime/%.o: runtime/%.c runtime/air.h $(wildcard runtime/*_int.h)
+$(T)/runtime/%.o: runtime/%.c runtime/air.h runtime/air_limits.h $(wildcard runtime/*_int.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CSTD) $(TSAN_FLAGS) $(WARN) -pthread -Iruntime -c $< -o $@
 
