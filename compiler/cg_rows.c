@@ -22,9 +22,9 @@ static void emit_key_build(FILE *o, const Chain *ch, const Ctx *cx, const char *
     char dst[32];
     snprintf(dst, sizeof dst, "key.k%d", i);
     text_comment(o, ind, "GROUP BY ", s->keys[i]);
-    src_line(o, s->keys[i]->loc.line);
-    emit_key_assign(o, ind, dst, s->keys[i], s->keys[i]->type, cx);
-    c_line(o);
+    Mapped mp;
+    emit_key_assign(map_begin(&mp, o, s->keys[i]->loc.line), ind, dst, s->keys[i], s->keys[i]->type, cx);
+    map_end(&mp);
   }
 }
 
@@ -40,9 +40,9 @@ static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char 
   fprintf(o, "%sif (is_new || %s > acc->maxts) acc->maxts = %s;\n", ind, ts, ts);
   for (int j = 0; j < s->naggs; j++) {
     text_comment(o, ind, "", s->aggs[j]);
-    src_line(o, s->aggs[j]->loc.line);
-    agg_defs[s->aggs[j]->agg].update(o, s->aggs[j], j, cx, ind);
-    c_line(o);
+    Mapped mp;
+    agg_defs[s->aggs[j]->agg].update(map_begin(&mp, o, s->aggs[j]->loc.line), s->aggs[j], j, cx, ind);
+    map_end(&mp);
   }
 }
 
@@ -86,11 +86,12 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
   indent_more(ind2, sizeof ind2, ind);
   if (env->dense) {
     text_comment(o, ind, "GROUP BY ", k0);
-    src_line(o, k0->loc.line);
-    fprintf(o, "%sconst int64_t kv = (int64_t)", ind);
-    emit_expr(o, k0, &env->cx);
-    fprintf(o, ";\n");
-    c_line(o);
+    Mapped mp;
+    FILE *mo = map_begin(&mp, o, k0->loc.line);
+    fprintf(mo, "%sconst int64_t kv = (int64_t)", ind);
+    emit_expr(mo, k0, &env->cx);
+    fprintf(mo, ";\n");
+    map_end(&mp);
     snprintf(acc, sizeof acc, "A%d *acc = air_dense_acc(%s, ws, kv, &is_new)", ch->index, env->win);
     emit_window_loop(o, w, ts, env->wm, acc, ind);
     emit_acc_update(o, ch, &env->cx, ind2, ts);
@@ -156,9 +157,9 @@ static void emit_out_row(FILE *o, const Stage *st, const SegEnv *env, const char
     char dst[32];
     snprintf(dst, sizeof dst, "out.o%d", i);
     text_comment(o, ind, "", s->out[i].expr);
-    src_line(o, s->out[i].expr->loc.line);
-    emit_assign(o, ind, dst, s->out[i].expr, s->out[i].type, &env->cx);
-    c_line(o);
+    Mapped mp;
+    emit_assign(map_begin(&mp, o, s->out[i].expr->loc.line), ind, dst, s->out[i].expr, s->out[i].type, &env->cx);
+    map_end(&mp);
   }
   emit_send_all(o, st, env, "out", ind);
 }
@@ -229,9 +230,15 @@ void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv *env, c
     switch (op->kind) {
     case OP_FILTER:
       for (const Expr *p = op->pred; p; p = p->next) text_comment(o, ind2, p == op->pred ? "WHERE " : "  AND ", p);
+      /* -g: each conjunct on a line of its own, mapped to its query line */
       src_line(o, op->pred->loc.line);
       fprintf(o, "%sif (!(", ind2);
       for (const Expr *p = op->pred; p; p = p->next) {
+        if (p != op->pred && g_opt->debug) {
+          fprintf(o, "\n");
+          src_line(o, p->loc.line);
+          fprintf(o, "%s   ", ind2);
+        }
         if (p != op->pred) fprintf(o, " && ");
         Expr one = *p;
         one.next = NULL;
@@ -326,11 +333,12 @@ void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char 
   fprintf(o, "%s(void)wstart;\n", ind);
   if (s->having) {
     text_comment(o, ind, "HAVING ", s->having);
-    src_line(o, s->having->loc.line);
-    fprintf(o, "%sif (!(", ind);
-    emit_expr(o, s->having, &cx);
-    fprintf(o, ")) %s;\n", skip);
-    c_line(o);
+    Mapped mp;
+    FILE *mo = map_begin(&mp, o, s->having->loc.line);
+    fprintf(mo, "%sif (!(", ind);
+    emit_expr(mo, s->having, &cx);
+    fprintf(mo, ")) %s;\n", skip);
+    map_end(&mp);
   }
   fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
   fprintf(o, "%sout.wend = wend;\n%sout.ts = acc->maxts;\n", ind, ind);
@@ -346,9 +354,9 @@ void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char 
     char dst[32];
     snprintf(dst, sizeof dst, "out.o%d", i);
     text_comment(o, ind, "", s->out[i].expr);
-    src_line(o, s->out[i].expr->loc.line);
-    emit_assign(o, ind, dst, s->out[i].expr, s->out[i].type, &cx);
-    c_line(o);
+    Mapped mp;
+    emit_assign(map_begin(&mp, o, s->out[i].expr->loc.line), ind, dst, s->out[i].expr, s->out[i].type, &cx);
+    map_end(&mp);
   }
   emit_send_all(o, st, env, "out", ind);
 }

@@ -6,8 +6,9 @@
  * (batch, watermark) per pipeline that runs on its own vertex.
  *
  * Names in the generated C are made from indices (S0, c3, K1, ...), never
- * from the query's identifiers, and every string from the query goes through
- * c_escape_str, so no query text can become C code.
+ * from the query's identifiers; every string literal from the query goes
+ * through c_escape_str and every comment through c_comment, so no query
+ * text can become C code. The other files of the generator: codegen_int.h.
  */
 #include "codegen_int.h"
 
@@ -89,6 +90,30 @@ void src_line(FILE *o, int line) {
 /* The lines that follow are the C file's own again. */
 void c_line(FILE *o) {
   if (g_opt->debug) fprintf(o, "%s\n", C_LINE_MARK);
+}
+
+FILE *map_begin(Mapped *m, FILE *out, int line) {
+  m->out = out;
+  m->line = line;
+  m->on = g_opt->debug && line > 0;
+  if (!m->on) return out;
+  buf_open(&m->b);
+  return m->b.f;
+}
+
+void map_end(Mapped *m) {
+  if (!m->on) return;
+  char *text = buf_take(&m->b);
+  for (char *p = text; *p;) {
+    char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+    src_line(m->out, m->line);
+    fwrite(p, 1, len, m->out);
+    if (!nl) fputc('\n', m->out);
+    p += len;
+  }
+  free(text);
+  c_line(m->out);
 }
 
 /* The query text an expression comes from, as a comment line. */

@@ -21,6 +21,16 @@ typedef struct Buf {
   FILE *f;  /* write end */
 } Buf;
 
+/* airc -g: code that map_begin's FILE receives is the query's line `line`,
+ * every C line of it (map_end writes a #line before each, then one back to
+ * the C). Without -g map_begin returns out itself and map_end does nothing. */
+typedef struct Mapped {
+  Buf b;     /* the code, under -g */
+  FILE *out; /* where it goes */
+  int line;  /* its query line */
+  bool on;   /* -g */
+} Mapped;
+
 extern const CodegenOptions *g_opt; /* this run's options (never NULL while emitting) */
 #define C_LINE_MARK "#line @C@" /* a line codegen_emit numbers: back to the C file */
 
@@ -96,6 +106,8 @@ void c_str(FILE *out, const char *s);
 void c_comment(FILE *out, const char *s);
 void src_line(FILE *o, int line);
 void c_line(FILE *o);
+FILE *map_begin(Mapped *m, FILE *out, int line);
+void map_end(Mapped *m);
 void text_comment(FILE *o, const char *ind, const char *what, const Expr *e);
 const char *ctype(Type t);
 void field_decl(FILE *out, Type t, const char *name, const char *comment);

@@ -27,18 +27,33 @@ AIRC = os.path.abspath(os.environ.get("AIRC", os.path.join(ROOT, "build", "airc"
 MPICC = os.environ.get("MPICC", "mpicc")
 GDB = os.environ.get("GDB", "gdb")
 
-# Line numbers matter: b is declared on line 3, a / b is on line 6.
+# Line numbers matter: b is declared on line 3, the WHERE's second
+# conjunct, which divides first, is on line 8.
 QUERY = """-- a division by zero and a bad row, for gdb
 CREATE STREAM s (a INT,
                  b INT,
                  ts TIMESTAMP) WITH (source = 'csv', path = 'in.csv', header = true);
 SELECT a,
        a / b AS r
-FROM s WHERE a > 0;
+FROM s WHERE a > 0
+  AND a / b >= -5;
 """
-B_LINE, DIV_LINE = 3, 6
+B_LINE, DIV_LINE = 3, 8
+# Aggregates whose updates are several C lines each, a HAVING, keys.
+AGG_QUERY = """CREATE STREAM s (a INT, b DOUBLE, ts TIMESTAMP)
+  WITH (source = 'csv', path = 'in.csv', header = true);
+SELECT a,
+       AVG(b) AS m,
+       MAX(b) AS top,
+       MIN(a + 1) AS low
+FROM s
+GROUP BY a
+WINDOW TUMBLING (SIZE 10 SECONDS)
+HAVING COUNT(*) > 0;
+"""
 DATA = "a,b,ts\n1,2,1000\n2,0,2000\n3,x,3000\n7,-2,4000\n"
-# by hand: 1/2 = 0, 2/0 = 0 (counted), 3 is bad (b = 'x'), 7/-2 = -3 (truncates);
+# by hand: 1/2 = 0, 2/0 = 0 (counted twice: WHERE and SELECT), 3 is bad
+# (b = 'x'), 7/-2 = -3 (truncates, and -3 >= -5 passes);
 # a query without a window writes rows in arrival order, so they are compared sorted
 EXPECTED = ["1,0", "2,0", "7,-3"]
 
@@ -60,6 +75,19 @@ def check(cond, msg, detail=""):
 
 def run(cmd, cwd, timeout=120):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def check_one_line_each(c, what):
+    """Every C line mapped into the query has a #line of its own: the line
+    after a '#line N "x.airq"' is code, and the one after it a #line again
+    (so no further C line counts on through the query's lines)."""
+    lines = c.split("\n")
+    bad = [i + 1 for i, l in enumerate(lines)
+           if re.match(r'^#line \d+ ".*\.airq"$', l)
+           and (i + 2 >= len(lines) or lines[i + 1].startswith("#line") or not lines[i + 2].startswith("#line"))]
+    n = sum(1 for l in lines if re.match(r'^#line \d+ ".*\.airq"$', l))
+    check(n > 0 and not bad, "%s: each of %d lines mapped into the query has its own #line" % (what, n),
+          "not so after C lines %s" % bad[:10])
 
 
 def gdb_frame_line(work, breakpoint, frames_up):
@@ -95,6 +123,14 @@ def main():
             h.ok("each of %d '#line N \"q.c\"' names its own next line" % len(back))
         else:
             h.fail("'#line N \"q.c\"' numbering", "no such lines" if not back else "wrong: %s" % wrong[:5])
+        check_one_line_each(c, "q.c")
+        with open(os.path.join(work, "agg.airq"), "w") as f:
+            f.write(AGG_QUERY)
+        r = run([AIRC, "-g", "-S", "agg.airq", "-o", "agg.c"], work)
+        if r.returncode == 0:
+            check_one_line_each(open(os.path.join(work, "agg.c")).read(), "agg.c (AVG, MAX, MIN, HAVING)")
+        else:
+            h.fail("airc -g -S agg.airq", r.stderr)
         r = run([MPICC, "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-g", "-O0", "-I",
                  os.path.join(ROOT, "build", "include"), "-c", "q.c", "-o", "q.o"], work)
         check(r.returncode == 0, "q.c compiles with -Wall -Wextra -Werror", r.stderr)
@@ -103,9 +139,9 @@ def main():
         if h.compile(AIRC, work, "q.airq", "q_opt", label="airc (optimized)"):
             for exe in ("q", "q_opt"):
                 r = run(["mpirun", "-np", "2", "./" + exe], work)
-                if r.returncode == 0 and rows_of(r.stdout) == ("a,r", EXPECTED) and "division by zero 1" in run(
+                if r.returncode == 0 and rows_of(r.stdout) == ("a,r", EXPECTED) and "division by zero 2" in run(
                         ["mpirun", "-np", "1", "./" + exe, "--stats"], work).stderr:
-                    h.ok("%s: the expected rows on 2 ranks, one division by zero counted" % exe)
+                    h.ok("%s: the expected rows on 2 ranks, two divisions by zero counted" % exe)
                 else:
                     h.fail("%s: the expected rows" % exe, "exit %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
 
@@ -117,7 +153,7 @@ def main():
             check(got == ("q.airq", B_LINE), "gdb: the bad row's caller is q.airq:%d (b's declaration)" % B_LINE,
                   str(got))
             got = gdb_frame_line(work, "q_div_i64 if b == 0", 2)
-            check(got == ("q.airq", DIV_LINE), "gdb: the division by zero's caller is q.airq:%d (a / b)" % DIV_LINE,
+            check(got == ("q.airq", DIV_LINE), "gdb: the division by zero's caller is q.airq:%d (the WHERE's second conjunct)" % DIV_LINE,
                   str(got))
 
         # a failing C compiler leaves its C file, named in the message
