@@ -4,6 +4,7 @@
 #include "airc.h"
 
 #include <stdarg.h>
+#include <string.h>
 /* ---- state and payloads ---------------------------------------------------- */
 
 typedef struct Text {
@@ -12,13 +13,20 @@ typedef struct Text {
 } Text;
 
 static void text_add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends to t; text past its end is cut, the cut marked "..." */
 static void text_add(Text *t, const char *fmt, ...) {
   if (t->used + 1 >= t->n) return;
   va_list ap;
   va_start(ap, fmt);
   int k = vsnprintf(t->p + t->used, t->n - t->used, fmt, ap);
   va_end(ap);
-  if (k > 0) t->used += (size_t)k < t->n - t->used ? (size_t)k : t->n - t->used - 1;
+  if (k < 0) return;
+  if ((size_t)k < t->n - t->used) {
+    t->used += (size_t)k;
+    return;
+  }
+  t->used = t->n - 1;
+  if (t->n > 4) memcpy(t->p + t->n - 4, "...", 4);
 }
 
 static void text_list(Text *t, Expr **v, int n) {
@@ -58,15 +66,18 @@ void describe_state(const Stage *st, char *buf, size_t n) {
   }
 }
 
-/* The columns of FROM item f the chain reads, "a.k, a.x". */
-static void text_used(Text *t, const Chain *ch, int f, bool *first) {
+/* The columns of FROM item f the chain reads, ", a.k, a.x". */
+static void text_used(Text *t, const Chain *ch, int f) {
   const FromItem *fi = &ch->sel->from[f];
   const char *q = fi->alias ? fi->alias : fi->name;
   for (int i = 0; i < fi->rel->ncols; i++)
-    if (ch->used[f][i]) {
-      text_add(t, "%s%s.%s", *first ? "" : ", ", q, fi->rel->cols[i].name);
-      *first = false;
-    }
+    if (ch->used[f][i]) text_add(t, ", %s.%s", q, fi->rel->cols[i].name);
+}
+
+static bool reads_any(const Chain *ch, int f) {
+  for (int i = 0; i < ch->sel->from[f].rel->ncols; i++)
+    if (ch->used[f][i]) return true;
+  return false;
 }
 
 void describe_late(const Stage *st, char *buf, size_t n) {
@@ -83,31 +94,56 @@ void describe_late(const Stage *st, char *buf, size_t n) {
     }
 }
 
+/* Every field of the row struct an edge carries, as codegen lays it out
+ * (cg_types.c: R, RB, P, O): the fixed fields first, then the columns; of an
+ * R row, the FROM item's columns the sender cannot fill yet (before the
+ * join that brings them) are room sent unfilled, and said so. */
 void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n) {
   Text t = {buf, n, 0};
   buf[0] = '\0';
-  const Chain *to = ph->stages[e->to].chain, *from = ph->stages[e->from].chain;
-  bool first = false;
+  const Stage *fs = &ph->stages[e->from];
+  const Chain *to = ph->stages[e->to].chain, *from = fs->chain;
   switch (edge_payload(ph, e)) {
-  case PAY_ROWS:
-    text_add(&t, "event time");
-    for (int f = 0; f < to->sel->nfrom; f++) text_used(&t, to, f, &first);
+  case PAY_ROWS: {
+    text_add(&t, "event time, source watermark, window bounds");
+    text_used(&t, to, 0);
+    if (to->sel->nfrom < 2 || !reads_any(to, 1)) return;
+    /* from[1]'s columns exist once its StaticJoin or Join ran */
+    int j = -1;
+    for (int i = 0; i < to->nops; i++)
+      if (to->ops[i].kind == OP_STATIC_JOIN || to->ops[i].kind == OP_JOIN) j = i;
+    bool filled = fs->chain == to && fs->leg == 0 && j >= 0 && j <= fs->last;
+    if (filled) {
+      text_used(&t, to, 1);
+    } else {
+      text_add(&t, "; room sent unfilled for");
+      size_t at = t.used;
+      text_used(&t, to, 1);
+      if (t.used > at + 2 && t.p[at] == ',') memmove(t.p + at, t.p + at + 1, t.used - at);
+    }
     return;
+  }
   case PAY_RIGHT_ROWS:
-    text_add(&t, "event time");
-    text_used(&t, to, 1, &first);
+    text_add(&t, "event time, source watermark, window bounds");
+    text_used(&t, to, 1);
     return;
   case PAY_PARTIALS:
-    text_add(&t, "window");
+    text_add(&t, "window start");
     if (to->sel->nkeys) {
-      text_add(&t, ", ");
+      text_add(&t, ", key (");
       text_list(&t, to->sel->keys, to->sel->nkeys);
+      text_add(&t, ")");
     }
-    text_add(&t, ", partial ");
+    text_add(&t, ", latest event time, partial ");
     text_list(&t, to->sel->aggs, to->sel->naggs);
     return;
   case PAY_RESULTS:
-    text_add(&t, "%s", from->windowed ? "window end, event time" : "event time");
+    text_add(&t, "window end, event time, source watermark");
+    if (from->windowed && from->join_at < 0 && from->sel->nkeys) {
+      text_add(&t, ", key (");
+      text_list(&t, from->sel->keys, from->sel->nkeys);
+      text_add(&t, ")");
+    }
     for (int i = 0; i < from->sel->nout; i++) text_add(&t, ", %s", from->sel->out[i].name);
     return;
   }

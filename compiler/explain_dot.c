@@ -140,7 +140,7 @@ static void stage_node(FILE *out, Buf *b, const Physical *ph, int si) {
   describe_state(st, state, sizeof state);
   if (*state) buf_printf(b, "state: %s\n", state);
   describe_late(st, state, sizeof state);
-  if (*state) buf_printf(b, "made only for rows the Filter passes: %s\n", state);
+  if (*state) buf_printf(b, "made only for the rows the Filter passes: %s\n", state);
   fprintf(out, "    p%d [", st->id);
   put_attr_label(out, b);
   if (st->partial) fputs(", peripheries=2", out);

@@ -53,16 +53,17 @@ for path in "$root"/queries/*.airq; do
     continue
   fi
   # --explain, fused and not: every stateful pipeline (Aggregation, Reduce,
-  # Join) says its state, and every edge what its rows carry
+  # Join) says its state, and every edge, on the next line, what its rows carry
   for mode in "" --no-fuse; do
     # shellcheck disable=SC2086 # mode is empty or one flag
     (cd "$work/q" && "$AIRC" --explain $mode "$name.airq") > "$work/$name.plan" 2>&1
     lack=$(awk '
+      pending && !/^          carrying ./ { nopay++ }
+      { pending = 0 }
       /^    pipeline / { if (need) bad++; need = /Aggregation|Reduce|[:>] Join/ }
-      /^        state: / { need = 0 }
-      /^      <-- edge / { edges++ }
-      /^          carrying / { carried++ }
-      END { if (need) bad++; print bad + 0, edges - carried }' "$work/$name.plan")
+      /^        state: ./ { need = 0 }
+      /^      <-- edge / { pending = 1 }
+      END { if (need) bad++; if (pending) nopay++; print bad + 0, nopay + 0 }' "$work/$name.plan")
     if [ "$lack" = "0 0" ]; then
       ok "$name --explain $mode: state of each stateful pipeline, payload of each edge"
     else
