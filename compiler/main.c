@@ -115,6 +115,8 @@ static int run(char **argv) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* Compile cfile into exe: 0, 1 when the runtime is not found, 2 when the C
+ * compiler failed (the message names cfile, which the caller keeps). */
 static int compile_c(const Options *o, const char *cfile, const char *exe) {
   char lib[PATH_MAX + 32], inc[PATH_MAX + 32];
   if (!find_runtime(lib, inc, sizeof lib)) {
@@ -153,7 +155,7 @@ static int compile_c(const Options *o, const char *cfile, const char *exe) {
   if (st != 0) {
     fprintf(stderr, "airc: error: the C compiler '%s' failed (status %d); the C is kept in '%s'\n",
             argv[0], st, cfile);
-    return 1;
+    return 2; /* the caller keeps cfile */
   }
   return 0;
 }
@@ -316,15 +318,17 @@ int main(int argc, char **argv) {
   bool ok = codegen_emit(out, &d, ph, &copt);
   if (out != stdout && fclose(out) != 0) ok = false;
   if (!ok) status = 1;
+  bool cc_failed = false;
   if (ok && !o.emit_c) {
     const char *exe = o.output ? o.output : name;
     status = compile_c(&o, cpath, exe);
+    cc_failed = status == 2;
+    if (status) status = 1;
   }
-  /* the C stays when asked for (-S, -g) and when the C compiler failed on it */
-  if (!keep_c && !(ok && status != 0)) {
-    unlink(cpath);
-    rmdir(tmpdir);
-  }
+  /* The C stays when asked for (-S, -g) and when the C compiler failed on
+   * it (the message names it); a half-written one never stays. */
+  if ((!keep_c && !cc_failed) || (!ok && out != stdout)) unlink(cpath);
+  if (!keep_c && !cc_failed) rmdir(tmpdir);
   free(name);
 done:
   arena_free(a);
