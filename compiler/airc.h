@@ -700,8 +700,7 @@ extern const SourceKindDef source_kinds[];
 extern const int nsource_kinds;
 
 struct SinkKindDef {
-  const char *name;  /* as written in WITH (sink = '...') */
-  const char *desc;  /* --explain: "csv file" */
+  const char *name;  /* as written in WITH (sink = '...'); --explain names it */
   unsigned opts;     /* options it takes besides 'sink' (OPT_BIT) */
   unsigned required; /* ... of which these must be given */
 };

@@ -95,7 +95,7 @@ const SourceKindDef *source_kind_lookup(const char *name) {
 /* ---- sinks ------------------------------------------------------------ */
 
 const SinkKindDef sink_kinds[] = {
-    {.name = "csv", .desc = "csv file", .opts = OPT_BIT(OPT_PATH), .required = OPT_BIT(OPT_PATH)},
+    {.name = "csv", .opts = OPT_BIT(OPT_PATH), .required = OPT_BIT(OPT_PATH)},
 };
 const int nsink_kinds = (int)(sizeof sink_kinds / sizeof sink_kinds[0]);
 
