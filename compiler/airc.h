@@ -735,6 +735,7 @@ void sema_check_ysb_stream(Sema *s, Stmt *st, Relation *r);
 void sema_check_ysb_table(Sema *s, Stmt *st, Relation *r);
 void sema_check_datagen_stream(Sema *s, Stmt *st, Relation *r);
 void cg_csv_global(Gen *g, const Relation *r);
+void cg_stdin_global(Gen *g, const Relation *r);
 void cg_csv_row(Gen *g, const Relation *r, FILE *out, char **late);
 void cg_gen_row(Gen *g, const Relation *r, FILE *out, char **late);
 void cg_csv_holes(const Relation *r, KindHoles *h);

@@ -249,17 +249,18 @@ void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *ind
 
 /* `lhs = air_csv_open(g_rt, &def)` with the declaration of a csv source or
  * table in a static AirCsvDef, in a block of its own at indent `ind`. */
-void emit_csv_open(FILE *o, const Relation *r, const char *lhs, const char *ind) {
+void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, const char *lhs, const char *ind) {
   fprintf(o, "%s{\n%s  static const char *const cols[] = {", ind, ind);
   for (int i = 0; i < r->ncols; i++) {
     if (i) fprintf(o, ", ");
     c_str(o, r->cols[i].name);
   }
   fprintf(o, "};\n%s  static const AirCsvDef def = {\n%s      .path = ", ind, ind);
-  c_str(o, r->path ? r->path : "");
+  c_str(o, path);
   fprintf(o, ",\n%s      .name = ", ind);
   c_str(o, r->name);
   fprintf(o, ",\n%s      .table = %s,\n", ind, r->kind == REL_TABLE ? "true" : "false");
+  if (single) fprintf(o, "%s      .single = true,\n", ind);
   fprintf(o, "%s      .header = %s,\n", ind,
           !r->header ? "AIR_CSV_NO_HEADER" : r->header_skip ? "AIR_CSV_HEADER_SKIP" : "AIR_CSV_HEADER");
   fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, r->ncols);
@@ -346,7 +347,7 @@ void cg_ysb_table(Gen *g, const Relation *r) {
 void cg_csv_table(Gen *g, const Relation *r) {
   FILE *f = g->funcs.f;
   fprintf(f, "  AirCsv *csv;\n");
-  emit_csv_open(f, r, "csv", "  ");
+  emit_csv_open(f, r, r->path, false, "csv", "  ");
   fprintf(f, "  AirField f[%d];\n  long line = 0;\n  int nf;\n", r->ncols + 1);
   fprintf(f, "  while ((nf = air_csv_next(csv, f, %d, &line)) != AIR_CSV_END) {\n", r->ncols + 1);
   fprintf(f, "    if (nf != %d) {\n      air_csv_bad_row(csv, line, nf == AIR_CSV_BAD_QUOTING ? \"bad quoting\" : \"expected %d fields\");\n      continue;\n    }\n",

@@ -109,7 +109,16 @@ void cg_csv_global(Gen *g, const Relation *r) {
   fprintf(g->types.f, "static AirCsv *g_csv%d; /* opened before the run starts */\n", r->index);
   char lhs[32];
   snprintf(lhs, sizeof lhs, "g_csv%d", r->index);
-  emit_csv_open(g->setup.f, r, lhs, "  ");
+  emit_csv_open(g->setup.f, r, r->path, false, lhs, "  ");
+}
+
+/* The stdin kind: the csv reader over /dev/stdin, on rank 0 alone (the
+ * plan's exchanges spread the keyed work over the ranks). */
+void cg_stdin_global(Gen *g, const Relation *r) {
+  fprintf(g->types.f, "static AirCsv *g_csv%d; /* standard input, opened before the run starts */\n", r->index);
+  char lhs[32];
+  snprintf(lhs, sizeof lhs, "g_csv%d", r->index);
+  emit_csv_open(g->setup.f, r, "/dev/stdin", true, lhs, "  ");
 }
 
 /* A hole of a source kind's own template. */

@@ -83,6 +83,18 @@ const SourceKindDef source_kinds[] = {
         .holes = cg_csv_holes,
         .emit_table = cg_csv_table,
     },
+    {
+        .name = "stdin",
+        .desc = "standard input (csv records), read on rank 0",
+        .opts = OPT_BIT(OPT_HEADER) | OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_RATE),
+        .all_columns = true,
+        .time = TIME_SCANNED,
+        .tpl = "source_csv.c.tpl",
+        .cut = "air_csv_cut(csv, &cut)",
+        .emit_global = cg_stdin_global,
+        .emit_row = cg_csv_row,
+        .holes = cg_csv_holes,
+    },
 };
 const int nsource_kinds = (int)(sizeof source_kinds / sizeof source_kinds[0]);
 

@@ -403,6 +403,8 @@ typedef struct AirCsvDef {
   const char *path;        /* the file, as the query names it */
   const char *name;        /* the stream's or table's name, for messages */
   bool table;              /* every rank reads every record (else its share) */
+  bool single;             /* rank 0 alone reads it, whatever the file is (standard
+                              input: under a launcher other ranks' is not the same) */
   AirCsvHeader header;     /* what the first record is */
   const char *const *cols; /* the declared column names, ncols of them */
   int ncols;               /* fields per record */

@@ -233,7 +233,7 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
     if (stat(d.path, &st) != 0 || S_ISDIR(st.st_mode)) {
       verdict[0] = IN_ERROR;
       verdict[1] = S_ISDIR(st.st_mode) ? EISDIR : errno;
-    } else if (!S_ISREG(st.st_mode)) {
+    } else if (!S_ISREG(st.st_mode) || d.single) {
       verdict[0] = IN_STREAMED;
       AirCsvDef raw = d;
       raw.header = AIR_CSV_NO_HEADER; /* a table's is checked after the copy */

@@ -7,8 +7,10 @@ would be lost without a word. A FIFO is read by rank 0 alone (a stream
 takes every record there, the plan's exchanges spread the keyed work; a
 table is read whole and sent to every rank), so the result is that of the
 same bytes in a regular file, on 1, 2 and 3 ranks, fused and not. A run
-waiting on an idle writer stops cleanly at SIGINT, at the cut of the rows
-written so far. The references come from the e2e cases' expected.py
+waiting on an idle writer (of a FIFO or of standard input) stops cleanly at
+SIGINT, at the cut of the rows written so far. `source = 'stdin'` (and
+`path = '/dev/stdin'`) reads standard input on rank 0 alone, also when it is
+a regular file; `stdin` takes no path and fills no TABLE. The references come from the e2e cases' expected.py
 (tests/e2e/cases/csv_table_join) and from Python here.
 
     python3 tests/pipes/run.py      (from the repository root)
@@ -16,6 +18,7 @@ Environment: AIRC (build/airc), MPIRUN (mpirun), KEEP=1.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -113,25 +116,34 @@ def fifo_join(work):
 
 
 def stdin_stream(work):
-    """path = '/dev/stdin': `cat orders.csv | mpirun -np N ./q` (MPICH's
-    launcher gives stdin to rank 0)."""
+    """`source = 'stdin'` and `path = '/dev/stdin'`: `cat orders.csv |
+    mpirun -np N ./q` (MPICH's launcher gives stdin to rank 0), and a single
+    process reading a regular file as its standard input; fused and not."""
     d = os.path.join(work, "stdin")
     shutil.copytree(CASE, d)
     want = reference(d)
     if want is None:
         return
-    query = open(os.path.join(d, "query.airq")).read().replace("'orders.csv'", "'/dev/stdin'")
-    with open(os.path.join(d, "q.airq"), "w") as f:
-        f.write(query)
-    exe = os.path.join(d, "q")
-    if not h.compile(AIRC, d, "q.airq", exe, label="stdin"):
-        return
-    for np in (1, 2, 3):
-        label = "np=%d orders on standard input" % np
+    base = open(os.path.join(d, "query.airq")).read()
+    queries = {"path": base.replace("'orders.csv'", "'/dev/stdin'"),
+               "kind": base.replace("source = 'csv', path = 'orders.csv'", "source = 'stdin'")}
+    assert queries["kind"] != base
+    for form, flags in (("path", []), ("kind", []), ("kind", ["--no-fuse"])):
+        name = "q_%s%s" % (form, "_nofuse" if flags else "")
+        with open(os.path.join(d, name + ".airq"), "w") as f:
+            f.write(queries[form])
+        exe = os.path.join(d, name)
+        if h.compile(AIRC, d, name + ".airq", exe, flags, label="stdin " + name):
+            stdin_runs(d, exe, name, want)
+
+
+def stdin_runs(d, exe, name, want):
+    for np in (1, 2, 3, 0):  # 0: the program alone, no launcher: stdin a regular file
+        label = "%s np=%d orders on standard input" % (name, np) if np else "%s alone, < orders.csv" % name
+        argv = [MPIRUN, "-np", str(np), exe] if np else [exe]
         try:
             with open(os.path.join(d, "orders.csv"), "rb") as inp:
-                r = subprocess.run([MPIRUN, "-np", str(np), exe], cwd=d, stdin=inp, capture_output=True,
-                                   timeout=60)
+                r = subprocess.run(argv, cwd=d, stdin=inp, capture_output=True, timeout=60)
         except subprocess.TimeoutExpired:
             h.fail(label + ": no end in 60 s")
             continue
@@ -144,6 +156,27 @@ def stdin_stream(work):
             h.ok("%s: as expected.py" % label)
 
 
+def stdin_misuse(work):
+    """source = 'stdin' takes no path and fills no TABLE: compile errors."""
+    d = os.path.join(work, "stdin_bad")
+    os.mkdir(d)
+    cases = {
+        "path": ("CREATE STREAM s (k BIGINT, ts TIMESTAMP) WITH (source = 'stdin', path = 'x.csv');\n"
+                 "SELECT k FROM s;\n", "option 'path' applies only to source = 'csv'"),
+        "table": ("CREATE STREAM s (k BIGINT, ts TIMESTAMP) WITH (source = 'csv', path = 'x.csv');\n"
+                  "CREATE TABLE t (k BIGINT, PRIMARY KEY (k)) WITH (source = 'stdin');\n"
+                  "SELECT s.k FROM s JOIN t ON s.k = t.k;\n", "source 'stdin' cannot fill a TABLE"),
+    }
+    for name, (text, msg) in cases.items():
+        with open(os.path.join(d, name + ".airq"), "w") as f:
+            f.write(text)
+        r = subprocess.run([AIRC, "--check", name + ".airq"], cwd=d, capture_output=True, text=True)
+        if r.returncode == 1 and re.search(r"^%s\.airq:\d+:\d+: error: %s" % (name, re.escape(msg)), r.stderr, re.M):
+            h.ok("stdin %s: says '%s'" % (name, msg))
+        else:
+            h.fail("stdin %s: says '%s' (exit %d)" % (name, msg, r.returncode), r.stderr)
+
+
 IDLE_QUERY = """CREATE STREAM events (key BIGINT, ts TIMESTAMP) WITH (source = 'csv', path = 'events.fifo');
 CREATE SINK out WITH (sink = 'csv', path = 'out.csv');
 INSERT INTO out SELECT key, COUNT(*) AS n, WINDOW_END
@@ -151,14 +184,17 @@ FROM events GROUP BY key WINDOW TUMBLING (SIZE 100 MILLISECONDS);
 """
 
 
-def idle_writer(work):
-    """A writer that wrote 1000 rows and stays open: SIGINT ends the run at
-    once, at the cut of those rows (windows ending by ts 999 complete, the
-    last one left out by --on-stop drop)."""
-    d = os.path.join(work, "idle")
+def idle_writer(work, via):
+    """A writer that wrote 1000 rows and stays open, on a FIFO or standard
+    input (via): SIGINT ends the run at once, at the cut of those rows
+    (windows ending by ts 999 complete, the last one left out by --on-stop
+    drop)."""
+    d = os.path.join(work, "idle_" + via)
     os.mkdir(d)
+    query = IDLE_QUERY if via == "fifo" else IDLE_QUERY.replace("source = 'csv', path = 'events.fifo'",
+                                                                "source = 'stdin'")
     with open(os.path.join(d, "q.airq"), "w") as f:
-        f.write(IDLE_QUERY)
+        f.write(query)
     exe = os.path.join(d, "idle")
     if not h.compile(AIRC, d, "q.airq", exe, label="idle"):
         return
@@ -171,20 +207,29 @@ def idle_writer(work):
                                           if w <= 999)
     body = "".join("%d,%d\n" % r for r in rows).encode()
     for np in (1, 2, 3):
-        label = "np=%d SIGINT while the writer is idle" % np
+        label = "np=%d SIGINT while the writer of %s is idle" % (np, "a FIFO" if via == "fifo" else "stdin")
         for f in ("out.csv", "stats.json", "events.fifo"):
             if os.path.lexists(os.path.join(d, f)):
                 os.remove(os.path.join(d, f))
-        os.mkfifo(os.path.join(d, "events.fifo"))
         hold = threading.Event()
-        t = feeder(os.path.join(d, "events.fifo"), body, hold)
+        t = None
+        if via == "fifo":
+            os.mkfifo(os.path.join(d, "events.fifo"))
+            t = feeder(os.path.join(d, "events.fifo"), body, hold)
         p = subprocess.Popen([MPIRUN, "-np", str(np), exe, "--stats-json", "stats.json"], cwd=d,
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdin=subprocess.PIPE if via == "stdin" else subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if via == "stdin":
+            p.stdin.write(body.decode())
+            p.stdin.flush()  # and stays open: the writer is idle
         time.sleep(1.5)
         t0 = time.time()
         p.send_signal(signal.SIGINT)
         try:
-            out, err = p.communicate(timeout=20)
+            # standard input stays open until the run ended (its end of
+            # file would end the stream before the stop could)
+            p.wait(timeout=20)
+            out, err = p.communicate(timeout=5)
         except subprocess.TimeoutExpired:
             p.kill()
             p.communicate()
@@ -193,7 +238,8 @@ def idle_writer(work):
             continue
         took = time.time() - t0
         hold.set()
-        t.join(5)
+        if t:
+            t.join(5)
         if p.returncode != 0:
             h.fail("%s: exit %d" % (label, p.returncode), err)
             continue
@@ -218,7 +264,9 @@ def main():
     with h.workdir() as work:
         fifo_join(work)
         stdin_stream(work)
-        idle_writer(work)
+        stdin_misuse(work)
+        idle_writer(work, "fifo")
+        idle_writer(work, "stdin")
     return h.summary()
 
 
