@@ -104,22 +104,21 @@ void cg_csv_row(Gen *g, const Relation *r, FILE *out, char **late) {
   emit_csv_parse(out, r, "s", "      ", "csv", "continue");
 }
 
-/* The csv kind's file, opened before the run starts (setup). */
-void cg_csv_global(Gen *g, const Relation *r) {
-  fprintf(g->types.f, "static AirCsv *g_csv%d; /* opened before the run starts */\n", r->index);
+/* A csv reader's file-scope handle, opened before the run starts (setup). */
+static void csv_global(Gen *g, const Relation *r, const char *path, bool single, const char *what) {
+  fprintf(g->types.f, "static AirCsv *g_csv%d; /* %s%sopened before the run starts */\n", r->index, what,
+          *what ? ", " : "");
   char lhs[32];
   snprintf(lhs, sizeof lhs, "g_csv%d", r->index);
-  emit_csv_open(g->setup.f, r, r->path, false, lhs, "  ");
+  emit_csv_open(g->setup.f, r, path, single, lhs, "  ");
 }
+
+/* The csv kind: its file, each rank reading its share (csv.c). */
+void cg_csv_global(Gen *g, const Relation *r) { csv_global(g, r, r->path, false, ""); }
 
 /* The stdin kind: the csv reader over /dev/stdin, on rank 0 alone (the
  * plan's exchanges spread the keyed work over the ranks). */
-void cg_stdin_global(Gen *g, const Relation *r) {
-  fprintf(g->types.f, "static AirCsv *g_csv%d; /* standard input, opened before the run starts */\n", r->index);
-  char lhs[32];
-  snprintf(lhs, sizeof lhs, "g_csv%d", r->index);
-  emit_csv_open(g->setup.f, r, "/dev/stdin", true, lhs, "  ");
-}
+void cg_stdin_global(Gen *g, const Relation *r) { csv_global(g, r, "/dev/stdin", true, "standard input"); }
 
 /* A hole of a source kind's own template. */
 static void kind_hole(KindHoles *h, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
