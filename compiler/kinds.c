@@ -9,7 +9,8 @@
  *                (a column check in sema_ddl.c, emitters in cg_*.c), its
  *                template in codegen_templates/ and runtime file, tests,
  *                docs/language.md;
- *   sink kind    a row in sink_kinds, the collector's writer, tests, docs;
+ *   sink kind    a row in sink_kinds, emit_collector (cg_vertices.c) and
+ *                the collector's writer (runtime/collector.c), tests, docs;
  *   aggregate    an AggKind, a row in agg_defs (result type rule and its
  *                four emitters in cg_expr.c), tests, docs;
  *   operator     an OperatorKind and its name in op_names.
