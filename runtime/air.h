@@ -430,7 +430,8 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def);
 /* air_csv_next's results besides a field count. */
 #define AIR_CSV_END (-1)         /* end of input (or a stop was requested) */
 #define AIR_CSV_BAD_QUOTING (-2) /* a record with malformed quoting */
-#define AIR_CSV_WAIT (-3)        /* no record yet: replay at a rate waits (~10 ms) */
+#define AIR_CSV_WAIT (-3)        /* no record yet: replay at a rate waits (~10 ms), or a
+                                    pipe's writer has been idle for 100 ms */
 /* The next record of this rank's share: up to max fields; returns the field
  * count (the caller checks it) or one of the codes above. *line is the
  * 1-based line where the record starts. Fields are valid until the next

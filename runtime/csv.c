@@ -61,6 +61,7 @@ struct AirCsv {
   bool polled;    /* not a regular file: wait in poll(2), never in read(2) */
   bool eof;       /* read(2) returned 0 */
   bool stopped;   /* a stop was requested while waiting for bytes */
+  bool idle;      /* a stream's polled writer sent nothing for CSV_POLL_MS */
   bool done;      /* end of input returned (end of file or a stop) */
   uint64_t offset; /* bytes read from fd */
   char *buf;      /* file bytes buf[pos..len) not yet consumed */
@@ -98,7 +99,7 @@ static void ensure_spans(AirCsv *c, int max) {
   c->nspans = max;
 }
 
-enum { SCAN_MORE = -3, SCAN_BAD = -2, SCAN_EOF = -1 };
+enum { SCAN_WAIT = -4, SCAN_MORE = -3, SCAN_BAD = -2, SCAN_EOF = -1 };
 static inline int next_record(AirCsv *c, int max, long *line);
 static inline void fill_fields(AirCsv *c, AirField *fields, int nf, int max);
 
@@ -106,9 +107,9 @@ static inline void fill_fields(AirCsv *c, AirField *fields, int nf, int max);
  * in order): on a mismatch, c->error says so. */
 static void check_header(AirCsv *c, const AirCsvDef *def) {
   ensure_spans(c, def->ncols + 1);
-  long line;
-  int nf = next_record(c, def->ncols + 1, &line);
-  if (nf == SCAN_EOF || def->header == AIR_CSV_HEADER_SKIP) return;
+  long line = 0;
+  int nf = next_record(c, def->ncols + 1, &line); /* at open: unbound, never SCAN_WAIT */
+  if (nf == SCAN_EOF || nf == SCAN_WAIT || def->header == AIR_CSV_HEADER_SKIP) return;
   /* The line as it is in the file, before unescaping changes it. */
   size_t n = c->pos - c->rec;
   const char *raw = c->buf + c->rec;
@@ -381,7 +382,11 @@ static void read_failed(AirCsv *c, const char *fmt, ...) {
  * stop is seen within CSV_POLL_MS even while no writer has come or the
  * writer is idle (c->stopped, and 0 is returned). A FIFO opened without a
  * writer polls as not ready, not as hung up, so an early 0 from read (as
- * read gives before any writer) is never taken for the end of the file. */
+ * read gives before any writer) is never taken for the end of the file.
+ * A stream's reader (bound to its vertex) whose writer stays idle for
+ * CSV_POLL_MS returns -2 (c->idle): its loop then ends the chunk, so the
+ * watermark of the records read so far goes out and the windows it
+ * completes are written while the writer waits (tail -f | ./q). */
 static ssize_t read_some(AirCsv *c, char *p, size_t n) {
   for (;;) {
     if (c->polled) {
@@ -391,6 +396,10 @@ static ssize_t read_some(AirCsv *c, char *p, size_t n) {
       }
       struct pollfd pf = {.fd = c->fd, .events = POLLIN};
       int r = poll(&pf, 1, CSV_POLL_MS);
+      if (r == 0 && c->v) {
+        c->idle = true;
+        return -2;
+      }
       if (r == 0 || (r < 0 && errno == EINTR)) continue;
       if (r < 0) return -1;
     }
@@ -418,6 +427,7 @@ static void refill(AirCsv *c) {
     c->cap *= 2;
   }
   ssize_t n = read_some(c, c->buf + c->len, c->cap - c->len);
+  if (n == -2) return; /* c->idle: nothing yet */
   if (n < 0) {
     read_failed(c, "cannot read '%s': %s", c->path, strerror(errno));
     return;
@@ -588,6 +598,7 @@ static inline __attribute__((always_inline)) int next_record(AirCsv *c, int max,
       if (c->len - c->pos < 3 && !c->eof) {
         refill(c);
         if (c->stopped) return SCAN_EOF;
+        c->idle = false; /* no record yet: nothing to send a watermark for */
         continue;
       }
       if (c->len - c->pos >= 3 && memcmp(c->buf + c->pos, "\xEF\xBB\xBF", 3) == 0) c->pos += 3;
@@ -602,6 +613,10 @@ static inline __attribute__((always_inline)) int next_record(AirCsv *c, int max,
       if (!c->v && c->rt && air_should_stop(c->rt)) return SCAN_EOF;
       refill(c);
       if (c->stopped) return SCAN_EOF;
+      if (c->idle) { /* the partial record stays in the buffer, scanned again */
+        c->idle = false;
+        return SCAN_WAIT;
+      }
       continue;
     }
     if (nf == SCAN_EOF) return SCAN_EOF;
@@ -653,6 +668,7 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
     }
     long start;
     int nf = next_record(c, mine ? want_mine : want_others, &start);
+    if (nf == SCAN_WAIT) return AIR_CSV_WAIT; /* the writer is idle: the loop sends its watermark */
     if (nf == SCAN_EOF && c->stopped && c->v) continue; /* the stop came while waiting */
     if (nf == SCAN_EOF) break;
     c->index++;

@@ -260,6 +260,62 @@ def idle_writer(work, via):
             h.ok("%s: ended %.2f s after it, at the cut of the 1000 rows written" % (label, took))
 
 
+LIVE_QUERY = """CREATE STREAM events (key BIGINT, ts TIMESTAMP) WITH (source = 'stdin');
+SELECT key, COUNT(*) AS n, WINDOW_END FROM events GROUP BY key WINDOW TUMBLING (SIZE 100 MILLISECONDS);
+"""
+
+
+def live_output(work):
+    """Windows are written as they close, while the writer of standard
+    input is idle (tail -f | ./q): after rows with ts 0..999, every window
+    ending by 999 is on stdout within 5 s, before the writer closes; the
+    last one follows at end of input."""
+    d = os.path.join(work, "live")
+    os.mkdir(d)
+    with open(os.path.join(d, "q.airq"), "w") as f:
+        f.write(LIVE_QUERY)
+    exe = os.path.join(d, "live")
+    if not h.compile(AIRC, d, "q.airq", exe, label="live"):
+        return
+    rows = [(i * 7 % 5, i) for i in range(1000)]
+    acc = {}
+    for k, ts in rows:
+        acc[(ts // 100 * 100 + 100, k)] = acc.get((ts // 100 * 100 + 100, k), 0) + 1
+    lines = ["%d,%d,%d" % (k, n, w) for (w, k), n in sorted(acc.items())]
+    early = [l for l in lines if int(l.split(",")[2]) <= 999]
+    body = "".join("%d,%d\n" % r for r in rows)
+    for np in (1, 2):
+        label = "np=%d windows written while the writer of stdin is idle" % np
+        p = subprocess.Popen([MPIRUN, "-np", str(np), exe, "--quiet"], cwd=d, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        got = []
+        reader = threading.Thread(target=lambda: got.extend(l.rstrip("\n") for l in p.stdout), daemon=True)
+        reader.start()
+        p.stdin.write(body)
+        p.stdin.flush()
+        deadline = time.time() + 5
+        while time.time() < deadline and len(got) < 1 + len(early):
+            time.sleep(0.05)
+        seen = list(got)
+        p.stdin.close()  # end of input: the last window closes
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            h.fail(label + ": no end 20 s after end of input")
+            continue
+        reader.join(5)
+        err = p.stderr.read()
+        if seen[1:] != early:
+            h.fail(label + ": %d of %d early windows' rows before end of input" % (len(seen) - 1, len(early)),
+                   "\n".join(seen[:10]) + "\n" + err)
+        elif p.returncode != 0 or got != ["key,n,WINDOW_END"] + lines:
+            h.fail("%s: exit %d, then all %d rows" % (label, p.returncode, len(lines)), "\n".join(got[-5:]) + err)
+        else:
+            h.ok("%s: %d rows before end of input, the last %d after it" % (label, len(early),
+                                                                       len(lines) - len(early)))
+
+
 def main():
     with h.workdir() as work:
         fifo_join(work)
@@ -267,6 +323,7 @@ def main():
         stdin_misuse(work)
         idle_writer(work, "fifo")
         idle_writer(work, "stdin")
+        live_output(work)
     return h.summary()
 
 
