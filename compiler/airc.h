@@ -477,6 +477,9 @@ typedef struct Plan {
 /* Build the logical plan (and report plan-level errors such as two INSERTs
  * into one sink); d->nerrors tells whether it is usable. */
 Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat);
+/* The index in ch->ops of the StaticJoin or Join that brings from[1]'s
+ * columns into the chain's rows, or -1. */
+int chain_join_op(const Chain *ch);
 
 /* ======================================================================
  * fuse.c - the physical plan: pipelines (vertices) and exchanges (edges)

@@ -197,9 +197,7 @@ void stage_ctx(const Stage *st, Ctx *cx, bool in_loop) {
   /* rows between non-fused operators */
   cx->home[f] = HOME_EDGE;
   if (f == 0 && ch->sel->nfrom == 2) {
-    int j = -1;
-    for (int i = 0; i < ch->nops; i++)
-      if (ch->ops[i].kind == OP_STATIC_JOIN || ch->ops[i].kind == OP_JOIN) j = i;
+    int j = chain_join_op(ch);
     if (j >= 0 && j < st->first) cx->home[1] = HOME_EDGE;
   }
   if (ch->join_at >= 0 && st->first > ch->join_at) {

@@ -109,9 +109,7 @@ void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n) {
     text_used(&t, to, 0);
     if (to->sel->nfrom < 2 || !reads_any(to, 1)) return;
     /* from[1]'s columns exist once its StaticJoin or Join ran */
-    int j = -1;
-    for (int i = 0; i < to->nops; i++)
-      if (to->ops[i].kind == OP_STATIC_JOIN || to->ops[i].kind == OP_JOIN) j = i;
+    int j = chain_join_op(to);
     bool filled = fs->chain == to && fs->leg == 0 && j >= 0 && j <= fs->last;
     if (filled) {
       text_used(&t, to, 1);

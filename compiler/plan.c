@@ -178,3 +178,9 @@ Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat) {
   }
   return pl;
 }
+
+int chain_join_op(const Chain *ch) {
+  for (int i = 0; i < ch->nops; i++)
+    if (ch->ops[i].kind == OP_STATIC_JOIN || ch->ops[i].kind == OP_JOIN) return i;
+  return -1;
+}
