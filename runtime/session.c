@@ -35,8 +35,6 @@
 #define SES_KEYS_CAP 1024 /* keys the table holds before it first grows */
 #define SES_ENDS_CAP 1024 /* distinct ends the calendar holds before growing */
 
-static _Noreturn void sessions_oom(const char *what) { air_oom(what); }
-
 static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 /* ---- a table with deletion ----------------------------------------------- */
@@ -60,10 +58,10 @@ typedef struct Table {
 static uint64_t stored_hash(uint64_t hash) { return hash ? hash : 1; }
 
 static unsigned char *table_alloc(size_t cap, size_t slot_size) {
-  if (cap > SIZE_MAX / slot_size) sessions_oom("session table");
+  if (cap > SIZE_MAX / slot_size) air_oom("session table");
   air_memory_check(cap * slot_size, "a session table");
   unsigned char *p = calloc(cap, slot_size);
-  if (!p) sessions_oom("session table");
+  if (!p) air_oom("session table");
   return p;
 }
 
@@ -93,7 +91,7 @@ static void *table_find(const Table *t, const void *key, uint64_t hash) {
 static void table_grow(Table *t) {
   unsigned char *old = t->slots;
   size_t old_cap = t->cap;
-  if (old_cap > SIZE_MAX / 2) sessions_oom("session table");
+  if (old_cap > SIZE_MAX / 2) air_oom("session table");
   t->cap = old_cap * 2;
   t->slots = table_alloc(t->cap, t->slot_size);
   size_t mask = t->cap - 1;
@@ -201,7 +199,7 @@ struct AirSessions {
 AirSessions *air_sessions_new(size_t key_size, size_t acc_size, int64_t gap_ms,
                               AirAccMergeFn merge) {
   AirSessions *s = calloc(1, sizeof *s);
-  if (!s) sessions_oom("session state");
+  if (!s) air_oom("session state");
   s->key_size = key_size;
   s->acc_size = acc_size;
   s->sess_size = sizeof(Session) + round8(acc_size);
@@ -213,7 +211,7 @@ AirSessions *air_sessions_new(size_t key_size, size_t acc_size, int64_t gap_ms,
   table_init(&s->ends, sizeof(int64_t), sizeof(Bucket), SES_ENDS_CAP);
   s->heap_cap = SES_ENDS_CAP;
   s->heap = malloc(s->heap_cap * sizeof *s->heap);
-  if (!s->heap) sessions_oom("session calendar");
+  if (!s->heap) air_oom("session calendar");
   return s;
 }
 
@@ -236,9 +234,9 @@ size_t air_sessions_open_count(const AirSessions *s) { return s->open; }
 static void heap_push(AirSessions *s, int64_t end) {
   if (s->nheap == s->heap_cap) {
     if (s->heap_cap > SIZE_MAX / 2 / sizeof *s->heap)
-      sessions_oom("session calendar");
+      air_oom("session calendar");
     int64_t *h = realloc(s->heap, s->heap_cap * 2 * sizeof *h);
-    if (!h) sessions_oom("session calendar");
+    if (!h) air_oom("session calendar");
     s->heap = h;
     s->heap_cap *= 2;
   }
@@ -278,9 +276,9 @@ static void calendar_add(AirSessions *s, const void *key, uint64_t hash,
   }
   if (b->n == b->cap) {
     uint32_t cap = b->cap ? b->cap * 2 : 8;
-    if (cap < b->cap) sessions_oom("session calendar");
+    if (cap < b->cap) air_oom("session calendar");
     unsigned char *p = realloc(b->entries, (size_t)cap * s->entry_size);
-    if (!p) sessions_oom("session calendar");
+    if (!p) air_oom("session calendar");
     b->entries = p;
     b->cap = cap;
   }
@@ -319,9 +317,9 @@ static int64_t add_sat(int64_t a, int64_t b) {
 static void key_reserve(AirSessions *s, KeySessions *ks) {
   if (ks->n < ks->cap) return;
   uint32_t cap = ks->cap ? ks->cap * 2 : 4;
-  if (cap < ks->cap) sessions_oom("session window");
+  if (cap < ks->cap) air_oom("session window");
   unsigned char *p = realloc(ks->more, (size_t)cap * s->sess_size);
-  if (!p) sessions_oom("session window");
+  if (!p) air_oom("session window");
   if (ks->cap == 0) /* the one inline session moves out */
     memcpy(p, (unsigned char *)ks + sizeof(KeySessions), s->sess_size);
   ks->more = p;
