@@ -228,6 +228,10 @@ size_t air_hash_count(const AirHash *h);
 /* size_t pos = 0; while (air_hash_next(h, &pos, &k, &v)) ... */
 bool air_hash_next(const AirHash *h, size_t *pos, const void **key, void **val);
 void air_hash_clear(AirHash *h); /* empties, keeps capacity */
+/* air_hash_next, with the key's hash as stored: passed to air_hash_find or
+ * air_hash_upsert of any table it finds the same key. */
+bool air_hash_next_h(const AirHash *h, size_t *pos, const void **key,
+                     void **val, uint64_t *hash);
 
 /* ======================================================================
  * Windows (window.c)
@@ -261,6 +265,8 @@ AirHash *air_windows_pop_closed(AirWindows *w, int64_t wm, int64_t size_ms,
                                 int64_t *win_start);
 void air_windows_recycle(AirWindows *w, AirHash *h);
 size_t air_windows_open_count(const AirWindows *w);
+/* The earliest open window's start, false when none is open. */
+bool air_windows_first_start(const AirWindows *w, int64_t *win_start);
 
 /* Window state for a group key known to lie in [lo, hi] (a generated
  * uniform column): per window an array indexed by key - lo (dense.c). The
@@ -596,6 +602,43 @@ void *air_sessions_acc(AirSessions *s, const void *key, uint64_t hash,
 size_t air_sessions_close(AirSessions *s, int64_t wm, AirSessionEmitFn emit,
                           void *ctx);
 size_t air_sessions_open_count(const AirSessions *s);
+
+/* ======================================================================
+ * Hopping windows that share slices (slide.c)
+ * ====================================================================== */
+
+/* A HOPPING window of size S every A, its rows kept in slices of
+ * air_slice_len(S, A) = gcd(S, A) ms (air_limits.h), each window the merge of its slices.
+ * A row goes into its slice when the slice starts at or after
+ * air_slide_cut() (none of its windows closed), else into each still open
+ * window of its (air_slide_extra). A stage that sends partials pops closed
+ * slices and extras; one that makes results closes windows with
+ * air_slide_close. */
+typedef struct AirSlide AirSlide;
+/* The largest window end <= wm (wm itself for none, a stop and the end). */
+int64_t air_slide_window_cut(int64_t wm, int64_t size_ms, int64_t adv_ms);
+AirSlide *air_slide_new(size_t key_size, size_t acc_size, int64_t size_ms,
+                        int64_t adv_ms, AirAccMergeFn merge);
+void air_slide_free(AirSlide *s); /* accepts NULL */
+int64_t air_slide_cut(const AirSlide *s);
+/* The accumulator of key in the slice starting at slice_start. */
+void *air_slide_acc(AirSlide *s, int64_t slice_start, const void *key,
+                    uint64_t hash, bool *is_new);
+/* The accumulator of key in the window starting at win_start alone. */
+void *air_slide_extra(AirSlide *s, int64_t win_start, const void *key,
+                      uint64_t hash, bool *is_new);
+/* Partials: the cut moves to the last window end <= wm (returned); then pop
+ * every slice before it and every extra window ended by wm, iterate each
+ * table and hand it back. */
+int64_t air_slide_advance_cut(AirSlide *s, int64_t wm);
+AirHash *air_slide_pop_slice(AirSlide *s, int64_t *slice_start);
+void air_slide_recycle(AirSlide *s, AirHash *h);
+AirHash *air_slide_pop_extra(AirSlide *s, int64_t wm, int64_t *win_start);
+void air_slide_recycle_extra(AirSlide *s, AirHash *h);
+/* Results: every window ended by wm with rows in it, in order of end, each
+ * key's merged accumulator to emit (in no key order); returns the windows. */
+size_t air_slide_close(AirSlide *s, int64_t wm, AirSessionEmitFn emit,
+                       void *ctx);
 
 /* A growable array of fixed-size rows (stream-stream join buffers). A
  * zeroed AirVec is empty; running out of memory ends the run with a message. */

@@ -14,6 +14,18 @@
 #define AIR_TS_MIN INT64_C(-62135596800000)
 #define AIR_TS_MAX INT64_C(253402300799999)
 
+/* The slice length of a HOPPING window of size ms every adv ms whose
+ * windows share slices (slide.c; airc decides, the runtime cuts): every
+ * window boundary is a multiple of it. */
+static inline int64_t air_slice_len(int64_t size_ms, int64_t adv_ms) {
+  while (adv_ms) {
+    int64_t t = size_ms % adv_ms;
+    size_ms = adv_ms;
+    adv_ms = t;
+  }
+  return size_ms;
+}
+
 #define AIR_MAX_EDGES 64 /* edge ids are 0..AIR_MAX_EDGES-1 (MPI tags) */
 
 /* The ysb generator's fields, in the order of its schema (air.h says how

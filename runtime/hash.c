@@ -228,6 +228,22 @@ void *air_hash_upsert(AirHash *h, const void *key, uint64_t hash,
   return SLOT_VAL(h, i);
 }
 
+bool air_hash_next_h(const AirHash *h, size_t *pos, const void **key,
+                     void **val, uint64_t *hash) {
+  for (size_t i = *pos; i < h->cap; i++) {
+    uint64_t s = SLOT_HASH(h, i);
+    if (s != 0) {
+      *key = SLOT_KEY(h, i);
+      *val = SLOT_VAL(h, i);
+      *hash = s;
+      *pos = i + 1;
+      return true;
+    }
+  }
+  *pos = h->cap;
+  return false;
+}
+
 bool air_hash_next(const AirHash *h, size_t *pos, const void **key,
                    void **val) {
   for (size_t i = *pos; i < h->cap; i++) {

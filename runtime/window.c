@@ -57,6 +57,12 @@ void air_windows_free(AirWindows *w) {
 
 size_t air_windows_open_count(const AirWindows *w) { return w->nopen; }
 
+bool air_windows_first_start(const AirWindows *w, int64_t *win_start) {
+  if (w->nopen == 0) return false;
+  *win_start = w->open[0].start;
+  return true;
+}
+
 static AirHash *window_table(AirWindows *w, int64_t start) {
   /* Binary search for the first window with start >= the wanted one. */
   size_t lo = 0, hi = w->nopen;
