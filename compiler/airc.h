@@ -513,8 +513,10 @@ typedef enum {
 } StateKind;
 
 typedef struct StateShape {
-  StateKind kind; /* see StateKind */
-  int64_t lo, hi; /* STATE_DENSE: the key range */
+  StateKind kind;   /* see StateKind */
+  int64_t lo, hi;   /* STATE_DENSE: the key range */
+  int64_t slice_ms; /* STATE_WINDOWS/DENSE of a HOPPING window that overlaps: the windows'
+                       state is shared slices of this length (AirSlide, runtime/slide.c); 0: per window */
 } StateShape;
 
 /* What the rows on an edge are (codegen's C type for them in brackets). */
@@ -569,6 +571,9 @@ typedef struct Physical {
 Physical *fuse_plan(Arena *a, Plan *plan, bool fuse);
 /* The rows edge e carries. */
 Payload edge_payload(const Physical *ph, const PEdge *e);
+/* The slice length of a chain whose aggregates share slices across
+ * overlapping HOPPING windows (gcd of size and advance), 0 when not. */
+int64_t chain_slice_ms(const Chain *ch);
 
 
 /* ======================================================================

@@ -75,6 +75,52 @@ static void emit_window_loop_end(FILE *o, const char *cnt, const char *ind) {
   fprintf(o, "%s}\n%sif (!in_window) %slate++;\n", ind, ind, cnt);
 }
 
+/* The test that a row at ts goes into its slice: the slice starts at or
+ * after the slide's cut and after the last window end its own watermark
+ * passed (a row behind it goes into its open windows alone). */
+static void emit_slice_test(FILE *o, const WindowSpec *w, const SegEnv *env, int64_t len, const char *ind) {
+  fprintf(o, "%sconst int64_t sl = air_tumble_start(%s, INT64_C(%" PRId64 "));\n", ind, env->ts, len);
+  if (env->own_wm) {
+    fprintf(o, "%sif (sl >= air_slide_cut(%s)) {\n", ind, env->slide);
+    return;
+  }
+  fprintf(o, "%sstatic _Thread_local QCutCache cc = {INT64_MIN, INT64_MIN};\n", ind);
+  fprintf(o, "%sif (sl >= air_slide_cut(%s) && sl >= q_slide_cut(&cc, %s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 "))) {\n",
+          ind, env->slide, env->wm, w->size_ms, w->advance_ms);
+}
+
+/* Put the row into its slice, or (behind the watermark) into each of its
+ * windows still open alone; late when none is. */
+static void emit_slice_update(FILE *o, const Chain *ch, const SegEnv *env, const char *keyp, const char *ind) {
+  const WindowSpec *w = ch->sel->window;
+  char ind2[160], ind3[160], acc[200];
+  indent_more(ind2, sizeof ind2, ind);
+  indent_more(ind3, sizeof ind3, ind2);
+  int64_t len = chain_slice_ms(ch);
+  fprintf(o, "%s{\n", ind);
+  emit_slice_test(o, w, env, len, ind2);
+  fprintf(o, "%s  bool is_new;\n", ind2);
+  if (env->dense)
+    fprintf(o, "%s  A%d *acc = air_dense_acc(%s, sl, kv, &is_new);\n", ind2, ch->index, env->win);
+  else
+    fprintf(o, "%s  A%d *acc = air_slide_acc(%s, sl, %s, kh, &is_new);\n", ind2, ch->index, env->slide, keyp);
+  emit_acc_update(o, ch, &env->cx, ind3, env->ts);
+  fprintf(o, "%s} else {\n", ind2);
+  if (env->dense) {
+    fprintf(o, "%s  K%d key;\n%s  memset(&key, 0, sizeof key);\n", ind2, ch->index, ind2);
+    fprintf(o, "%s  key.k0 = (%s)kv;\n", ind2, ctype(ch->sel->keys[0]->type));
+    fprintf(o, "%s  const uint64_t kh = hash_K%d(&key);\n", ind2, ch->index);
+    keyp = "&key";
+  }
+  snprintf(acc, sizeof acc, "A%d *acc = air_slide_extra(%s, ws, %s, kh, &is_new)", ch->index, env->slide, keyp);
+  emit_window_loop(o, w, env->ts, env->wm, acc, ind3);
+  char ind4[160];
+  indent_more(ind4, sizeof ind4, ind3);
+  emit_acc_update(o, ch, &env->cx, ind4, env->ts);
+  emit_window_loop_end(o, env->cnt, ind3);
+  fprintf(o, "%s}\n%s}\n", ind2, ind);
+}
+
 /* Put the row into every open window it belongs to, or into its session;
  * a row whose windows all closed is late. */
 static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, const char *ind) {
@@ -92,6 +138,10 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
     emit_expr(mo, k0, &env->cx);
     fprintf(mo, ";\n");
     map_end(&mp);
+    if (env->slide) {
+      emit_slice_update(o, ch, env, NULL, ind);
+      return;
+    }
     snprintf(acc, sizeof acc, "A%d *acc = air_dense_acc(%s, ws, kv, &is_new)", ch->index, env->win);
     emit_window_loop(o, w, ts, env->wm, acc, ind);
     emit_acc_update(o, ch, &env->cx, ind2, ts);
@@ -118,6 +168,10 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
             ch->index, env->win, ts, env->wm);
     fprintf(o, "%sif (!acc) {\n%s  %slate++;\n%s  break;\n%s}\n", ind, ind, env->cnt, ind, ind);
     emit_acc_update(o, ch, &env->cx, ind, ts);
+    return;
+  }
+  if (env->slide) {
+    emit_slice_update(o, ch, env, "keyp", ind);
     return;
   }
   snprintf(acc, sizeof acc, "A%d *acc = air_windows_acc(%s, ws, keyp, kh, &is_new)", ch->index, env->win);
@@ -363,10 +417,73 @@ void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char 
 
 /* Close every window the watermark `wm` passed: send its partials (partial
  * pipelines) or its result rows. */
+/* The P row of one closed slice (whole 0) or window's extras (whole 1)
+ * of key `key` (a K*) and accumulators `acc` (an A*), to the key's rank. */
+static void emit_send_partial(FILE *o, const Stage *st, const SegEnv *env, const char *key, const char *acc,
+                              int whole, const char *ind) {
+  const Chain *ch = st->chain;
+  int c = ch->index;
+  char port[64];
+  snprintf(port, sizeof port, env->outs, st->outs[0]);
+  if (ch->sel->nkeys)
+    fprintf(o, "%sconst int dest = (int)(hash_K%d(%s) %% (uint64_t)air_world(g_rt));\n", ind, c, key);
+  else
+    fprintf(o, "%sconst int dest = 0; /* a Reduce ends on rank 0 */\n", ind);
+  fprintf(o, "%sP%d *p = air_out_row(%s, dest);\n", ind, c, port);
+  fprintf(o, "%sp->wstart = ws;\n%sp->whole = %d;\n%sp->key = *%s;\n%sp->acc = *%s;\n", ind, ind, whole, ind, key,
+          ind, acc);
+}
+
+/* A sliced partial's close: the slices before the new cut, then the
+ * extras of the windows wm ended, to the final stage. */
+static void emit_close_slices(const Stage *st, const SegEnv *env, FILE *o, const char *ind) {
+  int c = st->chain->index;
+  const char *sl = env->slide;
+  fprintf(o, "%s{\n%s  int64_t ws;\n%s  AirHash *tab;\n", ind, ind, ind);
+  fprintf(o, "%s  const int64_t cut = air_slide_advance_cut(%s, wm);\n", ind, sl);
+  char ind6[200], kp[32], ap[32];
+  snprintf(ind6, sizeof ind6, "%s      ", ind);
+  snprintf(kp, sizeof kp, "(const K%d *)kp", c);
+  snprintf(ap, sizeof ap, "(const A%d *)ap", c);
+  if (env->dense) {
+    fprintf(o, "%s  while (air_dense_pop_closed(%s, cut, INT64_C(%" PRId64 "), &ws)) {\n", ind, env->win,
+            st->state.slice_ms);
+    fprintf(o, "%s    closed = true;\n%s    size_t pos = 0;\n%s    int64_t kv;\n%s    void *ap;\n", ind, ind, ind, ind);
+    fprintf(o, "%s    while (air_dense_next(%s, &pos, &kv, &ap)) {\n", ind, env->win);
+    fprintf(o, "%s      K%d key;\n%s      memset(&key, 0, sizeof key);\n", ind, c, ind);
+    fprintf(o, "%s      key.k0 = (%s)kv;\n", ind, ctype(st->chain->sel->keys[0]->type));
+    emit_send_partial(o, st, env, "&key", ap, 0, ind6);
+    fprintf(o, "%s    }\n%s  }\n", ind, ind);
+  } else {
+    fprintf(o, "%s  (void)cut;\n", ind);
+    fprintf(o, "%s  while ((tab = air_slide_pop_slice(%s, &ws)) != NULL) {\n", ind, sl);
+    fprintf(o, "%s    closed = true;\n%s    size_t pos = 0;\n%s    const void *kp;\n%s    void *ap;\n", ind, ind, ind,
+            ind);
+    fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
+    emit_send_partial(o, st, env, kp, ap, 0, ind6);
+    fprintf(o, "%s    }\n%s    air_slide_recycle(%s, tab);\n%s  }\n", ind, ind, sl, ind);
+  }
+  fprintf(o, "%s  while ((tab = air_slide_pop_extra(%s, wm, &ws)) != NULL) {\n", ind, sl);
+  fprintf(o, "%s    closed = true;\n%s    size_t pos = 0;\n%s    const void *kp;\n%s    void *ap;\n", ind, ind, ind,
+          ind);
+  fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
+  emit_send_partial(o, st, env, kp, ap, 1, ind6);
+  fprintf(o, "%s    }\n%s    air_slide_recycle_extra(%s, tab);\n%s  }\n%s}\n", ind, ind, sl, ind, ind);
+}
+
 void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
   const Chain *ch = st->chain;
   const Select *s = ch->sel;
   int c = ch->index;
+  if (env->slide && st->partial) {
+    emit_close_slices(st, env, o, ind);
+    return;
+  }
+  if (env->slide) {
+    /* whole windows, from their slices: result rows (cg_vertices' _result) */
+    fprintf(o, "%sair_slide_close(%s, wm, stage%d_result, NULL);\n", ind, env->slide, st->id);
+    return;
+  }
   if (env->dense) {
     char port[64];
     snprintf(port, sizeof port, env->outs, st->outs[0]);

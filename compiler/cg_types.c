@@ -57,7 +57,12 @@ void emit_chain_types(Gen *g, const Chain *ch) {
     }
     fprintf(o, "} A%d;\n", c);
     fprintf(o, "typedef struct P%d { /* a per-rank partial aggregate */\n", c);
-    fprintf(o, "  int64_t wstart; /* window start, ms */\n  K%d key;\n  A%d acc;\n} P%d;\n", c, c, c);
+    if (chain_slice_ms(ch))
+      fprintf(o, "  int64_t wstart; /* slice start, or window start when whole, ms */\n"
+                 "  int64_t whole; /* 1: rows of this window alone (behind the watermark), 0: of a slice */\n");
+    else
+      fprintf(o, "  int64_t wstart; /* window start, ms */\n");
+    fprintf(o, "  K%d key;\n  A%d acc;\n} P%d;\n", c, c, c);
   }
   if (ch->join_at >= 0 || ch->windowed) {
     /* one hash per key type: a single integer key is mixed, not hashed as bytes */

@@ -4,12 +4,22 @@
 
 /* ---- source vertices ------------------------------------------------------- */
 
+/* The C that makes a sliced stage's AirSlide. */
+static const char *slide_new(const Stage *st) {
+  static char buf[200];
+  const WindowSpec *w = st->chain->sel->window;
+  int c = st->chain->index;
+  snprintf(buf, sizeof buf, "air_slide_new(sizeof(K%d), sizeof(A%d), INT64_C(%" PRId64 "), INT64_C(%" PRId64 "), merge_A%d)",
+           c, c, w->size_ms, w->advance_ms, c);
+  return buf;
+}
+
 static bool loop_stage_of(const Stage *st, const Relation *r) {
   return in_source_loop(st) && leg_source(st) == r;
 }
 
 static void source_env(const Stage *st, SegEnv *env, bool ptr, char *win, size_t nw, char *ts,
-                       size_t nt) {
+                       size_t nt, char *slide, size_t ns) {
   memset(env, 0, sizeof *env);
   stage_ctx(st, &env->cx, true);
   env->cnt = "st.";
@@ -21,6 +31,16 @@ static void source_env(const Stage *st, SegEnv *env, bool ptr, char *win, size_t
   colref(ts, nt, &env->cx, st->leg, leg_source(st)->time_col);
   env->ts = ts;
   env->dense = st->state.kind == STATE_DENSE;
+  if (st->state.slice_ms) {
+    /* a hash partial's slices are its AirSlide; a dense one's are in the
+     * AirDense, its extras and cut in the AirSlide */
+    if (env->dense)
+      snprintf(slide, ns, ptr ? "st->sl%d" : "st.sl%d", st->id);
+    else
+      snprintf(slide, ns, "%s", win);
+    env->slide = slide;
+    env->own_wm = strcmp(env->wm, ptr ? "st->wm" : "st.wm") == 0;
+  }
 }
 
 
@@ -167,9 +187,12 @@ void emit_source(Gen *g, const Relation *r) {
       fprintf(o, "  AirOut *oe%d; /* pipeline %d's port on edge %d */\n", st->outs[k], st->id, st->outs[k]);
     fprintf(o, "  int64_t sent%d; /* when pipeline %d last sent a watermark */\n", st->id, st->id);
     if (st->state.kind == STATE_DENSE)
-      fprintf(o, "  AirDense *win%d; /* pipeline %d's partial aggregates, by key - %" PRId64 " */\n", st->id, st->id,
-              st->state.lo);
-    else if (st->partial)
+      fprintf(o, "  AirDense *win%d; /* pipeline %d's partial aggregates, by key - %" PRId64 "%s */\n", st->id, st->id,
+              st->state.lo, st->state.slice_ms ? ", per slice" : "");
+    if (st->state.slice_ms)
+      fprintf(o, "  AirSlide *%s%d; /* pipeline %d's %s */\n", st->state.kind == STATE_DENSE ? "sl" : "win", st->id,
+              st->id, st->state.kind == STATE_DENSE ? "slice cut and rows of one window" : "partial aggregates, per slice");
+    else if (st->partial && st->state.kind != STATE_DENSE)
       fprintf(o, "  AirWindows *win%d; /* pipeline %d's partial aggregates */\n", st->id, st->id);
   }
   fprintf(o, "} %s;\n\n", state);
@@ -184,8 +207,8 @@ void emit_source(Gen *g, const Relation *r) {
     const Stage *st = &ph->stages[i];
     if (!loop_stage_of(st, r)) continue;
     SegEnv env;
-    char win[32], ts[96];
-    source_env(st, &env, true, win, sizeof win, ts, sizeof ts);
+    char win[32], ts[96], slide[32];
+    source_env(st, &env, true, win, sizeof win, ts, sizeof ts, slide, sizeof slide);
     fprintf(f, "  {\n    bool closed = false;\n");
     if (st->partial) emit_close_windows(g, f, st, &env, "    ");
     fprintf(f, "    if (wm == AIR_WM_END) {\n");
@@ -215,12 +238,14 @@ void emit_source(Gen *g, const Relation *r) {
     if (st->state.kind == STATE_DENSE)
       fprintf(open.f, "  st.win%d = air_dense_new(INT64_C(%" PRId64 "), INT64_C(%" PRId64 "), sizeof(A%d));\n", st->id,
               st->state.lo, st->state.hi, st->chain->index);
-    else if (st->partial)
+    if (st->state.slice_ms)
+      fprintf(open.f, "  st.%s%d = %s;\n", st->state.kind == STATE_DENSE ? "sl" : "win", st->id, slide_new(st));
+    else if (st->partial && st->state.kind != STATE_DENSE)
       fprintf(open.f, "  st.win%d = air_windows_new(sizeof(K%d), sizeof(A%d));\n", st->id, st->chain->index,
               st->chain->index);
     SegEnv env;
-    char win[32], ts[96];
-    source_env(st, &env, false, win, sizeof win, ts, sizeof ts);
+    char win[32], ts[96], slide[32];
+    source_env(st, &env, false, win, sizeof win, ts, sizeof ts, slide, sizeof slide);
     env.late_fill = late_fill;
     emit_ops(g, branches.f, st, st->first, st->last, &env, "      ");
   }
@@ -264,9 +289,12 @@ void emit_source(Gen *g, const Relation *r) {
   fprintf(finish.f, "  %s_advance(&st, AIR_WM_END, air_now_ms(), true);\n", fn);
   for (int i = 0; i < ph->nstages; i++) {
     const Stage *st = &ph->stages[i];
-    if (loop_stage_of(st, r) && st->partial)
-      fprintf(finish.f, "  %s(st.win%d);\n", st->state.kind == STATE_DENSE ? "air_dense_free" : "air_windows_free",
-              st->id);
+    if (!loop_stage_of(st, r) || !st->partial) continue;
+    if (st->state.kind == STATE_DENSE) fprintf(finish.f, "  air_dense_free(st.win%d);\n", st->id);
+    if (st->state.slice_ms)
+      fprintf(finish.f, "  air_slide_free(st.%s%d);\n", st->state.kind == STATE_DENSE ? "sl" : "win", st->id);
+    else if (st->state.kind != STATE_DENSE)
+      fprintf(finish.f, "  air_windows_free(st.win%d);\n", st->id);
   }
 
   char id[16];
@@ -340,6 +368,8 @@ void emit_stage(Gen *g, const Stage *st) {
   FILE *su = g->setup.f;
   bool session = st->state.kind == STATE_SESSIONS;
   bool windows = st->state.kind == STATE_WINDOWS || st->state.kind == STATE_JOIN;
+  bool sliced = st->state.slice_ms != 0;
+  bool results = session || (sliced && !st->partial); /* closed windows come back through _result */
   char ctxn[48], fn[48], id[16];
   snprintf(ctxn, sizeof ctxn, "stage%d", st->id);
   snprintf(fn, sizeof fn, "stage%d", st->id);
@@ -353,7 +383,8 @@ void emit_stage(Gen *g, const Stage *st) {
   for (int k = 0; k < st->nouts; k++)
     fprintf(fields.f, "  AirOut *oe%d; /* port on edge %d */\n", st->outs[k], st->outs[k]);
   fprintf(fields.f, "  int64_t wm; /* input watermark, ms */\n");
-  if (windows) fprintf(fields.f, "  AirWindows *win; /* open windows: key -> state */\n");
+  if (sliced) fprintf(fields.f, "  AirSlide *win; /* open slices and windows: key -> state */\n");
+  else if (windows) fprintf(fields.f, "  AirWindows *win; /* open windows: key -> state */\n");
   if (session) fprintf(fields.f, "  AirSessions *win; /* open sessions per key */\n");
   fprintf(desc.f, "query %d, ", c + 1);
   for (int i = st->first; i <= st->last; i++)
@@ -364,7 +395,7 @@ void emit_stage(Gen *g, const Stage *st) {
   snprintf(outs, sizeof outs, "%s.oe%%d", ctxn);
   snprintf(win, sizeof win, "%s.win", ctxn);
   snprintf(wmv, sizeof wmv, "%s.wm", ctxn);
-  SegEnv env = {.cnt = "", .outs = outs, .win = win, .wm = wmv};
+  SegEnv env = {.cnt = "", .outs = outs, .win = win, .wm = wmv, .slide = sliced ? win : NULL};
   stage_ctx(st, &env.cx, false);
   /* Lateness is decided against the watermark of the row's source rank
    * when it was read (carried in R and O rows), so that a row is late or
@@ -383,7 +414,11 @@ void emit_stage(Gen *g, const Stage *st) {
   if (st->final) {
     fprintf(b, "  const P%d *in = rows;\n  for (size_t k = 0; k < nrows; k++) {\n", c);
     fprintf(b, "    const P%d *p0 = &in[k];\n    bool is_new;\n", c);
-    fprintf(b, "    A%d *acc = air_windows_acc(%s, p0->wstart, &p0->key, hash_K%d(&p0->key), &is_new);\n", c, win, c);
+    if (sliced)
+      fprintf(b, "    A%d *acc = (p0->whole ? air_slide_extra : air_slide_acc)(%s, p0->wstart, &p0->key, hash_K%d(&p0->key), &is_new);\n",
+              c, win, c);
+    else
+      fprintf(b, "    A%d *acc = air_windows_acc(%s, p0->wstart, &p0->key, hash_K%d(&p0->key), &is_new);\n", c, win, c);
     fprintf(b, "    const A%d *p = &p0->acc;\n", c);
     emit_acc_merge(b, ch, "    ");
     fprintf(b, "  }\n");
@@ -409,7 +444,7 @@ void emit_stage(Gen *g, const Stage *st) {
   FILE *w = wmk.f;
   if (session) {
     /* sessions that met are merged; closed ones become result rows */
-    fprintf(w, "  air_sessions_close(%s, wm, %s_session, NULL);\n", win, fn);
+    fprintf(w, "  air_sessions_close(%s, wm, %s_result, NULL);\n", win, fn);
   } else if (windows) {
     emit_close_windows(g, w, st, &env, "  ");
   }
@@ -421,8 +456,8 @@ void emit_stage(Gen *g, const Stage *st) {
        *desc_s = buf_take(&desc);
   /* the session emitter is called from on_watermark and writes to the
    * stage's ports: declared before, defined after the stage */
-  if (session)
-    fprintf(f, "static void %s_session(const void *kp, int64_t ws, int64_t we, void *ap, void *cx);\n", fn);
+  if (results)
+    fprintf(f, "static void %s_result(const void *kp, int64_t ws, int64_t we, void *ap, void *cx);\n", fn);
   TplHole holes[] = {{"ID", id},     {"DESC", desc_s}, {"CTX", ctxn},          {"FN", fn},
                      {"state_fields", fields_s},      {"body", body_s},       {"on_watermark", wmk_s}};
   char err[256];
@@ -430,9 +465,9 @@ void emit_stage(Gen *g, const Stage *st) {
     diag_fatal_noloc(g->d, "internal error: %s", err);
     g->ok = false;
   }
-  if (session) {
-    fprintf(f, "\n/* A closed session of pipeline %d: its result row. */\n", st->id);
-    fprintf(f, "static void %s_session(const void *kp, int64_t ws, int64_t we, void *ap, void *cx) {\n", fn);
+  if (results) {
+    fprintf(f, "\n/* A closed %s of pipeline %d: its result row. */\n", session ? "session" : "window", st->id);
+    fprintf(f, "static void %s_result(const void *kp, int64_t ws, int64_t we, void *ap, void *cx) {\n", fn);
     fprintf(f, "  (void)cx;\n  const K%d *key = kp;\n  const A%d *acc = ap;\n  (void)key;\n", c, c);
     fprintf(f, "  const int64_t wstart = ws, wend = we;\n");
     emit_window_result(f, st, &env, "  ", "return");
@@ -457,6 +492,8 @@ void emit_stage(Gen *g, const Stage *st) {
   if (session)
     fprintf(su, "    %s.win = air_sessions_new(sizeof(K%d), sizeof(A%d), INT64_C(%" PRId64 "), merge_A%d);\n", ctxn, c,
             c, s->window->gap_ms, c);
+  else if (sliced)
+    fprintf(su, "    %s.win = %s;\n", ctxn, slide_new(st));
   else if (is_join_stage(st))
     fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(J%d));\n", ctxn, c, c);
   else if (windows)

@@ -327,9 +327,10 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
   for (int c = 0; c < pl->nchains; c++) {
     const Chain *ch = &pl->chains[c];
     emit_chain_types(&g, ch);
-    if (ch->session) {
+    if (ch->session || chain_slice_ms(ch)) {
       FILE *f = g.funcs.f;
-      fprintf(f, "/* Fold the accumulators of a session into those of one it met. */\n");
+      fprintf(f, ch->session ? "/* Fold the accumulators of a session into those of one it met. */\n"
+                             : "/* Fold the accumulators of one slice of windows into another's. */\n");
       fprintf(f, "static void merge_A%d(void *dst, const void *src) {\n", c);
       fprintf(f, "  A%d *acc = dst;\n  const A%d *p = src;\n  const bool is_new = false;\n", c, c);
       emit_acc_merge(f, ch, "  ");

@@ -95,6 +95,8 @@ typedef struct SegEnv {
   const char *ts;      /* the row's event time */
   const char *late_fill; /* generators: columns made only for rows passing the first Filter */
   bool dense;          /* the window state is an AirDense (dense_key) */
+  const char *slide;   /* sliced windows (StateShape.slice_ms): the AirSlide; NULL when not */
+  bool own_wm;         /* wm is the stage's own watermark, which moved the slide's cut */
   Ctx cx;              /* where columns live */
 } SegEnv;
 

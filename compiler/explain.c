@@ -33,26 +33,42 @@ static void text_list(Text *t, Expr **v, int n) {
   for (int i = 0; i < n; i++) text_add(t, "%s%s", i ? ", " : "", v[i]->text ? v[i]->text : "?");
 }
 
+/* What shared slices add to a stage's state line. */
+static void slices(Text *t, const Stage *st) {
+  if (!st->state.slice_ms) return;
+  const WindowSpec *w = st->chain->sel->window;
+  text_add(t, "; slices of %lld ms, %lld per window", (long long)st->state.slice_ms,
+           (long long)(w->size_ms / st->state.slice_ms));
+  if (st->partial)
+    text_add(t, ", sent as they close");
+  else
+    text_add(t, ", merged per window by two stacks");
+  text_add(t, "; a row behind the watermark goes into its open windows alone");
+}
+
 void describe_state(const Stage *st, char *buf, size_t n) {
   Text t = {buf, n, 0};
   buf[0] = '\0';
   const Select *s = st->chain->sel;
+  const char *per = st->state.slice_ms ? "per open slice" : "per open window";
   switch (st->state.kind) {
   case STATE_NONE: return;
   case STATE_WINDOWS:
     if (s->nkeys) {
-      text_add(&t, "per open window, a hash table (");
+      text_add(&t, "%s, a hash table (", per);
       text_list(&t, s->keys, s->nkeys);
       text_add(&t, ") -> ");
     } else {
-      text_add(&t, "per open window, one accumulator row: ");
+      text_add(&t, "%s, one accumulator row: ", per);
     }
     text_list(&t, s->aggs, s->naggs);
+    slices(&t, st);
     return;
   case STATE_DENSE:
-    text_add(&t, "per open window, an array indexed by %s - %lld (%lld keys) -> ", s->keys[0]->text,
+    text_add(&t, "%s, an array indexed by %s - %lld (%lld keys) -> ", per, s->keys[0]->text,
              (long long)st->state.lo, (long long)(st->state.hi - st->state.lo + 1));
     text_list(&t, s->aggs, s->naggs);
+    slices(&t, st);
     return;
   case STATE_SESSIONS:
     text_add(&t, "per key (");
@@ -284,14 +300,18 @@ static void print_edge(FILE *out, const Physical *ph, const PEdge *e) {
   case XR_ROWHASH: fprintf(out, "rows spread by hash(row) %% ranks\n"); return;
   case XR_SAME: fprintf(out, "rows of stream %s, on the same rank\n", from->chain->derived->name); return;
   case XR_GATHER: fprintf(out, "results to rank 0\n"); return;
-  case XR_SINGLE: fprintf(out, "%s to rank 0 (no key)\n", to->final ? "per-rank partial aggregates" : "rows"); return;
+  case XR_SINGLE:
+    fprintf(out, "%s to rank 0 (no key)\n",
+            !to->final ? "rows" : to->state.slice_ms ? "per-rank partial aggregates per slice" : "per-rank partial aggregates");
+    return;
   case XR_KEYHASH:
     if (to->chain->join_at >= 0 && to->first == to->chain->join_at) {
       const Expr *k = e->to_input ? s->join_rkey : s->join_lkey;
       fprintf(out, "%s rows by hash(%s) %% ranks\n", e->to_input ? "right" : "left", k && k->text ? k->text : "?");
       return;
     }
-    fprintf(out, "%s by hash(", to->final ? "per-key partial aggregates" : "rows");
+    fprintf(out, "%s by hash(",
+            !to->final ? "rows" : to->state.slice_ms ? "per-key partial aggregates per slice" : "per-key partial aggregates");
     print_keys(out, s);
     fprintf(out, ") %% ranks\n");
     return;

@@ -118,6 +118,19 @@ static inline int64_t q_hop_first(QWinCache *c, int64_t ts, int64_t size, int64_
   }
   return c->ws;
 }
+/* The last window end at or before wm (air_slide_window_cut), for the
+ * watermark of the last row asked about: rows come in runs of one. */
+typedef struct QCutCache {
+  int64_t wm;  /* the watermark asked about last */
+  int64_t cut; /* its window cut */
+} QCutCache;
+static inline int64_t q_slide_cut(QCutCache *c, int64_t wm, int64_t size, int64_t adv) {
+  if (wm != c->wm) {
+    c->wm = wm;
+    c->cut = air_slide_window_cut(wm, size, adv);
+  }
+  return c->cut;
+}
 /* A watermark held back by hold ms (no watermark, a stop and the end stay). */
 static inline int64_t q_wm_back(int64_t wm, int64_t hold) {
   return wm == AIR_WM_NONE || wm >= AIR_WM_STOP ? wm : wm - hold;

@@ -104,7 +104,7 @@ static void merge_A0(void *dst, const void *src) {
   acc->a1 = (int64_t)((uint64_t)acc->a1 + (uint64_t)p->a1);
 }
 
-static void stage2_session(const void *kp, int64_t ws, int64_t we, void *ap, void *cx);
+static void stage2_result(const void *kp, int64_t ws, int64_t we, void *ap, void *cx);
 /* Pipeline 2: query 1, Aggregation (template stage.c.tpl).
  * Runs on its own thread on every rank; rows arrive in batches. */
 static struct {
@@ -148,7 +148,7 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
   bool closed = false;
   (void)closed;
   int64_t filtered = 0, unmatched = 0, late = 0;
-  air_sessions_close(stage2.win, wm, stage2_session, NULL);
+  air_sessions_close(stage2.win, wm, stage2_result, NULL);
   if (wm != AIR_WM_END) {
     air_out_watermark(stage2.oe1, wm);
   }
@@ -157,7 +157,7 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
 }
 
 /* A closed session of pipeline 2: its result row. */
-static void stage2_session(const void *kp, int64_t ws, int64_t we, void *ap, void *cx) {
+static void stage2_result(const void *kp, int64_t ws, int64_t we, void *ap, void *cx) {
   (void)cx;
   const K0 *key = kp;
   const A0 *acc = ap;
