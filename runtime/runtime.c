@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -315,6 +316,13 @@ void air_memory_check(size_t more, const char *what) {
 }
 
 AirRuntime *air_init(int *argc, char ***argv, const char *query_name) {
+  /* Batches are malloc'd by the thread that fills them and freed by the one
+   * that reads them. glibc trims a thread's heap each time its free top
+   * passes 128 KB (the default threshold), so the next batches were fresh
+   * pages: perf on HOPPING 10 s by 100 ms (2M result rows) put 1/4 of the
+   * run in page faults of batch writes, 0.93 s against 0.67 s with 8 MB
+   * kept. Memory stays bounded by the queues either way. */
+  mallopt(M_TRIM_THRESHOLD, 8 * 1024 * 1024);
   int provided;
   if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     fprintf(stderr, "%s: error: MPI_Init_thread failed\n", query_name);
