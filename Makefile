@@ -305,6 +305,13 @@ check: check-shapes
 check-shapes: all
 	@python3 tests/shapes/run.py
 
+# HOPPING windows from shared slices against a per-window evaluation, with
+# rows late for some of their windows, fused and not, on 1-3 ranks.
+.PHONY: check-slices
+check: check-slices
+check-slices: all
+	@python3 tests/slices/run.py
+
 # Every example of docs/language.md compiles and runs on 2 ranks; the error
 # examples fail with their messages.
 .PHONY: check-docs
