@@ -165,8 +165,9 @@ static void check_window(Sema *s, WindowSpec *w) {
     else if (w->advance_ms > 0 &&
              (w->size_ms + w->advance_ms - 1) / w->advance_ms > AIRC_WARN_WINDOWS_PER_ROW)
       diag_warning(s->d, w->advance->loc,
-                   "every row falls in %lld windows (SIZE / ADVANCE BY): each one updates "
-                   "them all, and they take memory until they close",
+                   "every row falls in %lld windows (SIZE / ADVANCE BY): aggregates share "
+                   "slices, but each window makes its own result rows (and a join keeps the row "
+                   "in every one)",
                    (long long)((w->size_ms + w->advance_ms - 1) / w->advance_ms));
     break;
   case WIN_SESSION:
