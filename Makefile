@@ -342,7 +342,7 @@ $(B)/bench/ceiling_%: bench/ceiling_%.c bench/ceiling.h $(B)/libair.a $(B)/inclu
 	$(MPICC) $(BENCH_CFLAGS) $< $(B)/libair.a -lm -pthread -o $@
 
 .PHONY: bench bench-tools
-bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa
+bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa $(B)/bench/ceiling_state
 	@sh tools/deps.sh --if-missing gnuplot-nox || echo "bench: without gnuplot, no plots"
 
 bench: bench-tools
