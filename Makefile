@@ -292,7 +292,8 @@ check-compiler: all
 	@sh tests/compiler/run.sh
 
 # Non-regular files: csv streams and tables read from FIFOs and standard
-# input on 1-3 ranks, and a stop while the writer is idle.
+# input on 1-3 ranks, a stop while the writer is idle, and a file followed
+# as it grows (follow = true).
 .PHONY: check-pipes
 check: check-pipes
 check-pipes: all

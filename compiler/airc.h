@@ -396,6 +396,7 @@ struct Relation {
   SrcLoc path_loc;       /* ... its value in the WITH options */
   bool header;           /* csv: the first line is a header */
   bool header_skip;      /* csv: ... skipped unchecked (header = 'skip') */
+  bool follow;           /* csv stream: read on as the file grows (follow = true), rank 0 alone */
   int64_t max_bad_rows;  /* csv: more bad rows than this fail the run, -1 = no count */
   double max_bad_pct;    /* csv: ... more than this % of the records, -1 = none */
   int64_t rate;          /* events/s over all ranks, 0 = unthrottled */
@@ -650,6 +651,7 @@ typedef enum {
   OPT_LIMIT,
   OPT_SINK,
   OPT_MAX_BAD_ROWS,
+  OPT_FOLLOW,
   OPT_COUNT
 } OptionKey;
 #define OPT_BIT(o) (1u << (o))

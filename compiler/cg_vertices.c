@@ -134,7 +134,10 @@ static void csv_global(Gen *g, const Relation *r, const char *path, bool single,
 }
 
 /* The csv kind: its file, each rank reading its share (csv.c). */
-void cg_csv_global(Gen *g, const Relation *r) { csv_global(g, r, r->path, false, ""); }
+void cg_csv_global(Gen *g, const Relation *r) {
+  /* a followed file grows under one reader: rank 0's, as standard input */
+  csv_global(g, r, r->path, r->follow, r->follow ? "followed as it grows, read on rank 0" : "");
+}
 
 /* The stdin kind: the csv reader over /dev/stdin, on rank 0 alone (the
  * plan's exchanges spread the keyed work over the ranks). */

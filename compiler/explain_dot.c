@@ -177,6 +177,7 @@ static void relation_node(FILE *out, Buf *b, const Relation *r) {
   } else {
     buf_printf(b, "source %s\n%s", r->name, r->source->desc);
     if (r->path) buf_printf(b, " '%s'", r->path);
+    if (r->follow) buf_printf(b, ", followed");
     if (r->rate) buf_printf(b, ", %lld events/s", (long long)r->rate);
     if (r->has_limit) buf_printf(b, ", limit %lld", (long long)r->limit);
     buf_printf(b, "\n");

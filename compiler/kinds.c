@@ -34,6 +34,7 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
     [OPT_LIMIT] = {"limit", FOR_SRC},
     [OPT_SINK] = {"sink", FOR_SINK},
     [OPT_MAX_BAD_ROWS] = {"max_bad_rows", FOR_SRC | FOR_TAB},
+    [OPT_FOLLOW] = {"follow", FOR_SRC},
 };
 
 /* ---- sources ---------------------------------------------------------- */
@@ -73,7 +74,8 @@ const SourceKindDef source_kinds[] = {
         .desc = "csv file",
         .table_desc = "csv file",
         .table_brief = "csv file",
-        .opts = OPT_BIT(OPT_PATH) | OPT_BIT(OPT_HEADER) | OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_RATE),
+        .opts = OPT_BIT(OPT_PATH) | OPT_BIT(OPT_HEADER) | OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_RATE) |
+                OPT_BIT(OPT_FOLLOW),
         .required = OPT_BIT(OPT_PATH),
         .all_columns = true,
         .time = TIME_SCANNED,

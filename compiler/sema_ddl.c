@@ -192,6 +192,13 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     else
       diag_error(s->d, v->loc, "option 'header' must be true, false or 'skip'");
   }
+  if ((o = slot[OPT_FOLLOW])) {
+    Expr *v = o->value;
+    if (v->kind == EX_BOOL || (v->kind == EX_INT && (v->ival == 0 || v->ival == 1)))
+      r->follow = v->ival != 0;
+    else
+      diag_error(s->d, v->loc, "option 'follow' must be true or false");
+  }
   if ((o = slot[OPT_MAX_BAD_ROWS]))
     max_bad_rows_opt(s, o, r);
   if ((o = slot[OPT_RATE]))

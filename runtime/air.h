@@ -411,6 +411,9 @@ typedef struct AirCsvDef {
   bool table;              /* every rank reads every record (else its share) */
   bool single;             /* rank 0 alone reads it, whatever the file is (standard
                               input: under a launcher other ranks' is not the same) */
+  bool follow;             /* a stream's file that is still growing: its end is no
+                              end, the reader waits for more (follow = true, with
+                              single); a stop ends it */
   AirCsvHeader header;     /* what the first record is */
   const char *const *cols; /* the declared column names, ncols of them */
   int ncols;               /* fields per record */

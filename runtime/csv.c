@@ -21,7 +21,10 @@
  *    line it starts on; reading resumes on the next line.
  * Every rank scans the whole of a regular file so all agree on record
  * indices; each keeps the records whose index % world equals its rank.
- * Anything else (a FIFO, standard input) rank 0 alone reads (air_csv_open).
+ * Anything else (a FIFO, standard input) rank 0 alone reads (air_csv_open),
+ * and so a file followed as it grows (follow = true): at its end the reader
+ * waits for more bytes (a last line without its line end is not a record
+ * yet), and only a stop ends it.
  * A stop parks the reader between records and it reads on to the agreed
  * cut (cut.c, air_csv_bind).
  */
@@ -36,6 +39,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CSV_BUF_INIT (1 << 20) /* bytes; doubled for records that do not fit */
@@ -59,6 +63,7 @@ struct AirCsv {
   int64_t bound;  /* the WATERMARK bound, ms */
   int fd;         /* the file, -1 for bytes in memory or an empty share */
   bool polled;    /* not a regular file: wait in poll(2), never in read(2) */
+  bool follow;    /* a growing file (follow = true): its end is no end, wait for more */
   bool eof;       /* read(2) returned 0 */
   bool stopped;   /* a stop was requested while waiting for bytes */
   bool idle;      /* a stream's polled writer sent nothing for CSV_POLL_MS */
@@ -163,6 +168,7 @@ static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd, int rank
   c->start = true;
   c->eof = fd < 0;
   c->cut = -1;
+  c->follow = def->follow && !def->table;
   c->bad_limit = def->bad_limit;
   c->bad_max = def->bad_max;
   air_pace_init(&c->pace, def->table ? 0 : (double)def->rate / (double)c->world);
@@ -388,6 +394,26 @@ static void read_failed(AirCsv *c, const char *fmt, ...) {
  * watermark of the records read so far goes out and the windows it
  * completes are written while the writer waits (tail -f | ./q). */
 static ssize_t read_some(AirCsv *c, char *p, size_t n) {
+  if (c->follow) {
+    /* A regular file is always readable: at its end, look again every
+     * 10 ms, as tail -f does, and tell the loop when 100 ms passed idle. */
+    for (int waited = 0;; waited += 10) {
+      if (c->cut < 0 && c->rt && air_should_stop(c->rt)) {
+        c->stopped = true;
+        return 0;
+      }
+      ssize_t k = read(c->fd, p, n);
+      if (k > 0 || (k < 0 && errno != EINTR && errno != EAGAIN)) return k;
+      struct stat st;
+      if (fstat(c->fd, &st) == 0 && (uint64_t)st.st_size < c->offset) return 0; /* refill says it shrank */
+      if (waited >= CSV_POLL_MS && c->v) {
+        c->idle = true;
+        return -2;
+      }
+      struct timespec ts = {0, 10 * 1000 * 1000};
+      nanosleep(&ts, NULL);
+    }
+  }
   for (;;) {
     if (c->polled) {
       if (c->cut < 0 && c->rt && air_should_stop(c->rt)) {
@@ -692,6 +718,10 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
     return nf;
   }
   c->done = true;
+  if (c->follow && c->pos < c->len && !memchr(c->buf + c->pos, '\n', c->len - c->pos) &&
+      !memchr(c->buf + c->pos, '\r', c->len - c->pos))
+    fprintf(stderr, "%s:%ld: warning: stream '%s' stopped before this last line ended (%zu bytes "
+            "without a line end, not read)\n", c->path, c->line, c->name, c->len - c->pos);
   char msg[768];
   /* a table's counts are the same on every rank: each decides alone */
   if (c->table && c->rt && !c->keep_error && !air_should_stop(c->rt) &&

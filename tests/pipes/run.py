@@ -10,7 +10,8 @@ same bytes in a regular file, on 1, 2 and 3 ranks, fused and not. A run
 waiting on an idle writer (of a FIFO or of standard input) stops cleanly at
 SIGINT, at the cut of the rows written so far. `source = 'stdin'` (and
 `path = '/dev/stdin'`) reads standard input on rank 0 alone, also when it is
-a regular file; `stdin` takes no path and fills no TABLE. The references come from the e2e cases' expected.py
+a regular file; `stdin` takes no path and fills no TABLE. A csv file with
+`follow = true` is read as it grows (tail -f), window by window, until a stop. The references come from the e2e cases' expected.py
 (tests/e2e/cases/csv_table_join) and from Python here.
 
     python3 tests/pipes/run.py      (from the repository root)
@@ -53,6 +54,34 @@ def feeder(path, data, hold=None):
     t = threading.Thread(target=run, daemon=True)
     t.start()
     return t
+
+
+class Lines:
+    """The stdout lines of a running process, read on a thread."""
+
+    def __init__(self, p):
+        self.p, self.got = p, []
+        self.t = threading.Thread(target=lambda: self.got.extend(l.rstrip("\n") for l in p.stdout), daemon=True)
+        self.t.start()
+
+    def wait_for(self, n, secs):
+        """The lines so far once there are n, or after secs."""
+        deadline = time.time() + secs
+        while time.time() < deadline and len(self.got) < n:
+            time.sleep(0.05)
+        return list(self.got)
+
+    def end(self, what, label):
+        """Wait for the process after `what` (20 s at most): its stderr, or
+        None (reported) when it did not end."""
+        try:
+            self.p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            h.fail("%s: no end 20 s after %s" % (label, what))
+            return None
+        self.t.join(5)
+        return self.p.stderr.read()
 
 
 def run_exe(d, exe, np, args=(), timeout=60):
@@ -288,24 +317,15 @@ def live_output(work):
         label = "np=%d windows written while the writer of stdin is idle" % np
         p = subprocess.Popen([MPIRUN, "-np", str(np), exe, "--quiet"], cwd=d, stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        got = []
-        reader = threading.Thread(target=lambda: got.extend(l.rstrip("\n") for l in p.stdout), daemon=True)
-        reader.start()
+        out = Lines(p)
         p.stdin.write(body)
         p.stdin.flush()
-        deadline = time.time() + 5
-        while time.time() < deadline and len(got) < 1 + len(early):
-            time.sleep(0.05)
-        seen = list(got)
+        seen = out.wait_for(1 + len(early), 5)
         p.stdin.close()  # end of input: the last window closes
-        try:
-            p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            h.fail(label + ": no end 20 s after end of input")
+        err = out.end("end of input", label)
+        if err is None:
             continue
-        reader.join(5)
-        err = p.stderr.read()
+        got = out.got
         if seen[1:] != early:
             h.fail(label + ": %d of %d early windows' rows before end of input" % (len(seen) - 1, len(early)),
                    "\n".join(seen[:10]) + "\n" + err)
@@ -316,8 +336,122 @@ def live_output(work):
                                                                        len(lines) - len(early)))
 
 
+FOLLOW_QUERY = """CREATE STREAM events (key BIGINT, ts TIMESTAMP)
+  WITH (source = 'csv', path = 'app.csv', follow = true);
+SELECT key, COUNT(*) AS n, WINDOW_END FROM events GROUP BY key WINDOW TUMBLING (SIZE 100 MILLISECONDS);
+"""
+
+
+def follow_windows(rows, upto):
+    acc = {}
+    for k, ts in rows:
+        w = ts // 100 * 100 + 100
+        acc[(w, k)] = acc.get((w, k), 0) + 1
+    return ["%d,%d,%d" % (k, n, w) for (w, k), n in sorted(acc.items()) if w <= upto]
+
+
+def follow_file(work):
+    """follow = true (tail -f): the file's end is no end. Rows already in
+    the file, then rows appended while it runs, come out window by window
+    as they close; a last line without its line end is not read (a warning
+    says so at the stop); SIGINT ends the run at the cut of the rows
+    written. Then a file cut shorter while followed fails the run."""
+    d = os.path.join(work, "follow")
+    os.mkdir(d)
+    with open(os.path.join(d, "q.airq"), "w") as f:
+        f.write(FOLLOW_QUERY)
+    exes = {}
+    for variant, flags in (("fuse", []), ("nofuse", ["--no-fuse"])):
+        exes[variant] = os.path.join(d, "follow_" + variant)
+        if not h.compile(AIRC, d, "q.airq", exes[variant], flags, label="follow " + variant):
+            return
+    first = [(i * 7 % 5, i) for i in range(1000)]
+    more = [(i * 3 % 4, i) for i in range(1000, 2000)]
+    app = os.path.join(d, "app.csv")
+    for np, variant in ((1, "fuse"), (2, "fuse"), (3, "fuse"), (2, "nofuse")):
+        label = "np=%d %s follow = true" % (np, variant)
+        with open(app, "w") as f:
+            f.write("".join("%d,%d\n" % r for r in first))
+        if os.path.exists(os.path.join(d, "stats.json")):
+            os.remove(os.path.join(d, "stats.json"))
+        p = subprocess.Popen([MPIRUN, "-np", str(np), exes[variant], "--quiet", "--stats-json", "stats.json"],
+                             cwd=d, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        out = Lines(p)
+        want1 = follow_windows(first, 999)
+        seen1 = out.wait_for(1 + len(want1), 8)
+        with open(app, "a") as f:  # the writer goes on, and stops mid-line
+            f.write("".join("%d,%d\n" % r for r in more) + "3,20")
+        want2 = follow_windows(first + more, 1999)
+        seen2 = out.wait_for(1 + len(want2), 8)
+        p.send_signal(signal.SIGINT)
+        err = out.end("SIGINT", label)
+        if err is None:
+            continue
+        # MPICH's launcher says on stdout that it passed the SIGINT on
+        got = [l for l in out.got if not l.startswith("[mpiexec@")]
+        try:
+            st = json.load(open(os.path.join(d, "stats.json")))
+            cut = st["interrupted"]["cut"]["events"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            h.fail("%s: no cut in stats.json (%s)" % (label, e), err)
+            continue
+        if seen1[1:] != want1:
+            h.fail(label + ": the windows of the rows first in the file were not written while it waited",
+                   "\n".join(seen1[:8]) + "\n" + err)
+        elif seen2[1:] != want2:
+            h.fail(label + ": the windows of the appended rows were not written as they closed",
+                   "\n".join(seen2[-5:]) + "\n" + err)
+        elif p.returncode != 0 or got[1:] != want2:
+            h.fail("%s: exit %d, %d rows (%d expected)" % (label, p.returncode, len(got) - 1, len(want2)),
+                   unified_diff(want2, got[1:], "expected", label) + err)
+        elif cut != 2000 or st["events_in"] != 2000:
+            h.fail("%s: cut %s, %s events read; 2000 whole lines were written" % (label, cut, st["events_in"]), err)
+        elif "app.csv:2001: warning: stream 'events' stopped before this last line ended" not in err:
+            h.fail(label + ": no warning about the unfinished last line", err)
+        else:
+            h.ok("%s: %d result rows before the append, %d after, cut at the 2000 whole lines"
+                 % (label, len(want1), len(want2) - len(want1)))
+    # a followed file cut shorter: the run fails, it does not wait forever
+    label = "follow = true on a file truncated while it runs"
+    with open(app, "w") as f:
+        f.write("".join("%d,%d\n" % r for r in first))
+    p = subprocess.Popen([MPIRUN, "-np", "2", exes["fuse"], "--quiet"], cwd=d, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    open(app, "w").close()
+    try:
+        p.wait(timeout=20)
+        err = p.stderr.read()
+        if p.returncode != 0 and "shrank to 0 bytes while being read" in err:
+            h.ok(label + ": exit %d, 'shrank to 0 bytes while being read'" % p.returncode)
+        else:
+            h.fail("%s: exit %d" % (label, p.returncode), err)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        h.fail(label + ": still running 20 s after the truncation")
+    # misuse: a value that is no boolean, a TABLE
+    for name, decl, msg in (
+            ("follow = 'yes'", "CREATE STREAM s (k BIGINT, ts TIMESTAMP) WITH (source = 'csv', path = 'a.csv', "
+             "follow = 'yes');\nSELECT k FROM s;\n", "option 'follow' must be true or false"),
+            ("follow on a TABLE", "CREATE TABLE t (k BIGINT, PRIMARY KEY (k)) WITH (source = 'csv', path = 'a.csv', "
+             "follow = true);\nCREATE STREAM s (k BIGINT, ts TIMESTAMP) WITH (source = 'csv', path = 'a.csv');\n"
+             "SELECT s.k FROM s JOIN t ON s.k = t.k;\n", "option 'follow' does not apply to a table"),
+            ("follow on datagen", "CREATE STREAM s (k BIGINT GENERATED BY sequence(0, 1), ts TIMESTAMP) "
+             "WITH (source = 'datagen', follow = true);\nSELECT k FROM s;\n",
+             "option 'follow' applies only to source = 'csv'")):
+        with open(os.path.join(d, "bad.airq"), "w") as f:
+            f.write(decl)
+        r = subprocess.run([AIRC, "--check", "bad.airq"], cwd=d, capture_output=True, text=True)
+        if r.returncode != 0 and msg in r.stderr and "bad.airq:" in r.stderr:
+            h.ok("%s: says '%s'" % (name, msg))
+        else:
+            h.fail("%s: exit %d" % (name, r.returncode), r.stderr)
+
+
 def main():
     with h.workdir() as work:
+        follow_file(work)
         fifo_join(work)
         stdin_stream(work)
         stdin_misuse(work)
