@@ -306,6 +306,13 @@ check: check-shapes
 check-shapes: all
 	@python3 tests/shapes/run.py
 
+# source = 'tcp' on loopback: concurrent senders to listen, a reconnecting
+# connect, a port in use; 1-3 ranks, fused and not.
+.PHONY: check-tcp
+check: check-tcp
+check-tcp: all
+	@python3 tests/tcp/run.py
+
 # HOPPING windows from shared slices against a per-window evaluation, with
 # rows late for some of their windows, fused and not, on 1-3 ranks.
 .PHONY: check-slices

@@ -397,6 +397,8 @@ struct Relation {
   bool header;           /* csv: the first line is a header */
   bool header_skip;      /* csv: ... skipped unchecked (header = 'skip') */
   bool follow;           /* csv stream: read on as the file grows (follow = true), rank 0 alone */
+  const char *tcp_listen;  /* tcp: listen = 'host:port', or NULL */
+  const char *tcp_connect; /* tcp: connect = 'host:port', or NULL */
   int64_t max_bad_rows;  /* csv: more bad rows than this fail the run, -1 = no count */
   double max_bad_pct;    /* csv: ... more than this % of the records, -1 = none */
   int64_t rate;          /* events/s over all ranks, 0 = unthrottled */
@@ -652,6 +654,8 @@ typedef enum {
   OPT_SINK,
   OPT_MAX_BAD_ROWS,
   OPT_FOLLOW,
+  OPT_LISTEN,
+  OPT_CONNECT,
   OPT_COUNT
 } OptionKey;
 #define OPT_BIT(o) (1u << (o))
@@ -744,6 +748,8 @@ const SinkKindDef *sink_kind_lookup(const char *name);
 void sema_check_ysb_stream(Sema *s, Stmt *st, Relation *r);
 void sema_check_ysb_table(Sema *s, Stmt *st, Relation *r);
 void sema_check_datagen_stream(Sema *s, Stmt *st, Relation *r);
+void sema_check_tcp_stream(Sema *s, Stmt *st, Relation *r);
+void cg_tcp_global(Gen *g, const Relation *r);
 void cg_csv_global(Gen *g, const Relation *r);
 void cg_stdin_global(Gen *g, const Relation *r);
 void cg_csv_row(Gen *g, const Relation *r, FILE *out, char **late);

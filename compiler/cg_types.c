@@ -267,6 +267,11 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
   fprintf(o, ",\n%s      .table = %s,\n", ind, r->kind == REL_TABLE ? "true" : "false");
   if (single) fprintf(o, "%s      .single = true,\n", ind);
   if (r->follow) fprintf(o, "%s      .follow = true,\n", ind);
+  if (r->tcp_listen || r->tcp_connect) {
+    fprintf(o, "%s      .tcp_%s = ", ind, r->tcp_listen ? "listen" : "connect");
+    c_str(o, r->tcp_listen ? r->tcp_listen : r->tcp_connect);
+    fprintf(o, ",\n");
+  }
   fprintf(o, "%s      .header = %s,\n", ind,
           !r->header ? "AIR_CSV_NO_HEADER" : r->header_skip ? "AIR_CSV_HEADER_SKIP" : "AIR_CSV_HEADER");
   fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, r->ncols);

@@ -143,6 +143,14 @@ void cg_csv_global(Gen *g, const Relation *r) {
  * plan's exchanges spread the keyed work over the ranks). */
 void cg_stdin_global(Gen *g, const Relation *r) { csv_global(g, r, "/dev/stdin", true, "standard input"); }
 
+/* The tcp kind: the csv reader over a socket, on rank 0 alone; its path,
+ * for messages, is "tcp:host:port". */
+void cg_tcp_global(Gen *g, const Relation *r) {
+  char path[600];
+  snprintf(path, sizeof path, "tcp:%s", r->tcp_listen ? r->tcp_listen : r->tcp_connect ? r->tcp_connect : "?");
+  csv_global(g, r, path, true, r->tcp_listen ? "listening" : "connecting");
+}
+
 /* A hole of a source kind's own template. */
 static void kind_hole(KindHoles *h, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void kind_hole(KindHoles *h, const char *name, const char *fmt, ...) {

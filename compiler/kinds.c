@@ -35,6 +35,8 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
     [OPT_SINK] = {"sink", FOR_SINK},
     [OPT_MAX_BAD_ROWS] = {"max_bad_rows", FOR_SRC | FOR_TAB},
     [OPT_FOLLOW] = {"follow", FOR_SRC},
+    [OPT_LISTEN] = {"listen", FOR_SRC},
+    [OPT_CONNECT] = {"connect", FOR_SRC},
 };
 
 /* ---- sources ---------------------------------------------------------- */
@@ -95,6 +97,19 @@ const SourceKindDef source_kinds[] = {
         .tpl = "source_csv.c.tpl",
         .cut = "air_csv_cut(csv, &cut)",
         .emit_global = cg_stdin_global,
+        .emit_row = cg_csv_row,
+        .holes = cg_csv_holes,
+    },
+    {
+        .name = "tcp",
+        .desc = "tcp socket (csv lines), read on rank 0",
+        .opts = OPT_BIT(OPT_LISTEN) | OPT_BIT(OPT_CONNECT) | OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_RATE),
+        .all_columns = true,
+        .time = TIME_SCANNED,
+        .tpl = "source_csv.c.tpl",
+        .cut = "air_csv_cut(csv, &cut)",
+        .check_stream = sema_check_tcp_stream,
+        .emit_global = cg_tcp_global,
         .emit_row = cg_csv_row,
         .holes = cg_csv_holes,
     },

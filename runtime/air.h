@@ -411,6 +411,8 @@ typedef struct AirCsvDef {
   bool table;              /* every rank reads every record (else its share) */
   bool single;             /* rank 0 alone reads it, whatever the file is (standard
                               input: under a launcher other ranks' is not the same) */
+  const char *tcp_listen;  /* source = 'tcp': host:port to listen on, or NULL */
+  const char *tcp_connect; /* ... to connect to (and reconnect), or NULL; path names it */
   bool follow;             /* a stream's file that is still growing: its end is no
                               end, the reader waits for more (follow = true, with
                               single); a stop ends it */

@@ -286,6 +286,17 @@ int air_csv_settle(AirRuntime *rt);
 /* stats.c [any]: s as a JSON string, quoted and escaped. */
 void air_write_json_str(FILE *f, const char *s);
 
+/* tcp.c: the bytes of a tcp source, whole lines of one sender at a time.
+ * Listening: bound now (NULL and err on failure); connecting: the first
+ * read connects, and reconnects after the server closed (said on stderr). */
+typedef struct AirTcp AirTcp;
+AirTcp *air_tcp_open(const char *spec, bool listen_mode, char *err, size_t nerr);
+/* Up to n bytes ending at a line end; -2 when nothing came within
+ * timeout_ms; -1 with errno on a failure of poll. Never 0: a tcp stream
+ * has no end but a stop. */
+ssize_t air_tcp_read(AirTcp *t, char *out, size_t n, int timeout_ms);
+void air_tcp_close(AirTcp *t); /* accepts NULL */
+
 /* collector.c: sink files. Results are written to path.tmp; air_run renames
  * each to path only when every rank ended with status 0, and removes them
  * otherwise (air_fatal too), so path appears only for a complete run. */

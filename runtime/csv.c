@@ -64,6 +64,7 @@ struct AirCsv {
   int fd;         /* the file, -1 for bytes in memory or an empty share */
   bool polled;    /* not a regular file: wait in poll(2), never in read(2) */
   bool follow;    /* a growing file (follow = true): its end is no end, wait for more */
+  AirTcp *tcp;    /* source = 'tcp': the bytes come from here (rank 0), fd is -1 */
   bool eof;       /* read(2) returned 0 */
   bool stopped;   /* a stop was requested while waiting for bytes */
   bool idle;      /* a stream's polled writer sent nothing for CSV_POLL_MS */
@@ -230,9 +231,39 @@ static void read_all_bytes(AirCsv *c) {
  * every rank, since each needs all of it. */
 enum { IN_REGULAR, IN_STREAMED, IN_ERROR };
 
+/* source = 'tcp': rank 0 listens (now, so a port in use fails the run
+ * before it starts) or will connect; the other ranks' share is empty. */
+static AirCsv *open_tcp(AirRuntime *rt, const AirCsvDef *d) {
+  char err[512] = "";
+  AirTcp *t = NULL;
+  int failed = 0;
+  if (rt->rank == 0) {
+    t = air_tcp_open(d->tcp_listen ? d->tcp_listen : d->tcp_connect, d->tcp_listen != NULL, err, sizeof err);
+    failed = t == NULL;
+  }
+  MPI_Bcast(&failed, 1, MPI_INT, 0, rt->comm);
+  if (failed) {
+    MPI_Bcast(err, (int)sizeof err, MPI_CHAR, 0, rt->comm);
+    err[sizeof err - 1] = '\0';
+    air_fatal(rt, "stream '%s': %s", d->name ? d->name : "?", err);
+  }
+  AirCsv *c = reader_new(rt, d, -1, 0, 1);
+  if (t) {
+    c->tcp = t;
+    c->eof = false;
+    c->polled = true;
+  }
+  AirCsv **v = realloc(rt->csvs, (size_t)(rt->ncsvs + 1) * sizeof *v);
+  if (!v) csv_oom();
+  v[rt->ncsvs++] = c;
+  rt->csvs = v;
+  return c;
+}
+
 AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
   AirCsvDef d = *def;
   if (air_rate_override(rt) >= 0) d.rate = air_rate_override(rt);
+  if (!d.table && (d.tcp_listen || d.tcp_connect)) return open_tcp(rt, &d);
   int verdict[3] = {IN_REGULAR, 0, 0}; /* kind, errno, length of rank 0's error */
   AirCsv *c = NULL;
   if (rt->rank == 0) {
@@ -304,6 +335,7 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
 void air_csv_close(AirCsv *c) {
   if (!c) return;
   if (c->fd >= 0) close(c->fd);
+  air_tcp_close(c->tcp);
   free(c->buf);
   free(c->spans);
   free(c->path);
@@ -394,6 +426,20 @@ static void read_failed(AirCsv *c, const char *fmt, ...) {
  * watermark of the records read so far goes out and the windows it
  * completes are written while the writer waits (tail -f | ./q). */
 static ssize_t read_some(AirCsv *c, char *p, size_t n) {
+  if (c->tcp) {
+    for (;;) {
+      if (c->cut < 0 && c->rt && air_should_stop(c->rt)) {
+        c->stopped = true;
+        return 0;
+      }
+      ssize_t k = air_tcp_read(c->tcp, p, n, CSV_POLL_MS);
+      if (k == -2 && c->v) {
+        c->idle = true;
+        return -2;
+      }
+      if (k != -2) return k;
+    }
+  }
   if (c->follow) {
     /* A regular file is always readable: at its end, look again every
      * 10 ms, as tail -f does, and tell the loop when 100 ms passed idle. */
@@ -436,7 +482,7 @@ static ssize_t read_some(AirCsv *c, char *p, size_t n) {
 
 /* More bytes after buf[len): compact, grow if a record fills the buffer. */
 static void refill(AirCsv *c) {
-  if (c->fd < 0) {
+  if (c->fd < 0 && !c->tcp) {
     c->eof = true;
     return;
   }
@@ -465,7 +511,7 @@ static void refill(AirCsv *c) {
   /* A file cut shorter while it is read would give neither its old rows
    * nor its new ones: the run fails instead of ending on a partial file. */
   struct stat st;
-  if (!c->polled && fstat(c->fd, &st) == 0 && (uint64_t)st.st_size < c->offset)
+  if (!c->polled && !c->tcp && fstat(c->fd, &st) == 0 && (uint64_t)st.st_size < c->offset)
     read_failed(c, "cannot read '%s': it shrank to %lld bytes while being read (%llu read): "
                 "truncated or rewritten during the run", c->path, (long long)st.st_size,
                 (unsigned long long)c->offset);

@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""source = 'tcp': csv lines over TCP, on loopback only (make check-tcp, part
+of check).
+
+listen = 'host:port': several senders connect at once, each sending its
+rows in pieces; the records of concurrent senders never interleave inside
+a line, and a sender that closes in the middle of its last line has that
+line read. connect = 'host:port': the query connects to a server started
+after it (it says it cannot connect and tries again), reads what the server
+sends, and reconnects when the server closes. Either runs until a stop:
+SIGINT with --on-stop emit, then every window is written. The reference is
+computed here from the rows sent; 1, 2 and 3 ranks, fused and --no-fuse.
+Then the errors: a port in use, and queries that cannot work.
+
+    python3 tests/tcp/run.py      (from the repository root)
+Environment: AIRC (build/airc), MPIRUN (mpirun), KEEP=1.
+"""
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.getcwd()
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from lib import Harness, unified_diff  # noqa: E402
+
+AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
+MPIRUN = os.environ.get("MPIRUN", "mpirun")
+HOST = "127.0.0.1"  # loopback only
+
+h = Harness("tcp")
+rng = random.Random(20261204)
+
+QUERY = """CREATE STREAM events (key BIGINT, v BIGINT, ts TIMESTAMP,
+                     WATERMARK FOR ts AS ts - INTERVAL '100' SECOND)
+  WITH (source = 'tcp', {how} = '{host}:{port}');
+SELECT key, COUNT(*) AS n, SUM(v) AS s, WINDOW_END FROM events GROUP BY key
+WINDOW TUMBLING (SIZE 1 SECOND);
+"""
+
+
+def free_port():
+    s = socket.socket()
+    s.bind((HOST, 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def rows_for(key, n):
+    return [(key, rng.randrange(-50, 100), rng.randrange(0, 10000)) for _ in range(n)]
+
+
+def reference(rows):
+    acc = {}
+    for k, v, ts in rows:
+        a = acc.setdefault((ts // 1000 * 1000 + 1000, k), [0, 0])
+        a[0] += 1
+        a[1] += v
+    return ["key,n,s,WINDOW_END"] + ["%d,%d,%d,%d" % (k, n, s, w) for (w, k), (n, s) in sorted(acc.items())]
+
+
+def body(rows, partial_last=False):
+    text = "".join("%d,%d,%d\n" % r for r in rows)
+    return (text[:-1] if partial_last else text).encode()
+
+
+def send_in_pieces(sock, data):
+    """The bytes in pieces that cut lines anywhere, with pauses."""
+    at = 0
+    while at < len(data):
+        k = rng.randrange(1, 700)
+        sock.sendall(data[at:at + k])
+        at += k
+        if rng.random() < 0.1:
+            time.sleep(0.01)
+
+
+def start(d, exe, np):
+    return subprocess.Popen([MPIRUN, "-np", str(np), exe, "--on-stop", "emit", "--stats-json", "stats.json"],
+                            cwd=d, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def stop_and_check(p, d, label, rows):
+    """SIGINT, then: exit 0, every row read, the windows of all of them."""
+    time.sleep(1.0)  # the last bytes reach the reader
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        h.fail(label + ": no end 20 s after SIGINT")
+        return None
+    # MPICH's launcher says on stdout that it passed the SIGINT on
+    got = [l for l in out.splitlines() if not l.startswith("[mpiexec@")]
+    want = reference(rows)
+    try:
+        st = json.load(open(os.path.join(d, "stats.json")))
+    except (OSError, ValueError) as e:
+        h.fail("%s: no stats.json (%s)" % (label, e), err)
+        return None
+    if p.returncode != 0:
+        h.fail("%s: exit %d" % (label, p.returncode), err)
+    elif st.get("events_in") != len(rows) or st.get("late") != 0:
+        h.fail("%s: %s events read, %s late; %d sent" % (label, st.get("events_in"), st.get("late"), len(rows)),
+               err)
+    elif got != want:
+        h.fail(label + ": output differs from the reference", unified_diff(want, got, "expected", label) + err)
+    else:
+        h.ok("%s: %d rows in, %d result rows as the reference" % (label, len(rows), len(want) - 1))
+    return err
+
+
+def compile_query(d, how, port, variant):
+    with open(os.path.join(d, "q.airq"), "w") as f:
+        f.write(QUERY.format(how=how, host=HOST, port=port))
+    exe = os.path.join(d, "q_" + variant)
+    ok = h.compile(AIRC, d, "q.airq", exe, ["--no-fuse"] if variant == "nofuse" else [],
+                   label="%s %s" % (how, variant))
+    return exe if ok else None
+
+
+def wait_listening(port, secs=10):
+    deadline = time.time() + secs
+    while time.time() < deadline:
+        try:
+            socket.create_connection((HOST, port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def listen_case(work):
+    for np, variant in ((1, "fuse"), (2, "fuse"), (3, "fuse"), (2, "nofuse")):
+        d = os.path.join(work, "listen_%d_%s" % (np, variant))
+        os.mkdir(d)
+        port = free_port()
+        exe = compile_query(d, "listen", port, variant)
+        if not exe:
+            continue
+        label = "np=%d %s listen, 4 senders at once" % (np, variant)
+        p = start(d, exe, np)
+        # the probe connection of wait_listening sends nothing: no rows
+        if not wait_listening(port):
+            p.kill()
+            h.fail(label + ": nothing listens on the port", p.communicate()[1])
+            continue
+        sent = []
+        threads = []
+        for k in range(4):
+            rows = rows_for(k, 800)
+            sent += rows
+
+            def run(rows=rows, last=(k == 3)):
+                s = socket.create_connection((HOST, port))
+                send_in_pieces(s, body(rows, partial_last=last))
+                s.close()
+            threads.append(threading.Thread(target=run))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        stop_and_check(p, d, label, sent)
+
+
+def connect_case(work):
+    for np, variant in ((1, "fuse"), (2, "fuse"), (3, "nofuse")):
+        d = os.path.join(work, "connect_%d_%s" % (np, variant))
+        os.mkdir(d)
+        port = free_port()
+        exe = compile_query(d, "connect", port, variant)
+        if not exe:
+            continue
+        label = "np=%d %s connect, a server that comes late and closes twice" % (np, variant)
+        p = start(d, exe, np)
+        time.sleep(0.5)  # it tries, and cannot connect yet
+        srv = socket.socket()
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.bind((HOST, port))
+        srv.listen(4)
+        srv.settimeout(15)
+        sent = []
+        try:
+            for part in range(2):
+                conn, _ = srv.accept()
+                rows = rows_for(part, 600)
+                sent += rows
+                send_in_pieces(conn, body(rows, partial_last=(part == 1)))
+                conn.close()
+        except OSError as e:
+            h.fail("%s: the query did not connect (%s)" % (label, e))
+            p.kill()
+            p.communicate()
+            srv.close()
+            continue
+        err = stop_and_check(p, d, label, sent)
+        srv.close()
+        if err is None:
+            continue
+        for what in ("cannot connect: Connection refused; trying again", "the connection closed; reconnecting",
+                     "connected"):
+            if what not in err:
+                h.fail("%s: stderr does not say '%s'" % (label, what), err)
+                break
+        else:
+            h.ok(label + ": says it cannot connect, that it reconnects, and when it is connected")
+
+
+def errors(work):
+    d = os.path.join(work, "errors")
+    os.mkdir(d)
+    # a port someone else holds: the run fails before it starts
+    holder = socket.socket()
+    holder.bind((HOST, 0))
+    holder.listen(1)
+    port = holder.getsockname()[1]
+    exe = compile_query(d, "listen", port, "fuse")
+    if exe:
+        label = "listen on a port in use"
+        try:
+            r = subprocess.run([MPIRUN, "-np", "2", exe], cwd=d, capture_output=True, text=True, timeout=30,
+                               stdin=subprocess.DEVNULL)
+            msg = "stream 'events': cannot listen on %s:%d: Address already in use" % (HOST, port)
+            if r.returncode != 0 and msg in r.stderr:
+                h.ok("%s: exit %d, '%s'" % (label, r.returncode, msg))
+            else:
+                h.fail("%s: exit %d" % (label, r.returncode), r.stderr)
+        except subprocess.TimeoutExpired:
+            h.fail(label + ": still running after 30 s")
+    holder.close()
+    base = "CREATE STREAM s (k BIGINT, ts TIMESTAMP) WITH (source = 'tcp'%s);\nSELECT k FROM s;\n"
+    for name, opts, msg in (
+            ("neither", "", "source = 'tcp' needs either listen = 'host:port'"),
+            ("both", ", listen = '127.0.0.1:5000', connect = '127.0.0.1:5001'", ", not both"),
+            ("no port", ", listen = '127.0.0.1'", "option 'listen' must be 'host:port' with a port from 1 to 65535"),
+            ("port 0", ", connect = 'localhost:0'", "option 'connect' must be 'host:port'"),
+            ("port too big", ", listen = ':70000'", "option 'listen' must be 'host:port'"),
+            ("a path", ", listen = '127.0.0.1:5000', path = 'x.csv'", "option 'path' applies only to source =")):
+        with open(os.path.join(d, "bad.airq"), "w") as f:
+            f.write(base % opts)
+        r = subprocess.run([AIRC, "--check", "bad.airq"], cwd=d, capture_output=True, text=True)
+        if r.returncode != 0 and msg in r.stderr and "bad.airq:" in r.stderr:
+            h.ok("%s: says '%s'" % (name, msg))
+        else:
+            h.fail("%s: exit %d" % (name, r.returncode), r.stderr)
+    with open(os.path.join(d, "bad.airq"), "w") as f:
+        f.write("CREATE TABLE t (k BIGINT, PRIMARY KEY (k)) WITH (source = 'tcp', listen = '127.0.0.1:5000');\n"
+                "CREATE STREAM s (k BIGINT, ts TIMESTAMP) WITH (source = 'stdin');\n"
+                "SELECT s.k FROM s JOIN t ON s.k = t.k;\n")
+    r = subprocess.run([AIRC, "--check", "bad.airq"], cwd=d, capture_output=True, text=True)
+    if r.returncode != 0 and "source 'tcp' cannot fill a TABLE" in r.stderr:
+        h.ok("a TABLE: says 'source 'tcp' cannot fill a TABLE'")
+    else:
+        h.fail("a TABLE: exit %d" % r.returncode, r.stderr)
+
+
+def main():
+    with h.workdir() as work:
+        listen_case(work)
+        connect_case(work)
+        errors(work)
+    return h.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
