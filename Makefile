@@ -349,9 +349,17 @@ $(B)/bench/ceiling_%: bench/ceiling_%.c bench/ceiling.h $(B)/libair.a $(B)/inclu
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BENCH_CFLAGS) $< $(B)/libair.a -lm -pthread -o $@
 
+# The JSON parsers airc was measured against (issue 12): bench-only
+# dependencies, installed by make bench as root (tools/deps.sh).
+$(B)/bench/json_parsers: bench/json_parsers.c bench/ceiling.h $(B)/libair.a $(B)/include/air.h $(B)/include/air_limits.h
+	@mkdir -p $(dir $@)
+	$(MPICC) $(BENCH_CFLAGS) $< $(B)/libair.a -lcjson -ljansson -lm -pthread -o $@
+
 .PHONY: bench bench-tools
 bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa $(B)/bench/ceiling_state
 	@sh tools/deps.sh --if-missing gnuplot-nox || echo "bench: without gnuplot, no plots"
+	@sh tools/deps.sh --if-missing libcjson-dev libjansson-dev && $(MAKE) --no-print-directory $(B)/bench/json_parsers \
+	  || echo "bench: without libcjson-dev and libjansson-dev, no JSON parser comparison"
 
 bench: bench-tools
 	python3 bench/bench.py $(BENCH_PY_FLAGS)

@@ -941,6 +941,31 @@ def state_cases(cfg):
     return rows
 
 
+def json_parsers(cfg):
+    """format = 'json': airc's scanner beside cJSON and jansson on the same
+    lines (bench/json_parsers.c; median of 3 runs each)."""
+    exe = os.path.join(OUT, "json_parsers")
+    if not os.path.exists(exe):
+        return []
+    n = 1000000 if cfg.quick else 3000000
+    runs = {}
+    for _ in range(3):
+        p = subprocess.run([exe, "--rows", str(n)], capture_output=True, text=True)
+        if p.returncode != 0:
+            return [{"parser": "-", "rows": n, "rows_per_s": None, "same_rows": None, "note": p.stderr[:80]}]
+        for line in p.stdout.splitlines():
+            j = json.loads(line)
+            runs.setdefault(j["parser"], []).append(j)
+    sums = {k: v[0]["checksum"] for k, v in runs.items()}
+    rows = []
+    for k, v in runs.items():
+        rate = statistics.median(x["rows_per_s"] for x in v)
+        rows.append({"parser": k, "rows": n, "rows_per_s": rate, "same_rows": sums[k] == sums.get("airc"),
+                     "note": ""})
+        log("json %s: %s rows/s" % (k, fmt_rate(rate)))
+    return rows
+
+
 def bytes_across(cfg, exes, sust_rows, runs_all):
     """Bytes and messages that crossed ranks per input event, as the
     runtime counted them (--stats-json bytes_sent, messages), from the
@@ -1038,12 +1063,14 @@ def main():
             run_flat(cfg, exes, flat, runs_all, grid)
     for kind in ("ysb", "swa", "ysb_star", "ysb_eager", "ysb_full"):
         run_ceiling(kind, cfg.ceil_dur)  # closing samples, after the airc runs
-    key_rows, win_rows, byte_rows, slide_rows, state_rows = [], [], [], [], []
+    key_rows, win_rows, byte_rows, slide_rows, state_rows, json_rows = [], [], [], [], [], []
     if not cfg.skip_scaling:
         with phase(lambda: "scaling: keys (%d points)" % len(key_rows)):
             key_rows = scale_keys(cfg)
         with phase(lambda: "scaling: windows (%d points)" % len(win_rows)):
             win_rows = scale_windows(cfg)
+        with phase("JSON parsers"):
+            json_rows = json_parsers(cfg)
         with phase(lambda: "big state (%d points)" % len(state_rows)):
             state_rows = state_cases(cfg)
         with phase(lambda: "sliding windows (%d points)" % len(slide_rows)):
@@ -1054,7 +1081,7 @@ def main():
                                     key_rows, win_rows, byte_rows, slide_rows, state_rows)
     PHASE_TIMES.append(("total", time.time() - t_all))
     write_summary(cfg, stamp, mach, srcs, notes, sust_rows, grid_rows, key_rows, win_rows, byte_rows, made,
-                  slide_rows, state_rows)
+                  slide_rows, state_rows, json_rows)
     # Each harness run is also kept whole, by date.
     hist = os.path.join(OUT, "history", datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     os.makedirs(hist, exist_ok=True)
@@ -1065,7 +1092,7 @@ def main():
 
 
 def write_summary(cfg, stamp, mach, srcs, notes, sust_rows, grid_rows, key_rows, win_rows, byte_rows, made,
-                  slide_rows, state_rows):
+                  slide_rows, state_rows, json_rows):
     L = []
     L.append("# airc benchmark results")
     L.append("")
@@ -1156,6 +1183,19 @@ def write_summary(cfg, stamp, mach, srcs, notes, sust_rows, grid_rows, key_rows,
             L.append("| %s | %d | %s | %s | %s | %s | %s |" % (
                 row["window"], row["open_per_event"], fmt_rate(row["events_per_s"]),
                 fmt_rate(row["ingest_per_s"]), fmt_ms(row["wall_s"]), fmt_ms(row["rss_mib"]), row["note"]))
+    if json_rows:
+        L.append("")
+        L.append("## JSON lines: airc's scanner beside the libraries (1 thread, the same %d lines)" % json_rows[0]["rows"])
+        L.append("")
+        L.append("airc reads a file through its csv reader with format = 'json' and parses each field to "
+                 "its column type; cJSON and jansson parse each line of the same text in memory into a tree "
+                 "and look the fields up. 'same rows': the same checksum of the values read as airc's.")
+        L.append("")
+        L.append("| parser | rows/s | same rows | note |")
+        L.append("|---|---|---|---|")
+        for row in json_rows:
+            L.append("| %s | %s | %s | %s |" % (row["parser"], fmt_rate(row["rows_per_s"]), row["same_rows"],
+                                              row["note"]))
     if state_rows:
         L.append("")
         L.append("## Big state: airc beside a hand-written loop (1 rank, the same events, the same output bytes)")

@@ -397,6 +397,7 @@ struct Relation {
   bool header;           /* csv: the first line is a header */
   bool header_skip;      /* csv: ... skipped unchecked (header = 'skip') */
   bool follow;           /* csv stream: read on as the file grows (follow = true), rank 0 alone */
+  bool json;             /* csv, stdin, tcp: format = 'json', one object per line */
   const char *tcp_listen;  /* tcp: listen = 'host:port', or NULL */
   const char *tcp_connect; /* tcp: connect = 'host:port', or NULL */
   int64_t max_bad_rows;  /* csv: more bad rows than this fail the run, -1 = no count */
@@ -656,6 +657,7 @@ typedef enum {
   OPT_FOLLOW,
   OPT_LISTEN,
   OPT_CONNECT,
+  OPT_FORMAT,
   OPT_COUNT
 } OptionKey;
 #define OPT_BIT(o) (1u << (o))

@@ -267,6 +267,15 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
   fprintf(o, ",\n%s      .table = %s,\n", ind, r->kind == REL_TABLE ? "true" : "false");
   if (single) fprintf(o, "%s      .single = true,\n", ind);
   if (r->follow) fprintf(o, "%s      .follow = true,\n", ind);
+  if (r->json) {
+    /* per column, the JSON kind of value it takes */
+    fprintf(o, "%s      .json = true,\n%s      .json_kinds = \"", ind, ind);
+    for (int i = 0; i < r->ncols; i++) {
+      TypeKind k = r->cols[i].type.kind;
+      fputc(k == TY_VARCHAR ? 's' : k == TY_BOOL ? 'b' : 'n', o);
+    }
+    fprintf(o, "\",\n");
+  }
   if (r->tcp_listen || r->tcp_connect) {
     fprintf(o, "%s      .tcp_%s = ", ind, r->tcp_listen ? "listen" : "connect");
     c_str(o, r->tcp_listen ? r->tcp_listen : r->tcp_connect);
@@ -361,7 +370,7 @@ void cg_csv_table(Gen *g, const Relation *r) {
   emit_csv_open(f, r, r->path, false, "csv", "  ");
   fprintf(f, "  AirField f[%d];\n  long line = 0;\n  int nf;\n", r->ncols + 1);
   fprintf(f, "  while ((nf = air_csv_next(csv, f, %d, &line)) != AIR_CSV_END) {\n", r->ncols + 1);
-  fprintf(f, "    if (nf != %d) {\n      air_csv_bad_row(csv, line, nf == AIR_CSV_BAD_QUOTING ? \"bad quoting\" : \"expected %d fields\");\n      continue;\n    }\n",
+  fprintf(f, "    if (nf != %d) {\n      air_csv_bad_row(csv, line, nf == AIR_CSV_BAD_QUOTING ? air_csv_bad_why(csv) : \"expected %d fields\");\n      continue;\n    }\n",
           r->ncols, r->ncols);
   fprintf(f, "    static T%d row; /* may be large: not on the main thread's stack */\n    memset(&row, 0, sizeof row);\n", r->index);
   emit_csv_parse(f, r, "row", "    ", "csv", "continue");

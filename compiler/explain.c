@@ -344,6 +344,7 @@ void explain_print(FILE *out, const Physical *ph) {
     } else {
     fprintf(out, "source %s: %s", r->name, r->source->desc);
     if (r->path) fprintf(out, " '%s'%s", r->path, r->header ? " with header" : "");
+    if (r->json) fprintf(out, ", JSON lines");
     if (r->follow) fprintf(out, ", followed as it grows (read on rank 0; a stop ends it)");
     if (r->tcp_listen) fprintf(out, ", listening on %s (senders connect; a stop ends it)", r->tcp_listen);
     if (r->tcp_connect) fprintf(out, ", connecting to %s (reconnecting; a stop ends it)", r->tcp_connect);

@@ -37,6 +37,7 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
     [OPT_FOLLOW] = {"follow", FOR_SRC},
     [OPT_LISTEN] = {"listen", FOR_SRC},
     [OPT_CONNECT] = {"connect", FOR_SRC},
+    [OPT_FORMAT] = {"format", FOR_SRC | FOR_TAB},
 };
 
 /* ---- sources ---------------------------------------------------------- */
@@ -77,7 +78,7 @@ const SourceKindDef source_kinds[] = {
         .table_desc = "csv file",
         .table_brief = "csv file",
         .opts = OPT_BIT(OPT_PATH) | OPT_BIT(OPT_HEADER) | OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_RATE) |
-                OPT_BIT(OPT_FOLLOW),
+                OPT_BIT(OPT_FOLLOW) | OPT_BIT(OPT_FORMAT),
         .required = OPT_BIT(OPT_PATH),
         .all_columns = true,
         .time = TIME_SCANNED,
@@ -91,7 +92,7 @@ const SourceKindDef source_kinds[] = {
     {
         .name = "stdin",
         .desc = "standard input (csv records), read on rank 0",
-        .opts = OPT_BIT(OPT_HEADER) | OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_RATE),
+        .opts = OPT_BIT(OPT_HEADER) | OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_RATE) | OPT_BIT(OPT_FORMAT),
         .all_columns = true,
         .time = TIME_SCANNED,
         .tpl = "source_csv.c.tpl",
@@ -103,7 +104,8 @@ const SourceKindDef source_kinds[] = {
     {
         .name = "tcp",
         .desc = "tcp socket (csv lines), read on rank 0",
-        .opts = OPT_BIT(OPT_LISTEN) | OPT_BIT(OPT_CONNECT) | OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_RATE),
+        .opts = OPT_BIT(OPT_LISTEN) | OPT_BIT(OPT_CONNECT) | OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_RATE) |
+                OPT_BIT(OPT_FORMAT),
         .all_columns = true,
         .time = TIME_SCANNED,
         .tpl = "source_csv.c.tpl",

@@ -208,6 +208,16 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     else
       r->tcp_connect = v;
   }
+  if ((o = slot[OPT_FORMAT])) {
+    const char *v = string_opt(s, o);
+    if (v && strcasecmp(v, "json") == 0)
+      r->json = true;
+    else if (v && strcasecmp(v, "csv") != 0)
+      diag_error(s->d, o->value->loc, "option 'format' must be 'csv' or 'json'");
+    if (r->json && slot[OPT_HEADER])
+      diag_error(s->d, slot[OPT_HEADER]->loc, "option 'header' does not apply to format = 'json' (keys name "
+                 "the fields)");
+  }
   if ((o = slot[OPT_FOLLOW])) {
     Expr *v = o->value;
     if (v->kind == EX_BOOL || (v->kind == EX_INT && (v->ival == 0 || v->ival == 1)))

@@ -411,6 +411,8 @@ typedef struct AirCsvDef {
   bool table;              /* every rank reads every record (else its share) */
   bool single;             /* rank 0 alone reads it, whatever the file is (standard
                               input: under a launcher other ranks' is not the same) */
+  bool json;               /* format = 'json': one object per line, keys = cols */
+  const char *json_kinds;  /* json: per column 'n' number, 's' string, 'b' boolean */
   const char *tcp_listen;  /* source = 'tcp': host:port to listen on, or NULL */
   const char *tcp_connect; /* ... to connect to (and reconnect), or NULL; path names it */
   bool follow;             /* a stream's file that is still growing: its end is no
@@ -440,7 +442,8 @@ typedef struct AirCsvDef {
 AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def);
 /* air_csv_next's results besides a field count. */
 #define AIR_CSV_END (-1)         /* end of input (or a stop was requested) */
-#define AIR_CSV_BAD_QUOTING (-2) /* a record with malformed quoting */
+#define AIR_CSV_BAD_QUOTING (-2) /* a record with malformed quoting (json: a bad line), */
+const char *air_csv_bad_why(const AirCsv *c); /* ... why, in words */
 #define AIR_CSV_WAIT (-3)        /* no record yet: replay at a rate waits (~10 ms), or a
                                     pipe's writer has been idle for 100 ms */
 /* The next record of this rank's share: up to max fields; returns the field

@@ -65,6 +65,11 @@ struct AirCsv {
   bool polled;    /* not a regular file: wait in poll(2), never in read(2) */
   bool follow;    /* a growing file (follow = true): its end is no end, wait for more */
   AirTcp *tcp;    /* source = 'tcp': the bytes come from here (rank 0), fd is -1 */
+  bool json;      /* format = 'json': one object per line (scan_json) */
+  const char *const *cols; /* the declared column names (json: the keys) */
+  size_t *col_len;         /* their lengths */
+  const char *kinds;       /* json: per column 'n' number, 's' string, 'b' boolean */
+  char why[200];           /* why the record just scanned is bad (json), for air_csv_bad_why */
   bool eof;       /* read(2) returned 0 */
   bool stopped;   /* a stop was requested while waiting for bytes */
   bool idle;      /* a stream's polled writer sent nothing for CSV_POLL_MS */
@@ -170,6 +175,12 @@ static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd, int rank
   c->eof = fd < 0;
   c->cut = -1;
   c->follow = def->follow && !def->table;
+  c->json = def->json;
+  c->cols = def->cols;
+  c->kinds = def->json_kinds;
+  c->col_len = malloc((size_t)(def->ncols > 0 ? def->ncols : 1) * sizeof *c->col_len);
+  if (!c->col_len) csv_oom();
+  for (int k = 0; k < def->ncols; k++) c->col_len[k] = def->cols ? strlen(def->cols[k]) : 0;
   c->bad_limit = def->bad_limit;
   c->bad_max = def->bad_max;
   air_pace_init(&c->pace, def->table ? 0 : (double)def->rate / (double)c->world);
@@ -338,6 +349,7 @@ void air_csv_close(AirCsv *c) {
   air_tcp_close(c->tcp);
   free(c->buf);
   free(c->spans);
+  free(c->col_len);
   free(c->path);
   free(c->name);
   free(c->error);
@@ -646,6 +658,283 @@ record_end:
 #undef ADD
 }
 
+/* ---- format = 'json' --------------------------------------------------
+ * One object per line (JSON strings cannot hold a raw line end, so a line
+ * is a record): the declared columns are its keys, each exactly once, in
+ * any order; other keys are skipped, whatever their values. A number for
+ * a number column (INT, BIGINT, DOUBLE, TIMESTAMP as epoch ms), a string
+ * for a VARCHAR, true/false for a BOOLEAN; null, a nested object or
+ * array, a missing or repeated key, or anything that is not one JSON
+ * object makes the line a bad row, with the reason. A schema-driven
+ * scanner: no tree is built, values stay in the buffer (strings unescaped
+ * in place by fill_fields). */
+
+enum { JSON_BLANK = -5 };
+
+static inline const char *json_ws(const char *p, const char *e) {
+  while (p < e && (*p == ' ' || *p == '\t')) p++;
+  return p;
+}
+
+/* The end of the string whose opening quote is at p[-1]: its closing
+ * quote, or NULL; *esc when it holds escapes (checked here). */
+static const char *json_str_end(const char *p, const char *e, bool *esc) {
+  *esc = false;
+  while (p < e) {
+    const char *q = memchr(p, '"', (size_t)(e - p));
+    const char *bs = memchr(p, '\\', (size_t)((q ? q : e) - p));
+    if (!bs) {
+      for (const char *k = p; k < (q ? q : e); k++)
+        if ((unsigned char)*k < 0x20) return NULL; /* a raw control character */
+      return q;
+    }
+    for (const char *k = p; k < bs; k++)
+      if ((unsigned char)*k < 0x20) return NULL;
+    *esc = true;
+    if (bs + 1 >= e) return NULL;
+    char x = bs[1];
+    if (x == 'u') {
+      if (bs + 6 > e) return NULL;
+      for (int i = 2; i < 6; i++) {
+        char h = bs[i];
+        if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F'))) return NULL;
+      }
+      p = bs + 6;
+    } else if (x == '"' || x == '\\' || x == '/' || x == 'b' || x == 'f' || x == 'n' || x == 'r' || x == 't') {
+      p = bs + 2;
+    } else {
+      return NULL;
+    }
+  }
+  return NULL;
+}
+
+/* The end of a JSON number at p (RFC 8259 grammar), or NULL. */
+static const char *json_num_end(const char *p, const char *e) {
+  if (p < e && *p == '-') p++;
+  if (p >= e) return NULL;
+  if (*p == '0') p++;
+  else if (*p >= '1' && *p <= '9')
+    while (p < e && *p >= '0' && *p <= '9') p++;
+  else
+    return NULL;
+  if (p < e && *p == '.') {
+    p++;
+    if (p >= e || *p < '0' || *p > '9') return NULL;
+    while (p < e && *p >= '0' && *p <= '9') p++;
+  }
+  if (p < e && (*p == 'e' || *p == 'E')) {
+    p++;
+    if (p < e && (*p == '+' || *p == '-')) p++;
+    if (p >= e || *p < '0' || *p > '9') return NULL;
+    while (p < e && *p >= '0' && *p <= '9') p++;
+  }
+  return p;
+}
+
+/* Past any JSON value at p (to skip an unknown key's), or NULL. */
+static const char *json_skip(const char *p, const char *e, int depth) {
+  if (p >= e || depth > 64) return NULL;
+  bool esc;
+  switch (*p) {
+  case '"': {
+    const char *q = json_str_end(p + 1, e, &esc);
+    return q ? q + 1 : NULL;
+  }
+  case '{':
+  case '[': {
+    char close = *p == '{' ? '}' : ']';
+    p = json_ws(p + 1, e);
+    if (p < e && *p == close) return p + 1;
+    for (;;) {
+      if (close == '}') {
+        if (p >= e || *p != '"') return NULL;
+        const char *q = json_str_end(p + 1, e, &esc);
+        if (!q) return NULL;
+        p = json_ws(q + 1, e);
+        if (p >= e || *p != ':') return NULL;
+        p = json_ws(p + 1, e);
+      }
+      p = json_skip(p, e, depth + 1);
+      if (!p) return NULL;
+      p = json_ws(p, e);
+      if (p < e && *p == ',') {
+        p = json_ws(p + 1, e);
+        continue;
+      }
+      return p < e && *p == close ? p + 1 : NULL;
+    }
+  }
+  case 't': return e - p >= 4 && memcmp(p, "true", 4) == 0 ? p + 4 : NULL;
+  case 'f': return e - p >= 5 && memcmp(p, "false", 5) == 0 ? p + 5 : NULL;
+  case 'n': return e - p >= 4 && memcmp(p, "null", 4) == 0 ? p + 4 : NULL;
+  default: return json_num_end(p, e);
+  }
+}
+
+static int json_bad(AirCsv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int json_bad(AirCsv *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->why, sizeof c->why, fmt, ap);
+  va_end(ap);
+  return SCAN_BAD;
+}
+
+static const char *kind_name(char k) { return k == 's' ? "a string" : k == 'b' ? "true or false" : "a number"; }
+
+/* The JSON line at pos: ncols (spans in column order), SCAN_BAD (c->why),
+ * JSON_BLANK, SCAN_EOF, or SCAN_MORE when its line end is not read yet. */
+static int scan_json(AirCsv *c, int max, size_t *end, long *lines) {
+  const char *b = c->buf, *p = b + c->pos, *e = b + c->len;
+  const char *nl = p;
+  while (nl < e && *nl != '\n' && *nl != '\r') nl++;
+  if (nl == e && !c->eof) return SCAN_MORE;
+  if (nl == e && p == e) return SCAN_EOF;
+  size_t after = (size_t)(nl - b);
+  if (nl < e) {
+    int k = eol_len(c, after);
+    if (!k) return SCAN_MORE;
+    after += (size_t)k;
+  }
+  *end = after;
+  *lines = nl < e ? 1 : 0;
+  e = nl; /* the line, without its end */
+  p = json_ws(p, e);
+  if (p == e) return JSON_BLANK;
+  int ncols = c->ncols;
+  uint64_t seen[(ncols + 63) / 64 + 1];
+  memset(seen, 0, sizeof seen);
+  int nseen = 0;
+  if (*p != '{') return json_bad(c, "not a JSON object");
+  p = json_ws(p + 1, e);
+  if (p < e && *p == '}') {
+    p++;
+  } else {
+    for (;;) {
+      if (p >= e || *p != '"') return json_bad(c, "bad JSON: a key (a string) expected at byte %zu",
+                                               (size_t)(p - (b + c->pos)) + 1);
+      bool kesc;
+      const char *ka = p + 1, *kb = json_str_end(ka, e, &kesc);
+      if (!kb) return json_bad(c, "bad JSON: an unterminated or malformed string");
+      int col = -1;
+      if (!kesc) /* keys with escapes match no column (column names are plain) */
+        for (int k = 0; k < ncols; k++)
+          if (c->col_len[k] == (size_t)(kb - ka) && memcmp(c->cols[k], ka, c->col_len[k]) == 0) {
+            col = k;
+            break;
+          }
+      p = json_ws(kb + 1, e);
+      if (p >= e || *p != ':') return json_bad(c, "bad JSON: ':' expected after a key");
+      p = json_ws(p + 1, e);
+      if (col < 0) {
+        p = json_skip(p, e, 0);
+        if (!p) return json_bad(c, "bad JSON: a malformed value");
+      } else {
+        if (seen[col / 64] >> (col % 64) & 1) return json_bad(c, "field '%s' is given twice", c->cols[col]);
+        seen[col / 64] |= (uint64_t)1 << (col % 64);
+        nseen++;
+        char want = c->kinds ? c->kinds[col] : 'n';
+        const char *va = p, *vb;
+        bool esc = false;
+        char got;
+        if (p < e && *p == '"') {
+          vb = json_str_end(p + 1, e, &esc);
+          if (!vb) return json_bad(c, "bad JSON: an unterminated or malformed string");
+          va = p + 1;
+          p = vb + 1;
+          got = 's';
+        } else if (p < e && (*p == 't' || *p == 'f')) {
+          vb = json_skip(p, e, 0);
+          if (!vb) return json_bad(c, "bad JSON: a malformed value");
+          p = vb;
+          got = 'b';
+        } else if (p < e && (*p == '{' || *p == '[')) {
+          return json_bad(c, "field '%s' is %s (nested values are not read)", c->cols[col],
+                          *p == '{' ? "an object" : "an array");
+        } else if (p < e && *p == 'n') {
+          if (!json_skip(p, e, 0)) return json_bad(c, "bad JSON: a malformed value");
+          return json_bad(c, "field '%s' is null (airc has no NULLs: the row cannot be read)", c->cols[col]);
+        } else {
+          vb = json_num_end(p, e);
+          if (!vb) return json_bad(c, "bad JSON: a malformed value of field '%s'", c->cols[col]);
+          p = vb;
+          got = 'n';
+        }
+        if (got != want)
+          return json_bad(c, "field '%s' is %s; its column takes %s", c->cols[col], kind_name(got), kind_name(want));
+        if (col < max) c->spans[col] = (Span){(size_t)(va - b), (size_t)(vb - b), esc};
+      }
+      p = json_ws(p, e);
+      if (p < e && *p == ',') {
+        p = json_ws(p + 1, e);
+        continue;
+      }
+      if (p < e && *p == '}') {
+        p++;
+        break;
+      }
+      return json_bad(c, "bad JSON: ',' or '}' expected at byte %zu", (size_t)(p - (b + c->pos)) + 1);
+    }
+  }
+  if (json_ws(p, e) != e) return json_bad(c, "text after the JSON object");
+  if (nseen < ncols)
+    for (int k = 0; k < ncols; k++)
+      if (!(seen[k / 64] >> (k % 64) & 1)) return json_bad(c, "missing field '%s'", c->cols[k]);
+  return ncols;
+}
+
+/* A JSON string's bytes p[0..n) with its escapes undone, in place (the
+ * result is never longer); the new length. \uXXXX (with surrogate pairs)
+ * becomes UTF-8; a lone surrogate becomes U+FFFD. */
+static size_t json_unescape(char *p, size_t n) {
+  size_t j = 0;
+  for (size_t k = 0; k < n; k++) {
+    if (p[k] != '\\') {
+      p[j++] = p[k];
+      continue;
+    }
+    char x = p[++k];
+    switch (x) {
+    case 'b': p[j++] = '\b'; break;
+    case 'f': p[j++] = '\f'; break;
+    case 'n': p[j++] = '\n'; break;
+    case 'r': p[j++] = '\r'; break;
+    case 't': p[j++] = '\t'; break;
+    case 'u': {
+      unsigned u = (unsigned)strtoul((char[5]){p[k + 1], p[k + 2], p[k + 3], p[k + 4], 0}, NULL, 16);
+      k += 4;
+      if (u >= 0xD800 && u < 0xDC00 && k + 6 < n + 0 && p[k + 1] == '\\' && p[k + 2] == 'u') {
+        unsigned lo = (unsigned)strtoul((char[5]){p[k + 3], p[k + 4], p[k + 5], p[k + 6], 0}, NULL, 16);
+        if (lo >= 0xDC00 && lo < 0xE000) {
+          u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+          k += 6;
+        }
+      }
+      if (u >= 0xD800 && u < 0xE000) u = 0xFFFD;
+      if (u < 0x80) {
+        p[j++] = (char)u;
+      } else if (u < 0x800) {
+        p[j++] = (char)(0xC0 | u >> 6);
+        p[j++] = (char)(0x80 | (u & 0x3F));
+      } else if (u < 0x10000) {
+        p[j++] = (char)(0xE0 | u >> 12);
+        p[j++] = (char)(0x80 | (u >> 6 & 0x3F));
+        p[j++] = (char)(0x80 | (u & 0x3F));
+      } else {
+        p[j++] = (char)(0xF0 | u >> 18);
+        p[j++] = (char)(0x80 | (u >> 12 & 0x3F));
+        p[j++] = (char)(0x80 | (u >> 6 & 0x3F));
+        p[j++] = (char)(0x80 | (u & 0x3F));
+      }
+      break;
+    }
+    default: p[j++] = x; break; /* " \ / */
+    }
+  }
+  return j;
+}
+
 /* A record holding nothing but its line end. */
 static bool blank_record(const AirCsv *c, int nf) {
   return nf == 1 && is_eol(c->buf[c->pos]);
@@ -678,7 +967,12 @@ static inline __attribute__((always_inline)) int next_record(AirCsv *c, int max,
     }
     size_t end = 0;
     long nl = 0;
-    int nf = scan(c, max, &end, &nl);
+    int nf = c->json ? scan_json(c, max, &end, &nl) : scan(c, max, &end, &nl);
+    if (nf == JSON_BLANK) { /* a line of blanks is no record, as an empty csv line */
+      c->pos = end;
+      c->line += nl;
+      continue;
+    }
     if (nf == SCAN_MORE) {
       /* --duration or a signal stops a file source too, here, once per
        * buffer and between records, so no record is cut in two. */
@@ -707,7 +1001,9 @@ static inline __attribute__((always_inline)) void fill_fields(AirCsv *c, AirFiel
   for (int k = 0; k < nfill; k++) {
     Span *s = &c->spans[k];
     fields[k].p = c->buf + s->a;
-    fields[k].n = s->esc ? unescape(c->buf + s->a, s->b - s->a) : s->b - s->a;
+    fields[k].n = !s->esc ? s->b - s->a
+                  : c->json ? json_unescape(c->buf + s->a, s->b - s->a)
+                            : unescape(c->buf + s->a, s->b - s->a);
   }
 }
 
@@ -777,6 +1073,8 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
 }
 
 int64_t air_csv_scanned_wm(const AirCsv *c) { return minus_bound(c, c->maxts); }
+
+const char *air_csv_bad_why(const AirCsv *c) { return c->json ? c->why : "bad quoting"; }
 
 void air_csv_bind(AirCsv *c, AirVertex *v) { c->v = c->rt ? v : NULL; }
 

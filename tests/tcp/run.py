@@ -38,7 +38,7 @@ rng = random.Random(20261204)
 
 QUERY = """CREATE STREAM events (key BIGINT, v BIGINT, ts TIMESTAMP,
                      WATERMARK FOR ts AS ts - INTERVAL '100' SECOND)
-  WITH (source = 'tcp', {how} = '{host}:{port}');
+  WITH (source = 'tcp', {how} = '{host}:{port}'{fmt});
 SELECT key, COUNT(*) AS n, SUM(v) AS s, WINDOW_END FROM events GROUP BY key
 WINDOW TUMBLING (SIZE 1 SECOND);
 """
@@ -65,8 +65,11 @@ def reference(rows):
     return ["key,n,s,WINDOW_END"] + ["%d,%d,%d,%d" % (k, n, s, w) for (w, k), (n, s) in sorted(acc.items())]
 
 
-def body(rows, partial_last=False):
-    text = "".join("%d,%d,%d\n" % r for r in rows)
+def body(rows, partial_last=False, json_lines=False):
+    if json_lines:  # keys in another order than the columns, spaces, an unknown key
+        text = "".join('{"ts": %d, "v": %d, "src": {"a": [1]}, "key":%d}\n' % (ts, v, k) for k, v, ts in rows)
+    else:
+        text = "".join("%d,%d,%d\n" % r for r in rows)
     return (text[:-1] if partial_last else text).encode()
 
 
@@ -118,9 +121,9 @@ def stop_and_check(p, d, label, rows):
     return err
 
 
-def compile_query(d, how, port, variant):
+def compile_query(d, how, port, variant, json_lines=False):
     with open(os.path.join(d, "q.airq"), "w") as f:
-        f.write(QUERY.format(how=how, host=HOST, port=port))
+        f.write(QUERY.format(how=how, host=HOST, port=port, fmt=", format = 'json'" if json_lines else ""))
     exe = os.path.join(d, "q_" + variant)
     ok = h.compile(AIRC, d, "q.airq", exe, ["--no-fuse"] if variant == "nofuse" else [],
                    label="%s %s" % (how, variant))
@@ -139,14 +142,15 @@ def wait_listening(port, secs=10):
 
 
 def listen_case(work):
-    for np, variant in ((1, "fuse"), (2, "fuse"), (3, "fuse"), (2, "nofuse")):
-        d = os.path.join(work, "listen_%d_%s" % (np, variant))
+    for np, variant, js in ((1, "fuse", False), (2, "fuse", False), (3, "fuse", False), (2, "nofuse", False),
+                            (2, "fuse", True), (3, "nofuse", True)):
+        d = os.path.join(work, "listen_%d_%s%s" % (np, variant, "_json" if js else ""))
         os.mkdir(d)
         port = free_port()
-        exe = compile_query(d, "listen", port, variant)
+        exe = compile_query(d, "listen", port, variant, js)
         if not exe:
             continue
-        label = "np=%d %s listen, 4 senders at once" % (np, variant)
+        label = "np=%d %s listen, 4 senders at once%s" % (np, variant, ", JSON lines" if js else "")
         p = start(d, exe, np)
         # the probe connection of wait_listening sends nothing: no rows
         if not wait_listening(port):
@@ -161,7 +165,7 @@ def listen_case(work):
 
             def run(rows=rows, last=(k == 3)):
                 s = socket.create_connection((HOST, port))
-                send_in_pieces(s, body(rows, partial_last=last))
+                send_in_pieces(s, body(rows, partial_last=last, json_lines=js))
                 s.close()
             threads.append(threading.Thread(target=run))
         for t in threads:

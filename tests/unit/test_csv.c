@@ -695,6 +695,57 @@ static void test_csv_bad_row_reports_first_ten(void **state) {
   free(path);
 }
 
+/* format = 'json': escapes undone into UTF-8 (a surrogate pair into one
+ * code point, a lone surrogate into U+FFFD), keys in any order, unknown
+ * keys skipped whatever they hold, and each kind of bad line with its
+ * reason. */
+static void test_csv_json_lines(void **state) {
+  (void)state;
+  const char *data =
+      "{\"b\": 2, \"a\": \"x\\u00e9\\uD83D\\uDE00\\\"\\/\\n\", \"skip\": [{\"q\": \"}\"}, null]}\n"
+      "\t\n"
+      "{\"a\": \"lone \\uD800 x\", \"b\": -1.5e3}\r\n"
+      "{\"a\": \"x\", \"b\": tru}\n"
+      "{\"a\": \"x\"}\n"
+      "{\"a\": \"x\", \"b\": \"2\"}\n"
+      "{\"a\": \"x\", \"b\": 2,}\n"
+      "{\"a\": \"x\\q\", \"b\": 2}\n"
+      "{\"a\": \"x\", \"b\": 2}";
+  char *path = write_temp(data, strlen(data));
+  static const char *const cols[] = {"a", "b"};
+  AirCsvDef def = {.path = path, .name = "j", .cols = cols, .ncols = 2, .time_col = -1, .json = true,
+                   .json_kinds = "sn"};
+  AirCsv *c = air_csv_open_at(NULL, &def, 0, 1);
+  assert_non_null(c);
+  AirField f[3];
+  long line;
+  assert_int_equal(air_csv_next(c, f, 3, &line), 2);
+  assert_int_equal(line, 1);
+  assert_int_equal(f[0].n, strlen("x\xc3\xa9\xf0\x9f\x98\x80\"/\n"));
+  assert_memory_equal(f[0].p, "x\xc3\xa9\xf0\x9f\x98\x80\"/\n", f[0].n);
+  assert_int_equal(f[1].n, 1);
+  assert_memory_equal(f[1].p, "2", 1);
+  assert_int_equal(air_csv_next(c, f, 3, &line), 2); /* the blank line is no record */
+  assert_int_equal(line, 3);
+  assert_memory_equal(f[0].p, "lone \xef\xbf\xbd x", f[0].n);
+  assert_memory_equal(f[1].p, "-1.5e3", f[1].n);
+  const char *why[] = {"bad JSON: a malformed value", "missing field 'b'",
+                       "field 'b' is a string; its column takes a number",
+                       "bad JSON: a key (a string) expected at byte 19",
+                       "bad JSON: an unterminated or malformed string"};
+  for (int k = 0; k < 5; k++) {
+    assert_int_equal(air_csv_next(c, f, 3, &line), AIR_CSV_BAD_QUOTING);
+    assert_int_equal(line, 4 + k);
+    assert_string_equal(air_csv_bad_why(c), why[k]);
+  }
+  assert_int_equal(air_csv_next(c, f, 3, &line), 2); /* the last line, without its line end */
+  assert_int_equal(line, 9);
+  assert_int_equal(air_csv_next(c, f, 3, &line), AIR_CSV_END);
+  air_csv_close(c);
+  unlink(path);
+  free(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_csv_plain_and_header),
@@ -718,6 +769,7 @@ int main(void) {
       cmocka_unit_test(test_csv_truncated_while_read),
       cmocka_unit_test(test_csv_missing_file),
       cmocka_unit_test(test_csv_bad_row_reports_first_ten),
+      cmocka_unit_test(test_csv_json_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -627,7 +627,7 @@ static void test_sema_options(void **state) {
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'csv');",
                "source = 'csv' needs a 'path' option");
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'kafka');",
-               "unknown source kind 'kafka' (expected 'ysb', 'datagen', 'csv' or 'stdin')");
+               "unknown source kind 'kafka' (expected 'ysb', 'datagen', 'csv', 'stdin' or 'tcp')");
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (rate = 5);",
                "stream 's' needs a 'source' option");
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'datagen', rate = 'fast');",

@@ -263,7 +263,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, 3 + 1, &line)) != AIR_CSV_END &&
            nf != AIR_CSV_WAIT) {
       if (nf == AIR_CSV_BAD_QUOTING) {
-        air_csv_bad_row(csv, line, "bad quoting");
+        air_csv_bad_row(csv, line, air_csv_bad_why(csv));
         continue;
       }
       if (nf != 3) {
@@ -357,7 +357,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
     while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, 3 + 1, &line)) != AIR_CSV_END &&
            nf != AIR_CSV_WAIT) {
       if (nf == AIR_CSV_BAD_QUOTING) {
-        air_csv_bad_row(csv, line, "bad quoting");
+        air_csv_bad_row(csv, line, air_csv_bad_why(csv));
         continue;
       }
       if (nf != 3) {
