@@ -200,9 +200,13 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     const char *colon = strrchr(v, ':');
     char *end = NULL;
     long port = colon ? strtol(colon + 1, &end, 10) : 0;
-    if (!colon || colon == v || !colon[1] || *end || port < 1 || port > 65535)
-      diag_error(s->d, o->value->loc, "option '%s' must be 'host:port' with a port from 1 to 65535",
-                 option_keys[k].key);
+    bool spaces = strpbrk(v, " \t") != NULL;
+    /* an IPv6 address needs brackets: [::1]:9000 */
+    bool bare_v6 = colon && memchr(v, ':', (size_t)(colon - v)) && v[0] != '[';
+    if (!colon || colon == v || !colon[1] || *end || port < 1 || port > 65535 || spaces || bare_v6 ||
+        (v[0] == '[' && colon[-1] != ']'))
+      diag_error(s->d, o->value->loc, "option '%s' must be 'host:port' with a port from 1 to 65535 (an "
+                 "IPv6 address in brackets: '[::1]:9000'; no spaces)", option_keys[k].key);
     else if (k == OPT_LISTEN)
       r->tcp_listen = v;
     else
@@ -222,6 +226,8 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     Expr *v = o->value;
     if (v->kind == EX_BOOL || (v->kind == EX_INT && (v->ival == 0 || v->ival == 1)))
       r->follow = v->ival != 0;
+    else if (v->kind == EX_STRING && (strcasecmp(v->sval, "true") == 0 || strcasecmp(v->sval, "false") == 0))
+      r->follow = strcasecmp(v->sval, "true") == 0; /* Flink SQL quotes every option value */
     else
       diag_error(s->d, v->loc, "option 'follow' must be true or false");
   }

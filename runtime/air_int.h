@@ -290,7 +290,7 @@ void air_write_json_str(FILE *f, const char *s);
  * Listening: bound now (NULL and err on failure); connecting: the first
  * read connects, and reconnects after the server closed (said on stderr). */
 typedef struct AirTcp AirTcp;
-AirTcp *air_tcp_open(const char *spec, bool listen_mode, char *err, size_t nerr);
+AirTcp *air_tcp_open(const char *spec, bool listen_mode, const char *who, char *err, size_t nerr);
 /* Up to n bytes ending at a line end; -2 when nothing came within
  * timeout_ms; -1 with errno on a failure of poll. Never 0: a tcp stream
  * has no end but a stop. */

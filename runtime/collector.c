@@ -145,8 +145,8 @@ static void closed_early(Collector *c) {
     else
       snprintf(range, sizeof range, "%lld to %lld", (long long)ends[0], (long long)ends[c->n - 1]);
     air_progress_clear(c->rt);
-    fprintf(stderr, "airc: %s: %s: %zu window%s still open at the stop's cut (WINDOW_END %s, %zu rows): %s\n",
-            c->rt->name, c->name, windows, windows == 1 ? "" : "s", range, c->n,
+    fprintf(stderr, "airc: %s: %s: %zu window%s still open at the stop's cut (WINDOW_END %s, %zu row%s): %s\n",
+            c->rt->name, c->name, windows, windows == 1 ? "" : "s", range, c->n, c->n == 1 ? "" : "s",
             c->rt->on_stop_emit ? "written as they are (--on-stop emit)" : "left out (--on-stop emit writes them)");
   }
   free(ends);

@@ -249,7 +249,10 @@ static AirCsv *open_tcp(AirRuntime *rt, const AirCsvDef *d) {
   AirTcp *t = NULL;
   int failed = 0;
   if (rt->rank == 0) {
-    t = air_tcp_open(d->tcp_listen ? d->tcp_listen : d->tcp_connect, d->tcp_listen != NULL, err, sizeof err);
+    char who[256];
+    snprintf(who, sizeof who, "airc: %s: stream '%s'", rt->name, d->name ? d->name : "?");
+    t = air_tcp_open(d->tcp_listen ? d->tcp_listen : d->tcp_connect, d->tcp_listen != NULL, who, err,
+                     sizeof err);
     failed = t == NULL;
   }
   MPI_Bcast(&failed, 1, MPI_INT, 0, rt->comm);

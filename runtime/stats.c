@@ -102,8 +102,9 @@ static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_r
             atomic_load(&rt->stop_sig) ? "interrupted" : "stopped", stopped_by(rt));
     air_cut_describe(rt, stderr, false);
     long long w = (long long)m->count[AIR_STAT_EARLY_WINDOWS];
-    fprintf(stderr, "); %lld window%s still open then (%lld rows) %s %s\n", w, w == 1 ? "" : "s",
-            (long long)m->count[AIR_STAT_EARLY_ROWS], w == 1 ? "was" : "were",
+    long long er = (long long)m->count[AIR_STAT_EARLY_ROWS];
+    fprintf(stderr, "); %lld window%s still open then (%lld row%s) %s %s\n", w, w == 1 ? "" : "s", er,
+            er == 1 ? "" : "s", w == 1 ? "was" : "were",
             rt->on_stop_emit ? "written as they are (--on-stop emit)" : "left out (--on-stop drop)");
   }
   if (m->has_lat)

@@ -48,6 +48,7 @@ typedef struct Peer {
 struct AirTcp {
   bool listening;
   char *spec;       /* host:port as the query gave it */
+  char *who;        /* "airc: query: stream 's'", to begin what it says on stderr */
   int lfd;          /* the listening socket, or -1 */
   Peer *peers;      /* listening: the senders; connecting: peers[0] */
   int npeers, cap;
@@ -103,7 +104,7 @@ static void peer_free(Peer *p) {
   peer_init(p, -1);
 }
 
-AirTcp *air_tcp_open(const char *spec, bool listen_mode, char *err, size_t nerr) {
+AirTcp *air_tcp_open(const char *spec, bool listen_mode, const char *who, char *err, size_t nerr) {
   char host[256], port[16];
   if (!split_spec(spec, host, sizeof host, port, sizeof port)) {
     errf(err, nerr, "'%s' is not host:port", spec);
@@ -121,10 +122,11 @@ AirTcp *air_tcp_open(const char *spec, bool listen_mode, char *err, size_t nerr)
   if (!t) air_oom("tcp source");
   t->listening = listen_mode;
   t->spec = strdup(spec);
+  t->who = strdup(who ? who : "tcp");
   t->lfd = -1;
   t->cap = listen_mode ? 8 : 1;
   t->peers = malloc((size_t)t->cap * sizeof *t->peers);
-  if (!t->spec || !t->peers) air_oom("tcp source");
+  if (!t->spec || !t->who || !t->peers) air_oom("tcp source");
   if (!listen_mode) {
     t->ai = ai;
     t->npeers = 1;
@@ -164,6 +166,7 @@ void air_tcp_close(AirTcp *t) {
   if (t->ai) freeaddrinfo(t->ai);
   free(t->peers);
   free(t->spec);
+  free(t->who);
   free(t);
 }
 
@@ -299,14 +302,15 @@ static void try_connect(AirTcp *t, int timeout_ms) {
     p->fd = fd;
   }
   if (p->fd >= 0) {
-    if (t->told) fprintf(stderr, "tcp %s: connected\n", t->spec);
+    if (t->told) fprintf(stderr, "%s: connected to %s\n", t->who, t->spec);
     t->told = false;
     t->ever = true;
     t->retry_ms = TCP_RETRY_MIN_MS;
     return;
   }
   if (!t->told)
-    fprintf(stderr, "tcp %s: cannot connect: %s; trying again every second at most\n", t->spec, strerror(e));
+    fprintf(stderr, "%s: cannot connect to %s: %s; trying again every second at most\n", t->who, t->spec,
+            strerror(e));
   t->told = true;
   t->retry_at = mono_ms() + t->retry_ms;
   t->retry_ms = t->retry_ms * 2 > TCP_RETRY_MAX_MS ? TCP_RETRY_MAX_MS : t->retry_ms * 2;
@@ -326,7 +330,7 @@ ssize_t air_tcp_read(AirTcp *t, char *out, size_t n, int timeout_ms) {
         free(p->buf);
         peer_init(p, -1);
         if (!t->listening) { /* the server went away: reconnect */
-          fprintf(stderr, "tcp %s: the connection closed; reconnecting\n", t->spec);
+          fprintf(stderr, "%s: %s closed the connection; reconnecting\n", t->who, t->spec);
           t->told = true;
           t->retry_at = mono_ms() + TCP_RETRY_MIN_MS;
         }

@@ -209,8 +209,10 @@ def connect_case(work):
         srv.close()
         if err is None:
             continue
-        for what in ("cannot connect: Connection refused; trying again", "the connection closed; reconnecting",
-                     "connected"):
+        for what in ("airc: q: stream 'events': cannot connect to %s:%d: Connection refused; trying again"
+                     % (HOST, port),
+                     "stream 'events': %s:%d closed the connection; reconnecting" % (HOST, port),
+                     "stream 'events': connected to %s:%d" % (HOST, port)):
             if what not in err:
                 h.fail("%s: stderr does not say '%s'" % (label, what), err)
                 break
@@ -247,6 +249,8 @@ def errors(work):
             ("no port", ", listen = '127.0.0.1'", "option 'listen' must be 'host:port' with a port from 1 to 65535"),
             ("port 0", ", connect = 'localhost:0'", "option 'connect' must be 'host:port'"),
             ("port too big", ", listen = ':70000'", "option 'listen' must be 'host:port'"),
+            ("IPv6 without brackets", ", listen = '::1:9000'", "an IPv6 address in brackets: '[::1]:9000'"),
+            ("a space", ", connect = ' 127.0.0.1:9000'", "option 'connect' must be 'host:port'"),
             ("a path", ", listen = '127.0.0.1:5000', path = 'x.csv'", "option 'path' applies only to source =")):
         with open(os.path.join(d, "bad.airq"), "w") as f:
             f.write(base % opts)
