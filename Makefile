@@ -132,6 +132,22 @@ $(B)/fuzz/fuzz_airc: tests/fuzz/fuzz_airc.c $(FUZZ_SRC) compiler/airc.h $(B)/gra
 fuzz: $(B)/fuzz/fuzz_airc
 	sh tests/fuzz/fuzz.sh $(FUZZ_SECONDS)
 
+# make fuzz-csv: libFuzzer over the csv and JSON readers (tests/fuzz/fuzz_csv.c,
+# the runtime's sources with MPI's headers), seeded with the e2e cases' data.
+FUZZ_MPI := $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-[IL]' | tr '\n' ' ')
+.PHONY: fuzz-csv
+$(B)/fuzz/fuzz_csv: tests/fuzz/fuzz_csv.c $(RUNTIME_SRC) runtime/air.h $(wildcard runtime/*_int.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CSTD) $(FUZZ_FLAGS) -Iruntime $(FUZZ_MPI) tests/fuzz/fuzz_csv.c $(RUNTIME_SRC) \
+	  -lmpich -lm -pthread -o $@
+
+fuzz-csv: $(B)/fuzz/fuzz_csv
+	@mkdir -p $(B)/fuzz/csv-corpus $(B)/fuzz/csv-artifacts
+	@for f in tests/e2e/cases/*/*.csv tests/e2e/cases/*/*.json; do \
+	  head -c 4000 "$$f" > "$(B)/fuzz/csv-corpus/seed_$$(cksum < "$$f" | cut -d' ' -f1)"; done
+	$(B)/fuzz/fuzz_csv -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	  -artifact_prefix=$(B)/fuzz/csv-artifacts/ $(B)/fuzz/csv-corpus
+
 # Minimize build/fuzz/corpus into tests/fuzz/corpus (review before committing).
 fuzz-merge: $(B)/fuzz/fuzz_airc
 	MERGE=1 sh tests/fuzz/fuzz.sh
