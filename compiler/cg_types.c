@@ -2,6 +2,8 @@
  * partials, results), csv field parsing, and tables loaded whole. */
 #include "codegen_int.h"
 
+static void json_key(FILE *o, const char *n);
+
 /* ---- per-chain structs --------------------------------------------------- */
 
 Type join_key_type(const Select *s) {
@@ -119,6 +121,29 @@ void emit_chain_types(Gen *g, const Chain *ch) {
     }
     fprintf(o, "  return q_cmp_i64(a->ts, b->ts);\n}\n");
     fprintf(o, "static void fmt_O%d(FILE *f, const void *row) {\n  const O%d *r = row;\n", c, c);
+    const Relation *sink = ch->ops[ch->nops - 1].rel;
+    if (sink && sink->json) {
+      /* one JSON object per line, keys in select order */
+      for (int i = 0; i < s->nout; i++) {
+        Buf k;
+        buf_open(&k);
+        fputs(i ? "," : "{", k.f);
+        json_key(k.f, s->out[i].name);
+        fputc(':', k.f);
+        char *ks = buf_take(&k);
+        fprintf(o, "  fputs(");
+        c_str(o, ks);
+        fprintf(o, ", f);\n");
+        free(ks);
+        switch (s->out[i].type.kind) {
+        case TY_VARCHAR: fprintf(o, "  air_write_json_str(f, r->o%d);\n", i); break;
+        case TY_DOUBLE: fprintf(o, "  air_write_json_double(f, r->o%d);\n", i); break;
+        case TY_BOOL: fprintf(o, "  air_write_bool(f, r->o%d);\n", i); break;
+        default: fprintf(o, "  air_write_i64(f, (int64_t)r->o%d);\n", i); break;
+        }
+      }
+      fprintf(o, "  fputs(\"}\\n\", f);\n}\n");
+    } else {
     for (int i = 0; i < s->nout; i++) {
       if (i) fprintf(o, "  fputc(',', f);\n");
       switch (s->out[i].type.kind) {
@@ -129,8 +154,20 @@ void emit_chain_types(Gen *g, const Chain *ch) {
       }
     }
     fprintf(o, "  fputc('\\n', f);\n}\n");
+    }
   }
   fprintf(o, "\n");
+}
+
+/* A result column's name as a JSON key, escaped as air_write_json_str. */
+static void json_key(FILE *o, const char *n) {
+  fputc('"', o);
+  for (const unsigned char *p = (const unsigned char *)n; *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(o, "\\%c", *p);
+    else if (*p < 0x20) fprintf(o, "\\u%04x", *p);
+    else fputc(*p, o);
+  }
+  fputc('"', o);
 }
 
 /* The CSV header: column names, quoted where CSV needs it. */

@@ -353,7 +353,10 @@ static void emit_collector(Gen *g, const Stage *st) {
   fprintf(su, "        .ts_offset = offsetof(O%d, ts),\n        .windowed = %s,\n", c, ch->windowed ? "true" : "false");
   fprintf(su, "        .latency = %s,\n", ch->source->ingestion_time ? "true" : "false");
   fprintf(su, "        .compare = cmp_O%d,\n        .format = fmt_O%d,\n        .header = ", c, c);
-  c_str(su, hdr);
+  if (sink->rel && sink->rel->json)
+    fprintf(su, "NULL /* JSON lines: no header */");
+  else
+    c_str(su, hdr);
   fprintf(su, ",\n        .path = ");
   if (sink->rel)
     c_str(su, sink->rel->path ? sink->rel->path : "");

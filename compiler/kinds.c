@@ -37,7 +37,7 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
     [OPT_FOLLOW] = {"follow", FOR_SRC},
     [OPT_LISTEN] = {"listen", FOR_SRC},
     [OPT_CONNECT] = {"connect", FOR_SRC},
-    [OPT_FORMAT] = {"format", FOR_SRC | FOR_TAB},
+    [OPT_FORMAT] = {"format", FOR_SRC | FOR_TAB | FOR_SINK},
 };
 
 /* ---- sources ---------------------------------------------------------- */
@@ -127,7 +127,7 @@ const SourceKindDef *source_kind_lookup(const char *name) {
 /* ---- sinks ------------------------------------------------------------ */
 
 const SinkKindDef sink_kinds[] = {
-    {.name = "csv", .opts = OPT_BIT(OPT_PATH), .required = OPT_BIT(OPT_PATH)},
+    {.name = "csv", .opts = OPT_BIT(OPT_PATH) | OPT_BIT(OPT_FORMAT), .required = OPT_BIT(OPT_PATH)},
 };
 const int nsink_kinds = (int)(sizeof sink_kinds / sizeof sink_kinds[0]);
 

@@ -510,6 +510,11 @@ void air_write_i64(FILE *f, int64_t v);
 void air_write_double(FILE *f, double v); /* shortest repr that reads back */
 void air_write_str(FILE *f, const char *s); /* CSV quoting only where needed */
 void air_write_bool(FILE *f, bool v);       /* true / false */
+/* JSON output (format = 'json' on a sink): a string with " \ and control
+ * characters escaped (as Python's json.dumps, ensure_ascii=False), a DOUBLE
+ * as air_write_double, NaN and infinities as null. */
+void air_write_json_str(FILE *f, const char *s);
+void air_write_json_double(FILE *f, double v);
 
 
 /* ======================================================================

@@ -283,8 +283,6 @@ void air_cut_free(AirRuntime *rt);
  * error per source over its limit; returns 1 on every rank when one is,
  * else 0. Frees the readers. */
 int air_csv_settle(AirRuntime *rt);
-/* stats.c [any]: s as a JSON string, quoted and escaped. */
-void air_write_json_str(FILE *f, const char *s);
 
 /* tcp.c: the bytes of a tcp source, whole lines of one sender at a time.
  * Listening: bound now (NULL and err on failure); connecting: the first

@@ -168,3 +168,33 @@ void air_write_str(FILE *f, const char *s) {
 }
 
 void air_write_bool(FILE *f, bool v) { fputs(v ? "true" : "false", f); }
+
+void air_write_json_str(FILE *f, const char *s) {
+  static const char hex[] = "0123456789abcdef";
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+    case '"': fputs("\\\"", f); break;
+    case '\\': fputs("\\\\", f); break;
+    case '\b': fputs("\\b", f); break;
+    case '\f': fputs("\\f", f); break;
+    case '\n': fputs("\\n", f); break;
+    case '\r': fputs("\\r", f); break;
+    case '\t': fputs("\\t", f); break;
+    default:
+      if (*p < 0x20) {
+        fputs("\\u00", f);
+        fputc(hex[*p >> 4], f);
+        fputc(hex[*p & 15], f);
+      } else {
+        fputc(*p, f);
+      }
+    }
+  }
+  fputc('"', f);
+}
+
+void air_write_json_double(FILE *f, double v) {
+  if (isnan(v) || isinf(v)) fputs("null", f); /* JSON has no NaN or infinity */
+  else air_write_double(f, v);
+}

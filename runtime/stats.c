@@ -122,19 +122,6 @@ static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_r
   }
 }
 
-void air_write_json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      fprintf(f, "\\%c", *p);
-    else if (*p < 0x20)
-      fprintf(f, "\\u%04x", *p);
-    else
-      fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
 static void json_num(FILE *f, bool has, double v) {
   if (has)
     fprintf(f, "%.3f", v);
