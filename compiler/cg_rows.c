@@ -415,8 +415,6 @@ void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char 
   emit_send_all(o, st, env, "out", ind);
 }
 
-/* Close every window the watermark `wm` passed: send its partials (partial
- * pipelines) or its result rows. */
 /* The P row of one closed slice (whole 0) or window's extras (whole 1)
  * of key `key` (a K*) and accumulators `acc` (an A*), to the key's rank. */
 static void emit_send_partial(FILE *o, const Stage *st, const SegEnv *env, const char *key, const char *acc,
@@ -471,6 +469,8 @@ static void emit_close_slices(const Stage *st, const SegEnv *env, FILE *o, const
   fprintf(o, "%s    }\n%s    air_slide_recycle_extra(%s, tab);\n%s  }\n%s}\n", ind, ind, sl, ind, ind);
 }
 
+/* Close every window the watermark `wm` passed: send its partials (partial
+ * pipelines) or its result rows; sliced windows through their AirSlide. */
 void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
   const Chain *ch = st->chain;
   const Select *s = ch->sel;
