@@ -12,7 +12,10 @@
  * ended with '\n': it sent all it will.
  *
  * Everything is non-blocking and waits in poll(2) for at most the timeout
- * asked, so the reader hears a stop within it.
+ * asked, so the reader hears a stop within it. A sender whose whole lines
+ * already waiting pass TCP_HOLD_MAX is not read until they are handed out:
+ * its bytes wait in the kernel, whose window then slows the sender down
+ * (TCP's own backpressure), so a fast sender cannot fill this rank's memory.
  */
 #include "air_int.h"
 
@@ -31,6 +34,7 @@
 #include <unistd.h>
 
 #define AIR_TCP_LINE_MAX (4u << 20) /* bytes a sender may hold without a line end outside quotes */
+#define TCP_HOLD_MAX (1u << 20)     /* a sender with whole lines waiting is not read past this */
 #define TCP_MAX_CLIENTS 1024        /* concurrent senders on a listening socket */
 #define TCP_RETRY_MIN_MS 100        /* first reconnect delay; doubles to */
 #define TCP_RETRY_MAX_MS 1000
@@ -187,9 +191,14 @@ static void peer_scan(Peer *p) {
       }
 }
 
-/* Read what the sender has; false when it closed (p->eof). */
+/* A sender not to read now: enough of its whole lines wait already. */
+static bool held(const Peer *p) { return p->cut > 0 && p->len >= TCP_HOLD_MAX; }
+
+/* Read what the sender has (up to TCP_HOLD_MAX of whole lines); p->eof
+ * when it closed. */
 static void peer_read(Peer *p) {
   for (;;) {
+    if (p->cut > 0 && p->len >= TCP_HOLD_MAX) break;
     if (p->cap - p->len < 65536) {
       size_t cap = p->cap ? p->cap * 2 : 131072;
       air_memory_check(cap, "a tcp sender's unfinished lines");
@@ -201,6 +210,7 @@ static void peer_read(Peer *p) {
     ssize_t k = recv(p->fd, p->buf + p->len, p->cap - p->len, 0);
     if (k > 0) {
       p->len += (size_t)k;
+      peer_scan(p);
       continue;
     }
     if (k < 0 && errno == EINTR) continue;
@@ -359,7 +369,8 @@ ssize_t air_tcp_read(AirTcp *t, char *out, size_t n, int timeout_ms) {
     int np = 0;
     if (t->lfd >= 0) pf[np++] = (struct pollfd){.fd = t->lfd, .events = POLLIN};
     for (int i = 0; i < t->npeers; i++)
-      if (t->peers[i].fd >= 0) pf[np++] = (struct pollfd){.fd = t->peers[i].fd, .events = POLLIN};
+      if (t->peers[i].fd >= 0 && !held(&t->peers[i]))
+        pf[np++] = (struct pollfd){.fd = t->peers[i].fd, .events = POLLIN};
     int r = poll(pf, (nfds_t)np, (int)left);
     if (r < 0 && errno != EINTR) {
       got = -1;
@@ -368,7 +379,7 @@ ssize_t air_tcp_read(AirTcp *t, char *out, size_t n, int timeout_ms) {
     if (r <= 0) continue;
     if (t->lfd >= 0 && (pf[0].revents & POLLIN)) accept_all(t);
     for (int i = 0; i < t->npeers; i++)
-      if (t->peers[i].fd >= 0) peer_read(&t->peers[i]);
+      if (t->peers[i].fd >= 0 && !held(&t->peers[i])) peer_read(&t->peers[i]);
   }
 done:
   free(pf);
