@@ -415,8 +415,9 @@ void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char 
   emit_send_all(o, st, env, "out", ind);
 }
 
-/* The P row of one closed slice (whole 0) or window's extras (whole 1)
- * of key `key` (a K*) and accumulators `acc` (an A*), to the key's rank. */
+/* The P row of one closed window (whole -1: P has no `whole`), slice
+ * (whole 0) or window's extras (whole 1) of key `key` (a K*) and
+ * accumulators `acc` (an A*), to the key's rank. */
 static void emit_send_partial(FILE *o, const Stage *st, const SegEnv *env, const char *key, const char *acc,
                               int whole, const char *ind) {
   const Chain *ch = st->chain;
@@ -428,8 +429,9 @@ static void emit_send_partial(FILE *o, const Stage *st, const SegEnv *env, const
   else
     fprintf(o, "%sconst int dest = 0; /* a Reduce ends on rank 0 */\n", ind);
   fprintf(o, "%sP%d *p = air_out_row(%s, dest);\n", ind, c, port);
-  fprintf(o, "%sp->wstart = ws;\n%sp->whole = %d;\n%sp->key = *%s;\n%sp->acc = *%s;\n", ind, ind, whole, ind, key,
-          ind, acc);
+  fprintf(o, "%sp->wstart = ws;\n", ind);
+  if (whole >= 0) fprintf(o, "%sp->whole = %d;\n", ind, whole);
+  fprintf(o, "%sp->key = *%s;\n%sp->acc = *%s;\n", ind, key, ind, acc);
 }
 
 /* A sliced partial's close: the slices before the new cut, then the
@@ -508,15 +510,10 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
   fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
   fprintf(o, "%s      const K%d *key = kp;\n%s      (void)key;\n", ind, c, ind);
   if (st->partial) {
-    char port[64];
-    snprintf(port, sizeof port, env->outs, st->outs[0]);
+    char ind6[200];
+    snprintf(ind6, sizeof ind6, "%s      ", ind);
     fprintf(o, "%s      const A%d *acc = ap;\n", ind, c);
-    if (s->nkeys)
-      fprintf(o, "%s      const int dest = (int)(hash_K%d(key) %% (uint64_t)air_world(g_rt));\n", ind, c);
-    else
-      fprintf(o, "%s      const int dest = 0; /* a Reduce ends on rank 0 */\n", ind);
-    fprintf(o, "%s      P%d *p = air_out_row(%s, dest);\n", ind, c, port);
-    fprintf(o, "%s      p->wstart = ws;\n%s      p->key = *key;\n%s      p->acc = *acc;\n", ind, ind, ind);
+    emit_send_partial(o, st, env, "key", "acc", -1, ind6);
   } else if (is_join_stage(st)) {
     fprintf(o, "%s      J%d *acc = ap;\n", ind, c);
     fprintf(o, "%s      const int64_t wstart = ws, wend = ws + INT64_C(%" PRId64 ");\n", ind, s->window->size_ms);

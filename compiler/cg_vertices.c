@@ -24,7 +24,8 @@ static void source_env(const Stage *st, SegEnv *env, bool ptr, char *win, size_t
   stage_ctx(st, &env->cx, true);
   env->cnt = "st.";
   /* A csv row's lateness is W(i), a function of the file alone (air.h). */
-  env->wm = ptr ? "st->wm" : leg_source(st)->source->time == TIME_SCANNED ? "rowwm" : "st.wm";
+  bool rowwm = !ptr && leg_source(st)->source->time == TIME_SCANNED;
+  env->wm = rowwm ? "rowwm" : ptr ? "st->wm" : "st.wm";
   env->outs = ptr ? "st->oe%d" : "st.oe%d";
   snprintf(win, nw, ptr ? "st->win%d" : "st.win%d", st->id);
   env->win = win;
@@ -39,7 +40,7 @@ static void source_env(const Stage *st, SegEnv *env, bool ptr, char *win, size_t
     else
       snprintf(slide, ns, "%s", win);
     env->slide = slide;
-    env->own_wm = strcmp(env->wm, ptr ? "st->wm" : "st.wm") == 0;
+    env->own_wm = !rowwm;
   }
 }
 
