@@ -57,6 +57,8 @@ struct AirTcp {
   Peer *peers;      /* listening: the senders; connecting: peers[0] */
   int npeers, cap;
   int next;         /* round robin over peers with lines */
+  struct pollfd *pf; /* poll's array, room for npeers + 1 (pf_cap) */
+  int pf_cap;
   /* connecting */
   struct addrinfo *ai;
   int64_t retry_at; /* ms: next connection attempt */
@@ -169,6 +171,7 @@ void air_tcp_close(AirTcp *t) {
   if (t->lfd >= 0) close(t->lfd);
   if (t->ai) freeaddrinfo(t->ai);
   free(t->peers);
+  free(t->pf);
   free(t->spec);
   free(t->who);
   free(t);
@@ -328,7 +331,6 @@ static void try_connect(AirTcp *t, int timeout_ms) {
 
 ssize_t air_tcp_read(AirTcp *t, char *out, size_t n, int timeout_ms) {
   int64_t deadline = mono_ms() + timeout_ms;
-  struct pollfd *pf = NULL;
   ssize_t got = -2;
   for (;;) {
     /* whole lines already here: round robin over the senders */
@@ -363,9 +365,13 @@ ssize_t air_tcp_read(AirTcp *t, char *out, size_t n, int timeout_ms) {
       try_connect(t, (int)left);
       continue;
     }
-    free(pf);
-    pf = malloc((size_t)(t->npeers + 1) * sizeof *pf);
-    if (!pf) air_oom("tcp source");
+    if (t->pf_cap < t->npeers + 1) {
+      struct pollfd *n = realloc(t->pf, (size_t)(t->npeers + 1) * sizeof *n);
+      if (!n) air_oom("tcp source");
+      t->pf = n;
+      t->pf_cap = t->npeers + 1;
+    }
+    struct pollfd *pf = t->pf;
     int np = 0;
     if (t->lfd >= 0) pf[np++] = (struct pollfd){.fd = t->lfd, .events = POLLIN};
     for (int i = 0; i < t->npeers; i++)
@@ -382,6 +388,5 @@ ssize_t air_tcp_read(AirTcp *t, char *out, size_t n, int timeout_ms) {
       if (t->peers[i].fd >= 0 && !held(&t->peers[i])) peer_read(&t->peers[i]);
   }
 done:
-  free(pf);
   return got;
 }
