@@ -16,7 +16,7 @@ BISON   ?= bison
 FLEX    ?= flex
 B       := build
 
-DEB_PACKAGES := flex bison mpich libmpich-dev libcmocka-dev python3 gawk gdb
+DEB_PACKAGES := flex bison mpich libmpich-dev libcmocka-dev python3 gawk gdb librdkafka-dev kcat
 
 COMPILER_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c))
 COMPILER_OBJ := $(COMPILER_SRC:compiler/%.c=$(B)/compiler/%.o) \
@@ -139,7 +139,7 @@ FUZZ_MPI := $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-[IL]' 
 $(B)/fuzz/fuzz_csv: tests/fuzz/fuzz_csv.c $(RUNTIME_SRC) runtime/air.h $(wildcard runtime/*_int.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CSTD) $(FUZZ_FLAGS) -Iruntime $(FUZZ_MPI) tests/fuzz/fuzz_csv.c $(RUNTIME_SRC) \
-	  -lmpich -lm -pthread -o $@
+	  -lmpich -lrdkafka -lm -pthread -o $@
 
 fuzz-csv: $(B)/fuzz/fuzz_csv
 	@mkdir -p $(B)/fuzz/csv-corpus $(B)/fuzz/csv-artifacts
@@ -324,6 +324,14 @@ check-shapes: all
 
 # source = 'tcp' on loopback: concurrent senders to listen, a reconnecting
 # connect, a port in use; 1-3 ranks, fused and not.
+.PHONY: check-kafka
+check: check-kafka
+$(B)/tests/mock_cluster: tests/kafka/mock_cluster.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) -O1 $(WARN) $< -lrdkafka -o $@
+check-kafka: all $(B)/tests/mock_cluster
+	@python3 tests/kafka/run.py
+
 .PHONY: check-tcp
 check: check-tcp
 check-tcp: all

@@ -297,7 +297,32 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
     if (i) fprintf(o, ", ");
     c_str(o, r->cols[i].name);
   }
-  fprintf(o, "};\n%s  static const AirCsvDef def = {\n%s      .path = ", ind, ind);
+  fprintf(o, "};\n");
+  bool kafka = r->kind == REL_SOURCE && r->brokers;
+  if (kafka) {
+    /* source = 'kafka': the consumer's settings (kafka.c) */
+    fprintf(o, "%s  static const char *const kprops[] = {", ind);
+    for (int i = 0; i < 2 * r->nprops; i++) {
+      if (i) fprintf(o, ", ");
+      c_str(o, r->props[i]);
+    }
+    fprintf(o, "%s};\n%s  static const AirKafkaDef kdef = {\n%s      .ops = &air_kafka_ops,\n%s      .brokers = ",
+            r->nprops ? "" : "NULL", ind, ind, ind);
+    c_str(o, r->brokers);
+    fprintf(o, ",\n%s      .topics = ", ind);
+    c_str(o, r->topics);
+    if (r->group) {
+      fprintf(o, ",\n%s      .group = ", ind);
+      c_str(o, r->group);
+    }
+    fprintf(o, ",\n%s      .start = ", ind);
+    c_str(o, r->start ? r->start : "earliest");
+    fprintf(o, ",\n%s      .until_end = %s,\n", ind, r->until_end ? "true" : "false");
+    fprintf(o, "%s      .idle_ms = INT64_C(%" PRId64 "),\n%s      .timeout_ms = INT64_C(%" PRId64 "),\n", ind,
+            r->idle_ms, ind, r->timeout_ms);
+    fprintf(o, "%s      .props = kprops,\n%s      .nprops = %d,\n%s  };\n", ind, ind, r->nprops, ind);
+  }
+  fprintf(o, "%s  static const AirCsvDef def = {\n%s      .path = ", ind, ind);
   c_str(o, path);
   fprintf(o, ",\n%s      .name = ", ind);
   c_str(o, r->name);
@@ -318,6 +343,7 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
     c_str(o, r->tcp_listen ? r->tcp_listen : r->tcp_connect);
     fprintf(o, ",\n");
   }
+  if (kafka) fprintf(o, "%s      .kafka = &kdef,\n", ind);
   fprintf(o, "%s      .header = %s,\n", ind,
           !r->header ? "AIR_CSV_NO_HEADER" : r->header_skip ? "AIR_CSV_HEADER_SKIP" : "AIR_CSV_HEADER");
   fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, r->ncols);

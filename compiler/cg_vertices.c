@@ -152,6 +152,14 @@ void cg_tcp_global(Gen *g, const Relation *r) {
   csv_global(g, r, path, true, r->tcp_listen ? "listening" : "connecting");
 }
 
+/* The kafka kind: the csv reader over this rank's partitions (kafka.c);
+ * its path, for messages, is "kafka:topics". */
+void cg_kafka_global(Gen *g, const Relation *r) {
+  char path[600];
+  snprintf(path, sizeof path, "kafka:%s", r->topics ? r->topics : "?");
+  csv_global(g, r, path, false, "kafka partitions j with j mod N == this rank");
+}
+
 /* A hole of a source kind's own template. */
 static void kind_hole(KindHoles *h, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void kind_hole(KindHoles *h, const char *name, const char *fmt, ...) {

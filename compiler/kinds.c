@@ -38,6 +38,14 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
     [OPT_LISTEN] = {"listen", FOR_SRC},
     [OPT_CONNECT] = {"connect", FOR_SRC},
     [OPT_FORMAT] = {"format", FOR_SRC | FOR_TAB | FOR_SINK},
+    [OPT_BROKERS] = {"brokers", FOR_SRC | FOR_SINK},
+    [OPT_TOPIC] = {"topic", FOR_SRC | FOR_SINK},
+    [OPT_GROUP] = {"group", FOR_SRC},
+    [OPT_START] = {"start", FOR_SRC},
+    [OPT_END] = {"end", FOR_SRC},
+    [OPT_IDLE_TIMEOUT] = {"idle_timeout", FOR_SRC},
+    [OPT_TIMEOUT] = {"timeout", FOR_SRC | FOR_SINK},
+    [OPT_KAFKA_PROPS] = {"kafka.*", FOR_SRC | FOR_SINK},
 };
 
 /* ---- sources ---------------------------------------------------------- */
@@ -112,6 +120,23 @@ const SourceKindDef source_kinds[] = {
         .cut = "air_csv_cut(csv, &cut)",
         .check_stream = sema_check_tcp_stream,
         .emit_global = cg_tcp_global,
+        .emit_row = cg_csv_row,
+        .holes = cg_csv_holes,
+    },
+    {
+        .name = "kafka",
+        .desc = "kafka topic (csv or json messages), partition j read on rank j mod N",
+        .opts = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC) | OPT_BIT(OPT_GROUP) | OPT_BIT(OPT_START) |
+                OPT_BIT(OPT_END) | OPT_BIT(OPT_IDLE_TIMEOUT) | OPT_BIT(OPT_TIMEOUT) | OPT_BIT(OPT_KAFKA_PROPS) |
+                OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_FORMAT),
+        .required = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC),
+        .lib = "-lrdkafka",
+        .all_columns = true,
+        .time = TIME_SCANNED,
+        .tpl = "source_csv.c.tpl",
+        .cut = "air_csv_cut(csv, &cut)",
+        .check_stream = sema_check_kafka_stream,
+        .emit_global = cg_kafka_global,
         .emit_row = cg_csv_row,
         .holes = cg_csv_holes,
     },

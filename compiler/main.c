@@ -117,7 +117,7 @@ static int run(char **argv) {
 
 /* Compile cfile into exe: 0, 1 when the runtime is not found, 2 when the C
  * compiler failed (the message names cfile, which the caller keeps). */
-static int compile_c(const Options *o, const char *cfile, const char *exe) {
+static int compile_c(const Options *o, const char *cfile, const char *exe, const Catalog *cat) {
   char lib[PATH_MAX + 32], inc[PATH_MAX + 32];
   if (!find_runtime(lib, inc, sizeof lib)) {
     fprintf(stderr, "airc: error: cannot find libair.a (set AIRC_RUNTIME_DIR to the directory holding "
@@ -145,6 +145,14 @@ static int compile_c(const Options *o, const char *cfile, const char *exe) {
     for (char *tok = strtok(flags, " \t"); tok && n < 110; tok = strtok(NULL, " \t")) argv[n++] = tok;
   argv[n++] = (char *)cfile;
   argv[n++] = lib;
+  /* the libraries of the source and sink kinds it uses (kafka: -lrdkafka), once each */
+  for (int i = 0; i < cat->nrels && n < 120; i++) {
+    const Relation *r = cat->rels[i];
+    const char *l = r->source ? r->source->lib : r->sink ? r->sink->lib : NULL;
+    bool seen = !l;
+    for (int k = 0; k < n && !seen; k++) seen = strcmp(argv[k], l) == 0;
+    if (!seen) argv[n++] = (char *)l;
+  }
   argv[n++] = "-lm";
   argv[n++] = "-pthread";
   argv[n++] = "-o";
@@ -321,7 +329,7 @@ int main(int argc, char **argv) {
   bool cc_failed = false;
   if (ok && !o.emit_c) {
     const char *exe = o.output ? o.output : name;
-    status = compile_c(&o, cpath, exe);
+    status = compile_c(&o, cpath, exe, cat);
     cc_failed = status == 2;
     if (status) status = 1;
   }

@@ -1,6 +1,7 @@
 /* sema_ddl.c - CREATE STREAM/TABLE/SINK: WITH options through the kind
  * tables (kinds.c), columns, generators, watermarks. */
 #include "sema_int.h"
+#include <errno.h>
 
 /* ---------------------------------------------------------------------
  * WITH (...) options
@@ -125,6 +126,114 @@ static void kind_options(Sema *s, Option **slot, int by, const char *kind, unsig
   }
 }
 
+/* One kafka.<property> option: its value as librdkafka's text. */
+static void kafka_prop(Sema *s, Relation *r, Option *o) {
+  const char *name = o->key + 6, *v = NULL;
+  Expr *e = o->value;
+  if (e->kind == EX_STRING)
+    v = string_opt(s, o);
+  else if (e->kind == EX_INT)
+    v = arena_printf(s->arena, "%lld", (long long)e->ival);
+  else if (e->kind == EX_BOOL)
+    v = e->ival ? "true" : "false";
+  else
+    diag_error(s->d, e->loc, "option '%s' must be a string, an integer or true/false", o->key);
+  if (!v) return;
+  if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(name)) {
+    diag_error(s->d, o->loc, "option '%s': a librdkafka property name is letters, digits, '.', '_' and '-'", o->key);
+    return;
+  }
+  for (int i = 0; i < r->nprops; i++)
+    if (strcasecmp(r->props[2 * i], name) == 0) {
+      diag_error(s->d, o->loc, "option '%s' is given twice", o->key);
+      return;
+    }
+  static const char *const ours[][2] = {{"bootstrap.servers", "brokers"}, {"metadata.broker.list", "brokers"},
+                                        {"group.id", "group"}, {"enable.auto.commit", "group"}};
+  for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
+    if (strcasecmp(name, ours[i][0]) == 0) {
+      diag_error(s->d, o->loc, "option '%s' is set by airc: write %s = '...'", o->key, ours[i][1]);
+      return;
+    }
+  const char **p = arena_alloc(s->arena, sizeof(char *) * (size_t)(2 * r->nprops + 2));
+  if (r->nprops) memcpy(p, r->props, sizeof(char *) * (size_t)(2 * r->nprops));
+  p[2 * r->nprops] = name;
+  p[2 * r->nprops + 1] = v;
+  r->props = p;
+  r->nprops++;
+}
+
+/* A duration option: '5 s', '500 ms', '2 min' (a unit is needed). */
+static bool duration_opt(Sema *s, Option *o, int64_t *ms) {
+  Expr *v = o->value;
+  if (v->kind == EX_STRING) {
+    char buf[48], *end;
+    if (v->slen < sizeof buf) {
+      memcpy(buf, v->sval, v->slen);
+      buf[v->slen] = '\0';
+      errno = 0;
+      long long n = strtoll(buf, &end, 10);
+      while (*end == ' ') end++;
+      static const struct {
+        const char *u;
+        int64_t ms;
+      } units[] = {{"ms", 1}, {"s", 1000}, {"sec", 1000}, {"second", 1000}, {"seconds", 1000},
+                   {"min", 60000}, {"minute", 60000}, {"minutes", 60000}};
+      for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (end != buf && buf[0] >= '0' && buf[0] <= '9' && errno == 0 && strcasecmp(end, units[i].u) == 0 &&
+            n <= INT64_MAX / 1000 / 60) {
+          *ms = n * units[i].ms;
+          return true;
+        }
+    }
+  }
+  diag_error(s->d, v->loc, "option '%s' must be a duration with its unit, such as '5 s', '500 ms' or '2 min'",
+             o->key);
+  return false;
+}
+
+/* brokers = 'host:port,host:port' and topic = 'a,b': lists without blanks */
+static const char *list_opt(Sema *s, Option *o, const char *allowed, const char *what) {
+  const char *v = string_opt(s, o);
+  if (!v) return NULL;
+  size_t n = strlen(v);
+  bool ok = n > 0 && strspn(v, allowed) == n && v[0] != ',' && v[n - 1] != ',' && !strstr(v, ",,");
+  if (!ok) {
+    diag_error(s->d, o->value->loc, "option '%s' must be %s", o->key, what);
+    return NULL;
+  }
+  return v;
+}
+
+/* start = 'earliest' | 'latest' | '[topic:]partition:offset,...' */
+static const char *start_opt(Sema *s, Option *o) {
+  const char *v = string_opt(s, o);
+  if (!v) return NULL;
+  if (strcasecmp(v, "earliest") == 0) return "earliest";
+  if (strcasecmp(v, "latest") == 0) return "latest";
+  bool ok = *v != '\0';
+  for (const char *p = v; ok && *p;) {
+    size_t n = strcspn(p, ",");
+    /* the last two ':'-separated parts are numbers */
+    const char *c2 = NULL, *c1 = NULL;
+    for (size_t i = 0; i < n; i++)
+      if (p[i] == ':') c1 = c2, c2 = p + i;
+    ok = c2 && c2 > (c1 ? c1 + 1 : p) && (size_t)(c2 - p) + 1 < n;
+    const char *a = c1 ? c1 + 1 : p;
+    for (const char *q = a; ok && q < p + n; q++) ok = q == c2 || (*q >= '0' && *q <= '9');
+    if (c1) ok = ok && c1 > p;
+    p += n;
+    if (*p == ',') {
+      p++;
+      ok = ok && *p;
+    }
+  }
+  if (!ok)
+    diag_error(s->d, o->value->loc, "option 'start' must be 'earliest', 'latest' or offsets per partition, "
+               "'partition:offset,...' or 'topic:partition:offset,...' (partitions not named start at the earliest)");
+  return ok ? v : NULL;
+}
+
 static void check_options(Sema *s, Stmt *st, Relation *r) {
   Option *slot[OPT_COUNT] = {0};
   for (Option *o = st->opts; o; o = o->next) {
@@ -134,6 +243,13 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     for (int i = 0; i < OPT_COUNT; i++)
       if (strcasecmp(o->key, option_keys[i].key) == 0)
         k = i;
+    if (strncasecmp(o->key, "kafka.", 6) == 0 && o->key[6]) {
+      /* kafka.<property>: librdkafka's, passed through (it checks them when the run starts) */
+      if (o->value) kafka_prop(s, r, o);
+      if (!slot[OPT_KAFKA_PROPS]) slot[OPT_KAFKA_PROPS] = o;
+      continue;
+    }
+    if (k == OPT_KAFKA_PROPS) k = -1;
     if (k < 0) {
       diag_error(s->d, o->loc, "unknown option '%s'", o->key);
       Names ns = {0};
@@ -231,6 +347,32 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     else
       diag_error(s->d, v->loc, "option 'follow' must be true or false");
   }
+  static const char topic_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-,";
+  if ((o = slot[OPT_BROKERS]))
+    r->brokers = list_opt(s, o, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:[],",
+                          "a list of brokers, 'host:port' or 'host:port,host:port' (no spaces)");
+  if ((o = slot[OPT_TOPIC]))
+    r->topics = list_opt(s, o, topic_chars, "a topic name or several, 'a' or 'a,b' (letters, digits, '.', '_', '-')");
+  if ((o = slot[OPT_GROUP])) {
+    r->group = string_opt(s, o);
+    if (r->group && !r->group[0]) diag_error(s->d, o->value->loc, "option 'group' must not be empty");
+  }
+  if ((o = slot[OPT_START]))
+    r->start = start_opt(s, o);
+  if ((o = slot[OPT_END])) {
+    const char *v = string_opt(s, o);
+    if (v && strcasecmp(v, "latest") == 0)
+      r->until_end = true;
+    else if (v && strcasecmp(v, "none") != 0)
+      diag_error(s->d, o->value->loc, "option 'end' must be 'latest' (stop at the end offsets the run starts "
+                 "with) or 'none' (run until stopped, the default)");
+  }
+  r->idle_ms = -1;
+  if ((o = slot[OPT_IDLE_TIMEOUT]))
+    duration_opt(s, o, &r->idle_ms);
+  r->timeout_ms = 30000;
+  if ((o = slot[OPT_TIMEOUT]) && duration_opt(s, o, &r->timeout_ms) && r->timeout_ms < 1)
+    diag_error(s->d, o->value->loc, "option 'timeout' must be at least 1 ms");
   if ((o = slot[OPT_MAX_BAD_ROWS]))
     max_bad_rows_opt(s, o, r);
   if ((o = slot[OPT_RATE]))
@@ -468,6 +610,31 @@ static void check_gen(Sema *s, Column *c, ColumnDef *cd) {
                fn);
     static const char *const known[] = {"sequence", "uniform", "choice", "uuid", "now"};
     suggest_from_list(s, g->loc, fn, known, (int)(sizeof known / sizeof known[0]));
+  }
+}
+
+/* A kafka stream: a start that names topics names the stream's own. */
+void sema_check_kafka_stream(Sema *s, Stmt *st, Relation *r) {
+  if (!r->start || !r->topics || strcmp(r->start, "earliest") == 0 || strcmp(r->start, "latest") == 0) return;
+  for (Option *o = st->opts; o; o = o->next) {
+    if (strcasecmp(o->key, "start") != 0) continue;
+    for (const char *p = r->start; *p;) {
+      size_t n = strcspn(p, ",");
+      const char *c1 = memchr(p, ':', n), *c2 = c1 ? memchr(c1 + 1, ':', n - (size_t)(c1 + 1 - p)) : NULL;
+      if (c2) {
+        size_t tn = (size_t)(c1 - p);
+        bool known = false;
+        for (const char *t = r->topics; *t;) {
+          size_t m = strcspn(t, ",");
+          known |= m == tn && strncmp(t, p, tn) == 0;
+          t += m + (t[m] == ',');
+        }
+        if (!known)
+          diag_error(s->d, o->value->loc, "option 'start' names topic '%.*s', which is not in topic = '%s'",
+                     (int)tn, p, r->topics);
+      }
+      p += n + (p[n] == ',');
+    }
   }
 }
 

@@ -130,7 +130,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 /* operators */
 %token NE "<>" LE "<=" GE ">="
 
-%type <str> ident opt_alias
+%type <str> ident opt_key opt_alias
 %type <expr> expr and_expr not_expr pred arith term factor primary literal
 %type <expr> column call interval duration when opt_else gen
 %type <exprs> expr_list when_list
@@ -279,15 +279,16 @@ options:
 | options ',' option { $$ = $1; APPEND($$, $3); }
 ;
 
-// option = ident "=" (string | ["-"] number | TRUE | FALSE)
+// option = (ident | string) "=" (string | ["-"] number | TRUE | FALSE)
+// (a quoted key as Flink SQL writes them: 'kafka.fetch.wait.max.ms' = '50')
 option:
-  ident '=' literal {
+  opt_key '=' literal {
     $$ = arena_alloc(ps->arena, sizeof(Option));
     $$->key = $1;
     $$->loc = airq_srcloc(&@1);
     $$->value = $3;
   }
-| ident '=' '-' literal {
+| opt_key '=' '-' literal {
     $$ = arena_alloc(ps->arena, sizeof(Option));
     $$->key = $1;
     $$->loc = airq_srcloc(&@1);
@@ -594,6 +595,8 @@ opt_else:
   %empty    { $$ = NULL; }
 | ELSE expr { $$ = $2; }
 ;
+
+opt_key: ident | STRING | END | GROUP;  // kafka: end = 'latest', group = 'g' (keywords only in CASE, GROUP BY)
 
 // A name: an identifier, or a word that is a keyword only elsewhere.
 ident:

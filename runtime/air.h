@@ -404,6 +404,42 @@ typedef enum AirBadLimit {
   AIR_BAD_PCT,     /* when more than bad_max percent of its records are bad */
 } AirBadLimit;
 
+/* source = 'kafka' (kafka.c): the csv reader's records are the messages of
+ * Kafka topics. Only a query that reads Kafka links kafka.c and librdkafka:
+ * the reader calls it through the ops its AirKafkaDef names. */
+typedef struct AirKafka AirKafka;
+typedef struct AirKafkaMsg {
+  const char *p;  /* the value (NULL and 0 for a tombstone) */
+  size_t n;
+  int part;       /* index among this rank's partitions */
+  int64_t offset;
+  int64_t ts;     /* the message timestamp, ms, or AIR_WM_NONE */
+} AirKafkaMsg;
+struct AirKafkaDef;
+typedef struct AirKafkaOps {
+  /* this rank's consumer (main thread, before the run), or NULL and err */
+  AirKafka *(*open)(AirRuntime *rt, const struct AirKafkaDef *d, const char *stream, char *err, size_t nerr);
+  /* 1: a message in *m; 0: none within timeout_ms; -1: every partition at its end */
+  int (*next)(AirKafka *k, int timeout_ms, AirKafkaMsg *m);
+  int64_t *(*maxts)(AirKafka *k, int part); /* a partition's largest event time */
+  int64_t (*wm)(AirKafka *k, int64_t bound); /* min over partitions holding it; AIR_WM_END: none */
+  void (*where)(const AirKafka *k, int part, int64_t offset, char *buf, size_t n);
+  void (*close)(AirKafka *k); /* commits a group's offsets; accepts NULL */
+} AirKafkaOps;
+extern const AirKafkaOps air_kafka_ops;
+typedef struct AirKafkaDef {
+  const AirKafkaOps *ops;  /* &air_kafka_ops */
+  const char *brokers;     /* bootstrap servers, host:port,... */
+  const char *topics;      /* topic,... */
+  const char *group;       /* consumer group for committed offsets, or NULL */
+  const char *start;       /* earliest, latest, or [topic:]partition:offset,... */
+  bool until_end;          /* end = 'latest': stop at the end offsets of the start */
+  int64_t idle_ms;         /* idle_timeout, -1: a partition is never idle */
+  int64_t timeout_ms;      /* brokers unreachable this long end the run */
+  const char *const *props; /* kafka.* options: name, value, name, value... */
+  int nprops;
+} AirKafkaDef;
+
 /* What the query declares about a csv source or table. */
 typedef struct AirCsvDef {
   const char *path;        /* the file, as the query names it */
@@ -415,6 +451,7 @@ typedef struct AirCsvDef {
   const char *json_kinds;  /* json: per column 'n' number, 's' string, 'b' boolean */
   const char *tcp_listen;  /* source = 'tcp': host:port to listen on, or NULL */
   const char *tcp_connect; /* ... to connect to (and reconnect), or NULL; path names it */
+  const AirKafkaDef *kafka; /* source = 'kafka', or NULL; path names it */
   bool follow;             /* a stream's file that is still growing: its end is no
                               end, the reader waits for more (follow = true, with
                               single); a stop ends it */
@@ -463,7 +500,7 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line);
  * air_csv_scanned_wm is the largest counted event time of every record
  * scanned so far (its own and others') - bound, the watermark to send: no
  * later record's W is below it. */
-int64_t air_csv_scanned_wm(const AirCsv *c);
+int64_t air_csv_scanned_wm(AirCsv *c);
 /* The source vertex reading c: a stop then parks the reader between
  * records, and it reads on to the cut every rank agreed on (cut.c) and
  * ends there; air_csv_cut gives that cut (records, the header not counted)

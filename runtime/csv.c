@@ -65,6 +65,12 @@ struct AirCsv {
   bool polled;    /* not a regular file: wait in poll(2), never in read(2) */
   bool follow;    /* a growing file (follow = true): its end is no end, wait for more */
   AirTcp *tcp;    /* source = 'tcp': the bytes come from here (rank 0), fd is -1 */
+  AirKafka *kafka; /* source = 'kafka': one message at a time in buf (kafka.c), fd is -1 */
+  const AirKafkaOps *kops;
+  int kpart;       /* the message's partition (this rank's index) */
+  int64_t koff;    /* ... and offset */
+  int64_t kfloor;  /* the largest watermark given out: no row is judged below it */
+  bool kmulti;     /* the record's message held more than one line */
   bool json;      /* format = 'json': one object per line (scan_json) */
   const char *const *cols; /* the declared column names (json: the keys) */
   size_t *col_len;         /* their lengths */
@@ -242,6 +248,15 @@ static void read_all_bytes(AirCsv *c) {
  * every rank, since each needs all of it. */
 enum { IN_REGULAR, IN_STREAMED, IN_ERROR };
 
+/* A stream's reader, the runtime's from now on (for air_csv_settle). */
+static AirCsv *keep_stream(AirRuntime *rt, AirCsv *c) {
+  AirCsv **v = realloc(rt->csvs, (size_t)(rt->ncsvs + 1) * sizeof *v);
+  if (!v) csv_oom();
+  v[rt->ncsvs++] = c;
+  rt->csvs = v;
+  return c;
+}
+
 /* source = 'tcp': rank 0 listens (now, so a port in use fails the run
  * before it starts) or will connect; the other ranks' share is empty. */
 static AirCsv *open_tcp(AirRuntime *rt, const AirCsvDef *d) {
@@ -267,17 +282,28 @@ static AirCsv *open_tcp(AirRuntime *rt, const AirCsvDef *d) {
     c->eof = false;
     c->polled = true;
   }
-  AirCsv **v = realloc(rt->csvs, (size_t)(rt->ncsvs + 1) * sizeof *v);
-  if (!v) csv_oom();
-  v[rt->ncsvs++] = c;
-  rt->csvs = v;
-  return c;
+  return keep_stream(rt, c);
+}
+
+/* source = 'kafka': every rank reads its partitions (kafka.c). */
+static AirCsv *open_kafka(AirRuntime *rt, const AirCsvDef *d) {
+  char err[768] = "";
+  AirKafka *k = d->kafka->ops->open(rt, d->kafka, d->name ? d->name : "?", err, sizeof err);
+  if (!k) air_fatal(rt, "%s", err);
+  AirCsv *c = reader_new(rt, d, -1, 0, 1);
+  c->kafka = k;
+  c->kops = d->kafka->ops;
+  c->kfloor = AIR_WM_NONE;
+  c->eof = false;
+  c->polled = true;
+  return keep_stream(rt, c);
 }
 
 AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
   AirCsvDef d = *def;
   if (air_rate_override(rt) >= 0) d.rate = air_rate_override(rt);
   if (!d.table && (d.tcp_listen || d.tcp_connect)) return open_tcp(rt, &d);
+  if (!d.table && d.kafka) return open_kafka(rt, &d);
   int verdict[3] = {IN_REGULAR, 0, 0}; /* kind, errno, length of rank 0's error */
   AirCsv *c = NULL;
   if (rt->rank == 0) {
@@ -337,19 +363,14 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
     if (d.header != AIR_CSV_NO_HEADER) check_header(c, &d);
   }
   if (c->error) air_fatal(rt, "%s", c->error);
-  if (!d.table) { /* the runtime's, for air_csv_settle */
-    AirCsv **v = realloc(rt->csvs, (size_t)(rt->ncsvs + 1) * sizeof *v);
-    if (!v) csv_oom();
-    v[rt->ncsvs++] = c;
-    rt->csvs = v;
-  }
-  return c;
+  return d.table ? c : keep_stream(rt, c);
 }
 
 void air_csv_close(AirCsv *c) {
   if (!c) return;
   if (c->fd >= 0) close(c->fd);
   air_tcp_close(c->tcp);
+  if (c->kops) c->kops->close(c->kafka);
   free(c->buf);
   free(c->spans);
   free(c->col_len);
@@ -391,7 +412,13 @@ void air_csv_bad_row(AirCsv *c, long line, const char *why) {
   /* every rank reads all of a table: one of them speaks for it */
   bool speak = !c->rt || !c->table || c->rt->rank == 0;
   if (c->rt && speak) air_stat_add(c->rt, AIR_STAT_BAD_ROWS, 1);
-  if (speak && c->bad <= CSV_BAD_SHOWN) fprintf(stderr, "%s:%ld: %s\n", c->path, line, why);
+  if (speak && c->bad <= CSV_BAD_SHOWN && c->kafka) {
+    char where[400];
+    c->kops->where(c->kafka, c->kpart, c->koff, where, sizeof where);
+    fprintf(stderr, "%s: %s\n", where, why);
+  } else if (speak && c->bad <= CSV_BAD_SHOWN) {
+    fprintf(stderr, "%s:%ld: %s\n", c->path, line, why);
+  }
   char msg[768];
   if (c->rt && c->bad_limit == AIR_BAD_COUNT &&
       over_limit(c, (uint64_t)c->bad, (uint64_t)c->bad, msg, sizeof msg))
@@ -496,7 +523,51 @@ static ssize_t read_some(AirCsv *c, char *p, size_t n) {
 }
 
 /* More bytes after buf[len): compact, grow if a record fills the buffer. */
+/* source = 'kafka': the next message, alone in the buffer with a line end
+ * of its own (one it ends with is dropped first). */
+static void refill_kafka(AirCsv *c) {
+  c->len = c->pos = 0;
+  for (;;) {
+    if (c->cut < 0 && c->rt && air_should_stop(c->rt)) {
+      c->stopped = true;
+      return;
+    }
+    AirKafkaMsg m;
+    int r = c->kops->next(c->kafka, CSV_POLL_MS, &m);
+    if (r < 0) {
+      c->eof = true;
+      return;
+    }
+    if (r == 0) {
+      if (c->v) {
+        c->idle = true;
+        return;
+      }
+      continue;
+    }
+    size_t n = m.n;
+    if (n > 0 && m.p[n - 1] == '\n') n--;
+    if (n > 0 && m.p[n - 1] == '\r') n--;
+    if (n + 1 > c->cap) {
+      char *b = realloc(c->buf, n + 1);
+      if (!b) csv_oom();
+      c->buf = b;
+      c->cap = n + 1;
+    }
+    if (n) memcpy(c->buf, m.p, n);
+    c->buf[n] = '\n';
+    c->len = n + 1;
+    c->kpart = m.part;
+    c->koff = m.offset;
+    return;
+  }
+}
+
 static void refill(AirCsv *c) {
+  if (c->kafka) {
+    refill_kafka(c);
+    return;
+  }
   if (c->fd < 0 && !c->tcp) {
     c->eof = true;
     return;
@@ -630,7 +701,7 @@ static inline __attribute__((always_inline)) int scan(AirCsv *c, int max, size_t
     }
   }
 
-  if (!c->eof) return SCAN_MORE;
+  if (!c->eof && !(c->kafka && i > c->pos)) return SCAN_MORE; /* a kafka message ends its record */
   if (i == c->pos) return SCAN_EOF;
   *end = len;
   *lines = nl;
@@ -1028,6 +1099,7 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
       /* A stop: park between records, then read the records before the
        * cut every rank agreed on (cut.c), and no more. */
       c->cut = air_source_park(c->v, (int64_t)c->index);
+      if (c->kafka) c->cut = (int64_t)c->index; /* each rank's own partitions: it ends where it is */
       c->stopped = false;
     }
     if (c->cut >= 0 && c->index >= (uint64_t)c->cut) break;
@@ -1043,22 +1115,27 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
     if (nf == SCAN_EOF && c->stopped && c->v) continue; /* the stop came while waiting */
     if (nf == SCAN_EOF) break;
     c->index++;
-    int64_t before = c->maxts, ts = 0;
+    /* a kafka message is one record: more lines in it make it a bad row */
+    c->kmulti = c->kafka && c->pos < c->len && nf != SCAN_EOF;
+    if (c->kmulti) c->pos = c->len;
+    int64_t *maxts = c->kafka ? c->kops->maxts(c->kafka, c->kpart) : &c->maxts;
+    int64_t before = *maxts, ts = 0;
     AirParse ok = AIR_PARSE_INVALID;
-    if (nf == c->ncols && c->time_col >= 0) {
+    if (nf == c->ncols && c->time_col >= 0 && !c->kmulti) {
       const Span *t = &c->spans[c->time_col];
       /* "" in a number makes it no number: no need to unescape */
       if (!t->esc) ok = air_parse_ts((AirField){c->buf + t->a, t->b - t->a}, &ts);
-      if (ok == AIR_PARSE_OK && ts > c->maxts) c->maxts = ts;
+      if (ok == AIR_PARSE_OK && ts > *maxts) *maxts = ts;
     }
     if (!mine) continue;
     c->budget--;
     c->taken++;
     c->row.wm = minus_bound(c, before);
+    if (c->kafka && c->row.wm < c->kfloor) c->row.wm = c->kfloor;
     c->row.ts_ok = ok;
     c->row.ts = ts;
-    if (line) *line = start;
-    if (nf == SCAN_BAD) return AIR_CSV_BAD_QUOTING;
+    if (line) *line = c->kafka ? (long)c->koff : start;
+    if (nf == SCAN_BAD || c->kmulti) return AIR_CSV_BAD_QUOTING;
     fill_fields(c, fields, nf, max);
     return nf;
   }
@@ -1075,9 +1152,18 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
   return AIR_CSV_END;
 }
 
-int64_t air_csv_scanned_wm(const AirCsv *c) { return minus_bound(c, c->maxts); }
+int64_t air_csv_scanned_wm(AirCsv *c) {
+  if (!c->kafka) return minus_bound(c, c->maxts);
+  /* the partitions' minimum, never below what was given out before */
+  int64_t m = c->kops->wm(c->kafka, c->bound);
+  if (m != AIR_WM_END && m > c->kfloor) c->kfloor = m;
+  return c->kfloor;
+}
 
-const char *air_csv_bad_why(const AirCsv *c) { return c->json ? c->why : "bad quoting"; }
+const char *air_csv_bad_why(const AirCsv *c) {
+  if (c->kmulti) return "the message holds more than one line (one record per message)";
+  return c->json ? c->why : "bad quoting";
+}
 
 void air_csv_bind(AirCsv *c, AirVertex *v) { c->v = c->rt ? v : NULL; }
 

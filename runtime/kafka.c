@@ -1,0 +1,446 @@
+/* kafka.c - source = 'kafka': the records of a stream are the messages of
+ * Kafka topics, read through librdkafka.
+ *
+ * Only a query that reads Kafka links this file (and -lrdkafka): the csv
+ * reader reaches it through the AirKafkaOps the generated program names.
+ *
+ * Partitions go to ranks by a fixed rule, never by a group rebalance: the
+ * partitions of the topics, in the order the topics are named and then by
+ * partition number, are numbered j = 0, 1, ...; partition j is read by rank
+ * j mod N. So a run is reproducible, and one topic's partition p is read by
+ * rank p mod N. A rank without partitions has an empty share.
+ *
+ * Each rank's consumer is assigned its partitions (rd_kafka_assign, no
+ * subscription). With a group, the committed offset of a partition is where
+ * it starts (else `start`), and the offsets of the messages read are
+ * committed every 5 s (librdkafka's auto commit) and when the source ends.
+ *
+ * Watermarks are per partition: W_p = (the largest event time read from p)
+ * - bound. A row's lateness is decided by its own partition's W_p before it
+ * (so by the order of the partition alone, whatever the ranks), and never
+ * below the watermark this rank has sent (so a row never goes into a window
+ * already closed). The rank's watermark is the minimum of W_p over its
+ * partitions that are neither at their end (end = 'latest') nor idle: a
+ * partition from which nothing came for idle_timeout stops holding it back
+ * until its next message (Flink's idleness).
+ *
+ * Backpressure: messages are taken only when the source loop asks for the
+ * next record, and the loop waits while the pipeline is full; librdkafka
+ * then stops fetching once its queue holds queued.max.messages.kbytes
+ * (16 MB here unless kafka.queued.max.messages.kbytes says otherwise).
+ *
+ * Brokers that cannot be reached: at the start, a clear error once
+ * `timeout` passed; during the run, librdkafka retries, and when all
+ * brokers stayed down for `timeout` the run ends with the reason.
+ */
+#include "air_int.h"
+
+#include <librdkafka/rdkafka.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KAFKA_BATCH 1024          /* messages taken from librdkafka at once */
+#define KAFKA_QUEUE_KB "16384"    /* librdkafka's prefetch bound per consumer */
+
+typedef struct Part {
+  int topic;       /* index into topics */
+  int32_t id;      /* partition number */
+  int64_t start;   /* first offset (or RD_KAFKA_OFFSET_*) */
+  int64_t end;     /* end = 'latest': the offset it ends before, else -1 */
+  int64_t next;    /* offset of the next message expected */
+  int64_t maxts;   /* largest event time read, or AIR_WM_NONE (the csv reader keeps it) */
+  int64_t last_ms; /* wall clock of its last message (or of the start) */
+  bool done;       /* at its end */
+} Part;
+
+struct AirKafka {
+  AirRuntime *rt;
+  rd_kafka_t *rk;
+  rd_kafka_queue_t *q;
+  char *who;         /* "stream 'x'" for messages */
+  char *brokers;
+  char **topics;
+  int ntopics;
+  Part *parts;       /* this rank's */
+  int nparts;
+  int ndone;
+  bool group;
+  bool until_end;
+  int64_t idle_ms;   /* -1: never idle */
+  int64_t timeout_ms;
+  rd_kafka_message_t *batch[KAFKA_BATCH];
+  int nbatch, at;    /* messages in batch, the next one */
+  rd_kafka_message_t *held; /* the message the reader has, destroyed at the next */
+  const void *last_rkt; /* a cache for part_of */
+  int last_topic;
+  atomic_llong down_since; /* ms when all brokers went down, 0 while up */
+  char down_why[256];
+  int64_t last_probe;
+};
+
+static void set_err(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, n, fmt, ap);
+  va_end(ap);
+}
+
+static void on_error(rd_kafka_t *rk, int e, const char *reason, void *opaque) {
+  (void)rk;
+  AirKafka *k = opaque;
+  if (e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN || e == RD_KAFKA_RESP_ERR__TRANSPORT ||
+      e == RD_KAFKA_RESP_ERR__RESOLVE) {
+    long long zero = 0;
+    snprintf(k->down_why, sizeof k->down_why, "%s", reason);
+    atomic_compare_exchange_strong(&k->down_since, &zero, (long long)air_now_ms());
+  }
+}
+
+static void kafka_free(AirKafka *k) {
+  if (!k) return;
+  for (int i = k->at; i < k->nbatch; i++) rd_kafka_message_destroy(k->batch[i]);
+  if (k->held) rd_kafka_message_destroy(k->held);
+  if (k->q) rd_kafka_queue_destroy(k->q);
+  if (k->rk) {
+    if (k->group) {
+      rd_kafka_commit(k->rk, NULL, 0);
+      rd_kafka_consumer_close(k->rk);
+    }
+    rd_kafka_destroy(k->rk);
+  }
+  for (int i = 0; i < k->ntopics; i++) free(k->topics[i]);
+  free(k->topics);
+  free(k->parts);
+  free(k->who);
+  free(k->brokers);
+  free(k);
+}
+
+/* `start`'s offset for one partition: "earliest", "latest", or a list of
+ * [topic:]partition:offset entries (partitions not named: earliest). */
+static int64_t start_offset(const char *start, const char *topic, int32_t id) {
+  if (!start || strcmp(start, "earliest") == 0) return RD_KAFKA_OFFSET_BEGINNING;
+  if (strcmp(start, "latest") == 0) return RD_KAFKA_OFFSET_END;
+  const char *p = start;
+  while (*p) {
+    const char *e = strchr(p, ',');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    char item[300];
+    if (n < sizeof item) {
+      memcpy(item, p, n);
+      item[n] = '\0';
+      char *c2 = strrchr(item, ':');
+      if (c2) {
+        *c2 = '\0';
+        char *c1 = strrchr(item, ':');
+        const char *t = c1 ? item : NULL;
+        const char *ps = c1 ? c1 + 1 : item;
+        if (c1) *c1 = '\0';
+        if ((!t || strcmp(t, topic) == 0) && atol(ps) == id) return atoll(c2 + 1);
+      }
+    }
+    p += n;
+    if (*p == ',') p++;
+  }
+  return RD_KAFKA_OFFSET_BEGINNING;
+}
+
+static int cmp_part(const void *a, const void *b) {
+  const Part *x = a, *y = b;
+  if (x->topic != y->topic) return x->topic - y->topic;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+static AirKafka *kafka_open(AirRuntime *rt, const AirKafkaDef *d, const char *stream, char *err, size_t nerr) {
+  AirKafka *k = calloc(1, sizeof *k);
+  if (!k) air_oom("kafka consumer");
+  k->rt = rt;
+  char who[300];
+  snprintf(who, sizeof who, "stream '%s'", stream);
+  k->who = strdup(who);
+  k->brokers = strdup(d->brokers);
+  k->group = d->group && d->group[0];
+  k->until_end = d->until_end;
+  k->idle_ms = d->idle_ms;
+  k->timeout_ms = d->timeout_ms > 0 ? d->timeout_ms : 30000;
+  k->last_topic = -1;
+  /* the topics, comma-separated */
+  for (const char *p = d->topics; *p;) {
+    const char *e = strchr(p, ',');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    char **t = realloc(k->topics, (size_t)(k->ntopics + 1) * sizeof *t);
+    if (!t) air_oom("kafka topics");
+    k->topics = t;
+    k->topics[k->ntopics] = strndup(p, n);
+    if (!k->topics[k->ntopics]) air_oom("kafka topics");
+    k->ntopics++;
+    p += n;
+    if (*p == ',') p++;
+  }
+
+  char e2[512];
+  rd_kafka_conf_t *conf = rd_kafka_conf_new();
+  char tmo[32];
+  snprintf(tmo, sizeof tmo, "%lld", (long long)k->timeout_ms);
+  struct {
+    const char *k, *v;
+  } base[] = {
+      {"bootstrap.servers", d->brokers},
+      {"client.id", "airc"},
+      {"enable.partition.eof", "false"},
+      {"queued.max.messages.kbytes", KAFKA_QUEUE_KB},
+      {"socket.connection.setup.timeout.ms", tmo},
+      {"log_level", "3"},
+      {"group.id", k->group ? d->group : "airc"},
+      {"enable.auto.commit", k->group ? "true" : "false"},
+      {"auto.offset.reset", "earliest"},
+  };
+  for (size_t i = 0; i < sizeof base / sizeof base[0]; i++)
+    if (rd_kafka_conf_set(conf, base[i].k, base[i].v, e2, sizeof e2) != RD_KAFKA_CONF_OK) {
+      set_err(err, nerr, "%s: kafka: %s", who, e2);
+      goto fail_conf;
+    }
+  for (int i = 0; i < d->nprops; i++)
+    if (rd_kafka_conf_set(conf, d->props[2 * i], d->props[2 * i + 1], e2, sizeof e2) != RD_KAFKA_CONF_OK) {
+      set_err(err, nerr, "%s: option 'kafka.%s': %s", who, d->props[2 * i], e2);
+      goto fail_conf;
+    }
+  rd_kafka_conf_set_error_cb(conf, on_error);
+  rd_kafka_conf_set_opaque(conf, k);
+  k->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, e2, sizeof e2);
+  if (!k->rk) {
+    set_err(err, nerr, "%s: kafka: %s", who, e2);
+    goto fail_conf;
+  }
+  rd_kafka_poll_set_consumer(k->rk);
+
+  /* every partition of every topic, numbered in order */
+  int64_t deadline = air_now_ms() + k->timeout_ms;
+  int total = 0, mine = 0;
+  for (int t = 0; t < k->ntopics; t++) {
+    rd_kafka_topic_t *rkt = rd_kafka_topic_new(k->rk, k->topics[t], NULL);
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR__TIMED_OUT;
+    /* a broker that is not up yet: ask again until the timeout */
+    for (;;) {
+      int64_t left = deadline - air_now_ms();
+      e = rd_kafka_metadata(k->rk, 0, rkt, &md, left > 100 ? (int)left : 100);
+      if (e == RD_KAFKA_RESP_ERR_NO_ERROR || air_now_ms() >= deadline) break;
+    }
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      rd_kafka_topic_destroy(rkt);
+      set_err(err, nerr, "%s: cannot reach the kafka brokers '%s' within %lld ms (option 'timeout'): %s%s%s",
+              who, d->brokers, (long long)k->timeout_ms, rd_kafka_err2str(e), k->down_why[0] ? ": " : "",
+              k->down_why);
+      goto fail;
+    }
+    const rd_kafka_metadata_topic_t *mt = md->topic_cnt > 0 ? &md->topics[0] : NULL;
+    if (!mt || mt->err || mt->partition_cnt == 0) {
+      set_err(err, nerr, "%s: kafka topic '%s' on '%s': %s", who, k->topics[t], d->brokers,
+              mt && mt->err ? rd_kafka_err2str(mt->err) : "it has no partitions");
+      rd_kafka_metadata_destroy(md);
+      rd_kafka_topic_destroy(rkt);
+      goto fail;
+    }
+    Part *all = calloc((size_t)mt->partition_cnt, sizeof *all);
+    if (!all) air_oom("kafka partitions");
+    for (int i = 0; i < mt->partition_cnt; i++) all[i] = (Part){.topic = t, .id = mt->partitions[i].id};
+    qsort(all, (size_t)mt->partition_cnt, sizeof *all, cmp_part);
+    for (int i = 0; i < mt->partition_cnt; i++, total++) {
+      if (total % air_world(rt) != air_rank(rt)) continue;
+      Part *np = realloc(k->parts, (size_t)(mine + 1) * sizeof *np);
+      if (!np) air_oom("kafka partitions");
+      k->parts = np;
+      k->parts[mine++] = all[i];
+    }
+    free(all);
+    rd_kafka_metadata_destroy(md);
+    rd_kafka_topic_destroy(rkt);
+  }
+  k->nparts = mine;
+
+  rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(mine > 0 ? mine : 1);
+  for (int i = 0; i < mine; i++)
+    rd_kafka_topic_partition_list_add(list, k->topics[k->parts[i].topic], k->parts[i].id);
+  if (k->group && mine > 0) {
+    int64_t left = deadline - air_now_ms();
+    rd_kafka_resp_err_t e = rd_kafka_committed(k->rk, list, left > 1000 ? (int)left : 1000);
+    if (e) {
+      set_err(err, nerr, "%s: cannot read the committed offsets of group '%s': %s", who, d->group,
+              rd_kafka_err2str(e));
+      rd_kafka_topic_partition_list_destroy(list);
+      goto fail;
+    }
+  }
+  int64_t now = air_now_ms();
+  for (int i = 0; i < mine; i++) {
+    Part *p = &k->parts[i];
+    rd_kafka_topic_partition_t *tp = &list->elems[i];
+    int64_t committed = k->group && tp->err == 0 ? tp->offset : RD_KAFKA_OFFSET_INVALID;
+    p->start = committed >= 0 ? committed : start_offset(d->start, k->topics[p->topic], p->id);
+    p->maxts = AIR_WM_NONE;
+    p->last_ms = now;
+    p->end = -1;
+    if (k->until_end) {
+      int64_t lo = 0, hi = 0;
+      int64_t left = deadline - air_now_ms();
+      rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(k->rk, k->topics[p->topic], p->id, &lo, &hi,
+                                                               left > 1000 ? (int)left : 1000);
+      if (e) {
+        set_err(err, nerr, "%s: cannot read the end offsets of topic '%s' partition %d: %s", who,
+                k->topics[p->topic], p->id, rd_kafka_err2str(e));
+        rd_kafka_topic_partition_list_destroy(list);
+        goto fail;
+      }
+      p->end = hi;
+      if (p->start == RD_KAFKA_OFFSET_BEGINNING || p->start < lo) p->start = lo;
+      if (p->start == RD_KAFKA_OFFSET_END || p->start > hi) p->start = hi;
+      p->done = p->start >= hi;
+      k->ndone += p->done;
+    }
+    p->next = p->start;
+    tp->offset = p->start;
+  }
+  if (mine > 0) {
+    rd_kafka_resp_err_t e = rd_kafka_assign(k->rk, list);
+    if (e) {
+      set_err(err, nerr, "%s: cannot assign the partitions: %s", who, rd_kafka_err2str(e));
+      rd_kafka_topic_partition_list_destroy(list);
+      goto fail;
+    }
+  }
+  rd_kafka_topic_partition_list_destroy(list);
+  k->q = rd_kafka_queue_get_consumer(k->rk);
+  atomic_store(&k->down_since, 0);
+  k->down_why[0] = '\0';
+  return k;
+
+fail_conf:
+  rd_kafka_conf_destroy(conf);
+fail:
+  kafka_free(k);
+  return NULL;
+}
+
+static int part_of(AirKafka *k, const rd_kafka_message_t *m) {
+  if (m->rkt != k->last_rkt) {
+    const char *name = rd_kafka_topic_name(m->rkt);
+    k->last_topic = -1;
+    for (int t = 0; t < k->ntopics; t++)
+      if (strcmp(name, k->topics[t]) == 0) k->last_topic = t;
+    k->last_rkt = m->rkt;
+  }
+  for (int i = 0; i < k->nparts; i++)
+    if (k->parts[i].topic == k->last_topic && k->parts[i].id == m->partition) return i;
+  return -1;
+}
+
+/* All brokers down for longer than the timeout ends the run. While they
+ * are down, a metadata request once a second tells when one is back. */
+static void check_down(AirKafka *k) {
+  long long since = atomic_load(&k->down_since);
+  if (!since) return;
+  int64_t now = air_now_ms();
+  if (now - k->last_probe >= 1000) {
+    k->last_probe = now;
+    const struct rd_kafka_metadata *md = NULL;
+    if (rd_kafka_metadata(k->rk, 0, NULL, &md, 200) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      rd_kafka_metadata_destroy(md);
+      atomic_store(&k->down_since, 0);
+      return;
+    }
+  }
+  if (now - since > k->timeout_ms)
+    air_fatal(k->rt, "%s: the kafka brokers '%s' were unreachable for more than %lld ms (option 'timeout'): %s",
+              k->who, k->brokers, (long long)k->timeout_ms, k->down_why);
+}
+
+/* The next message of this rank's partitions: 1 (in *m, valid until the
+ * next call), 0 when none came within timeout_ms, -1 when every partition
+ * is at its end (end = 'latest'; a rank without partitions at once). */
+static int kafka_next(AirKafka *k, int timeout_ms, AirKafkaMsg *m) {
+  if (k->held) {
+    rd_kafka_message_destroy(k->held);
+    k->held = NULL;
+  }
+  if (k->nparts == 0 || (k->until_end && k->ndone == k->nparts)) return -1;
+  for (;;) {
+    if (k->at == k->nbatch) {
+      check_down(k);
+      k->at = 0;
+      ssize_t n = rd_kafka_consume_batch_queue(k->q, timeout_ms, k->batch, KAFKA_BATCH);
+      k->nbatch = n > 0 ? (int)n : 0;
+      if (k->nbatch == 0) return 0;
+    }
+    rd_kafka_message_t *msg = k->batch[k->at++];
+    int pi = part_of(k, msg);
+    if (msg->err) {
+      if (msg->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+        air_fatal(k->rt, "%s: kafka topic '%s' partition %d: %s", k->who,
+                  msg->rkt ? rd_kafka_topic_name(msg->rkt) : "?", msg->partition, rd_kafka_message_errstr(msg));
+      rd_kafka_message_destroy(msg);
+      continue;
+    }
+    Part *p = pi >= 0 ? &k->parts[pi] : NULL;
+    /* a message past a partition's end (end = 'latest'), or of no partition of ours */
+    if (!p || p->done || (p->end >= 0 && msg->offset >= p->end)) {
+      rd_kafka_message_destroy(msg);
+      continue;
+    }
+    atomic_store(&k->down_since, 0);
+    p->next = msg->offset + 1;
+    p->last_ms = air_now_ms();
+    if (p->end >= 0 && p->next >= p->end) {
+      p->done = true;
+      k->ndone++;
+    }
+    rd_kafka_timestamp_type_t tt;
+    int64_t ts = rd_kafka_message_timestamp(msg, &tt);
+    k->held = msg;
+    *m = (AirKafkaMsg){.p = msg->payload, .n = msg->payload ? msg->len : 0, .part = pi,
+                       .offset = msg->offset, .ts = ts >= 0 ? ts : AIR_WM_NONE};
+    return 1;
+  }
+}
+
+static int64_t *kafka_maxts(AirKafka *k, int part) { return &k->parts[part].maxts; }
+
+static int64_t minus(int64_t ts, int64_t bound) {
+  int64_t wm;
+  if (ts == AIR_WM_NONE || __builtin_sub_overflow(ts, bound, &wm)) return AIR_WM_NONE;
+  return wm;
+}
+
+/* The minimum of W_p over the partitions still holding the watermark;
+ * AIR_WM_END when none does (all at their end or idle: the caller keeps
+ * what it sent). */
+static int64_t kafka_wm(AirKafka *k, int64_t bound) {
+  int64_t now = air_now_ms(), m = AIR_WM_END;
+  for (int i = 0; i < k->nparts; i++) {
+    const Part *p = &k->parts[i];
+    if (p->done || (k->idle_ms >= 0 && now - p->last_ms >= k->idle_ms)) continue;
+    int64_t w = minus(p->maxts, bound);
+    if (w < m) m = w;
+  }
+  return m;
+}
+
+static void kafka_where(const AirKafka *k, int part, int64_t offset, char *buf, size_t n) {
+  if (part < 0 || part >= k->nparts)
+    snprintf(buf, n, "kafka");
+  else
+    snprintf(buf, n, "kafka topic '%s' partition %d offset %lld", k->topics[k->parts[part].topic],
+             k->parts[part].id, (long long)offset);
+}
+
+const AirKafkaOps air_kafka_ops = {
+    .open = kafka_open,
+    .next = kafka_next,
+    .maxts = kafka_maxts,
+    .wm = kafka_wm,
+    .where = kafka_where,
+    .close = kafka_free,
+};

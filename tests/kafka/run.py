@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""source = 'kafka' against a real Kafka protocol server: librdkafka's mock
+cluster (tests/kafka/mock_cluster.c), started here on loopback, fed with
+kcat as a user would (make check-kafka, part of check).
+
+Bounded topics (end = 'latest'): one partition gives the bytes the csv
+source gives on the same rows; four partitions, JSON messages and bad
+messages give what the reference below computes, lateness per partition:
+a row is late when its window ended by (the largest event time before it in
+its own partition) - bound. 1, 2 and 3 ranks, fused and --no-fuse.
+Then: a group's committed offsets, start offsets, an idle partition
+(idle_timeout), a live topic fed while the query runs, brokers that cannot
+be reached at the start and a broker that goes down, and compile errors.
+
+    python3 tests/kafka/run.py      (from the repository root)
+Environment: AIRC (build/airc), MOCK (build/tests/mock_cluster), MPIRUN
+(mpirun), KEEP=1.
+"""
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+ROOT = os.getcwd()
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from lib import Harness, unified_diff  # noqa: E402
+
+AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
+MOCK = os.path.abspath(os.environ.get("MOCK", "build/tests/mock_cluster"))
+MPIRUN = os.environ.get("MPIRUN", "mpirun")
+
+h = Harness("kafka")
+rng = random.Random(20261205)
+
+BOUND_MS = 1000
+WINDOW_MS = 1000
+QUERY = """CREATE STREAM ev (key BIGINT, v BIGINT, ts TIMESTAMP,
+                 WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ({with_});
+SELECT key, COUNT(*) AS n, SUM(v) AS s, WINDOW_END FROM ev GROUP BY key
+WINDOW TUMBLING (SIZE 1 SECOND);
+"""
+
+
+class Cluster:
+    """The mock cluster: brokers on 127.0.0.1, topics made at the start."""
+
+    def __init__(self, brokers, topics):
+        self.p = subprocess.Popen([MOCK, str(brokers)] + ["%s:%d" % t for t in topics], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.bootstrap = self.p.stdout.readline().strip()
+        if not self.bootstrap.startswith("127.0.0.1:"):
+            raise RuntimeError("mock cluster did not start: " + self.p.stderr.read())
+
+    def command(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        return self.p.stdout.readline().strip()
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+            self.p.wait(10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.p.kill()
+            self.p.wait()
+
+
+def produce(c, topic, partition, lines, d):
+    """kcat -P: one message per line, into one partition."""
+    path = os.path.join(d, "in_%s_%d.txt" % (topic, partition))
+    with open(path, "w") as f:
+        f.write("".join(l + "\n" for l in lines))
+    r = subprocess.run(["kcat", "-P", "-b", c.bootstrap, "-t", topic, "-p", str(partition), "-l", path],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        raise RuntimeError("kcat failed: " + r.stderr)
+
+
+def make_rows(n, key_range=6, span_ms=8000, disorder_ms=2500):
+    """Rows in rough time order with disorder, some of them late."""
+    rows = []
+    for i in range(n):
+        t = i * span_ms // n + rng.randrange(-disorder_ms, 200)
+        rows.append((rng.randrange(key_range), rng.randrange(-20, 100), max(0, t)))
+    return rows
+
+
+def reference(parts):
+    """parts: per partition, its messages in order, each a tuple (key, v,
+    ts) or None for a bad row. Lateness per partition. Returns the lines
+    and the late count."""
+    acc, late = {}, 0
+    for msgs in parts:
+        maxts = None
+        for m in msgs:
+            if m is None:
+                continue
+            k, v, ts = m
+            wend = ts // WINDOW_MS * WINDOW_MS + WINDOW_MS
+            if maxts is not None and wend <= maxts - BOUND_MS:
+                late += 1
+            else:
+                a = acc.setdefault((wend, k), [0, 0])
+                a[0] += 1
+                a[1] += v
+            maxts = ts if maxts is None else max(maxts, ts)
+    lines = ["key,n,s,WINDOW_END"] + ["%d,%d,%d,%d" % (k, n, s, w) for (w, k), (n, s) in sorted(acc.items())]
+    return lines, late
+
+
+def csv_line(r):
+    return "%d,%d,%d" % r
+
+
+def json_line(r):
+    k, v, ts = r
+    return '{"ts": %d, "v": %d, "extra": {"a": [1, 2]}, "key": %d}' % (ts, v, k)
+
+
+def compile_query(d, name, with_, flags=()):
+    src = os.path.join(d, name + ".airq")
+    with open(src, "w") as f:
+        f.write(QUERY.format(with_=with_))
+    exe = os.path.join(d, name)
+    return exe if h.compile(AIRC, d, src, exe, flags, label=name) else None
+
+
+def run(d, exe, np, timeout=60, extra=()):
+    stats = os.path.join(d, "stats_%d.json" % np)
+    try:
+        r = subprocess.run([MPIRUN, "-np", str(np), exe, "--stats-json", stats] + list(extra), cwd=d,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "", "timed out after %d s" % timeout, {}
+    try:
+        st = json.load(open(stats))
+    except (OSError, ValueError):
+        st = {}
+    return r.returncode, r.stdout, r.stderr, st
+
+
+def check_bounded(work, c, label, topic, parts, fmt="csv", extra_with="", bad=0):
+    want, late = reference(parts)
+    good = sum(1 for p in parts for m in p if m is not None)
+    w = "source = 'kafka', brokers = '%s', topic = '%s', end = 'latest', timeout = '10 s'%s%s" % (
+        c.bootstrap, topic, ", format = 'json'" if fmt == "json" else "", extra_with)
+    d = os.path.join(work, label.replace(" ", "_"))
+    os.mkdir(d)
+    exes = {v: compile_query(d, "q_" + v, w, ["--no-fuse"] if v == "nofuse" else []) for v in ("fuse", "nofuse")}
+    for np, v in ((1, "fuse"), (2, "fuse"), (3, "fuse"), (2, "nofuse"), (3, "nofuse")):
+        if not exes[v]:
+            continue
+        tag = "%s: np=%d %s" % (label, np, v)
+        rc, out, err, st = run(d, exes[v], np)
+        got = out.splitlines()
+        if rc != 0:
+            h.fail("%s: exit %s" % (tag, rc), err)
+        elif got != want:
+            h.fail(tag + ": output differs from the reference", unified_diff(want, got, "expected", tag) + err)
+        elif st.get("events_in") != good or st.get("late") != late or st.get("bad_rows") != bad:
+            h.fail("%s: events %s late %s bad %s; expected %d, %d, %d" % (
+                tag, st.get("events_in"), st.get("late"), st.get("bad_rows"), good, late, bad), err)
+        else:
+            h.ok("%s: %d messages, %d late, %d bad, %d result rows as the reference" % (
+                tag, good + bad, late, bad, len(want) - 1))
+    return d
+
+
+def bounded_cases(work, c):
+    # one partition: the same rows as a csv file, and the csv source's bytes
+    rows = make_rows(3000)
+    produce(c, "one", 0, [csv_line(r) for r in rows], work)
+    d = check_bounded(work, c, "one partition", "one", [rows])
+    with open(os.path.join(d, "ev.csv"), "w") as f:
+        f.write("".join(csv_line(r) + "\n" for r in rows))
+    exe = compile_query(d, "q_csv", "source = 'csv', path = 'ev.csv'")
+    kexe = os.path.join(d, "q_fuse")
+    if exe and os.path.exists(kexe):
+        a, b = run(d, exe, 2), run(d, kexe, 2)
+        if a[0] == 0 and a[1] == b[1] and a[3].get("late") == b[3].get("late"):
+            h.ok("one partition: the csv source on the same rows writes the same bytes")
+        else:
+            h.fail("one partition: the csv source differs", unified_diff(a[1].splitlines(), b[1].splitlines(),
+                                                                          "csv", "kafka"))
+
+    # four partitions, rows spread by key: lateness per partition
+    parts = [[] for _ in range(4)]
+    for r in make_rows(6000, key_range=20):
+        parts[rng.randrange(4)].append(r)
+    for p in range(4):
+        produce(c, "four", p, [csv_line(r) for r in parts[p]], work)
+    check_bounded(work, c, "four partitions", "four", parts)
+
+    # two topics in one stream (partitions numbered over both: j mod N)
+    check_bounded(work, c, "two topics", "one,four", [rows] + parts)
+
+    # JSON messages
+    jparts = [make_rows(1500), make_rows(1500)]
+    for p in range(2):
+        produce(c, "js", p, [json_line(r) for r in jparts[p]], work)
+    check_bounded(work, c, "json", "js", jparts, fmt="json")
+
+    # bad messages: located by topic, partition and offset, skipped, counted
+    bparts, nbad = [[], []], 0
+    for p in range(2):
+        for r in make_rows(800):
+            if rng.random() < 0.02:
+                bparts[p].append(None)
+                nbad += 1
+            bparts[p].append(r)
+    lines = {0: [], 1: []}
+    kinds = ["1,2", "x,1,2", "1,2,3,4", '"a,1,2']
+    for p in range(2):
+        for i, m in enumerate(bparts[p]):
+            lines[p].append(csv_line(m) if m else kinds[i % len(kinds)])
+        produce(c, "bad", p, lines[p], work)
+    d = check_bounded(work, c, "bad messages", "bad", bparts, bad=nbad, extra_with=", max_bad_rows = 100")
+    rc, out, err, st = run(d, os.path.join(d, "q_fuse"), 1)
+    first = next((i for i, m in enumerate(bparts[0]) if m is None), None)
+    if first is not None and ("kafka topic 'bad' partition 0 offset %d: " % first) in err:
+        h.ok("bad messages: each is shown with its topic, partition and offset")
+    else:
+        h.fail("bad messages: no 'kafka topic 'bad' partition 0 offset %s' in the messages" % first, err)
+
+
+def group_and_start(work, c):
+    d = os.path.join(work, "group")
+    os.mkdir(d)
+    first = make_rows(500, disorder_ms=0)
+    produce(c, "grp", 0, [csv_line(r) for r in first], d)
+    base = "source = 'kafka', brokers = '%s', topic = 'grp', end = 'latest'" % c.bootstrap
+    g = compile_query(d, "q_group", base + ", group = 'airc-test'")
+    s = compile_query(d, "q_start", base + ", start = '0:123'")
+    if not g or not s:
+        return
+    rc1, _, err1, st1 = run(d, g, 2)
+    second = [(k, v, ts + 9000) for k, v, ts in make_rows(200, disorder_ms=0)]
+    produce(c, "grp", 0, [csv_line(r) for r in second], d)
+    rc2, out2, err2, st2 = run(d, g, 2)
+    want2, _ = reference([second])
+    if rc1 == 0 and rc2 == 0 and st1.get("events_in") == 500 and st2.get("events_in") == 200 and \
+            out2.splitlines() == want2:
+        h.ok("group: the second run starts at the offsets the first committed (500, then 200 messages)")
+    else:
+        h.fail("group: events %s then %s (expected 500, 200)" % (st1.get("events_in"), st2.get("events_in")),
+               err1 + err2)
+    rc, out, err, st = run(d, s, 3)
+    want, _ = reference([(first + second)[123:]])
+    if rc == 0 and st.get("events_in") == 700 - 123 and out.splitlines() == want:
+        h.ok("start = '0:123': partition 0 read from offset 123")
+    else:
+        h.fail("start = '0:123': %s events (expected %d)" % (st.get("events_in"), 700 - 123), err)
+
+
+def read_until(p, want_lines, secs):
+    """Lines of p's stdout until want_lines came or secs passed."""
+    got, deadline = [], time.time() + secs
+    os.set_blocking(p.stdout.fileno(), False)
+    buf = ""
+    while time.time() < deadline and len(got) < want_lines:
+        try:
+            chunk = p.stdout.read()
+        except (OSError, TypeError):
+            chunk = None
+        if chunk:
+            buf += chunk
+            *done, buf = buf.split("\n")
+            got += [l for l in done if not l.startswith("[mpiexec@")]
+        else:
+            time.sleep(0.05)
+    return got
+
+
+def stop(p, secs=30):
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(secs)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        return None
+    os.set_blocking(p.stdout.fileno(), True)
+    return p.returncode, p.stdout.read(), p.stderr.read()
+
+
+def live_cases(work, c):
+    """Unbounded: windows are written as they close, while the query runs."""
+    for np, idle in ((3, False), (1, True), (2, True)):
+        d = os.path.join(work, "live_%d_%s" % (np, idle))
+        os.mkdir(d)
+        topic = "live%d%d" % (np, idle)
+        # idle: partition 2 gets nothing (on rank 0 with 1 or 2 ranks, with the other partitions of its rank)
+        c.command("topic %s:3" % topic)
+        w = "source = 'kafka', brokers = '%s', topic = '%s', timeout = '10 s'%s" % (
+            c.bootstrap, topic, ", idle_timeout = '300 ms'" if idle else "")
+        exe = compile_query(d, "q", w)
+        if not exe:
+            continue
+        label = "live np=%d%s" % (np, ", an idle partition" if idle else "")
+        p = subprocess.Popen([MPIRUN, "-np", str(np), exe, "--on-stop", "emit"], cwd=d, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        parts = [[], [], []]
+        fed = 2 if idle else 3
+        for step in range(4):  # four seconds of event time, one after another
+            for q in range(fed):
+                rows = [(rng.randrange(5), rng.randrange(100), step * 1000 + rng.randrange(1000))
+                        for _ in range(100)]
+                rows.sort(key=lambda r: r[2])
+                parts[q] += rows
+                produce(c, topic, q, [csv_line(r) for r in rows], d)
+        # windows up to 3000 end by the watermark 4000 - 1000 - ... : at least 2 written before a stop
+        early = read_until(p, 1 + 2 * 5, 15)
+        res = stop(p)
+        if res is None:
+            h.fail(label + ": no end 30 s after SIGINT")
+            continue
+        rc, rest, err = res
+        got = early + [l for l in rest.splitlines() if not l.startswith("[mpiexec@")]
+        want, late = reference(parts)
+        windows_early = len({l.split(",")[-1] for l in early[1:]})
+        if rc != 0:
+            h.fail("%s: exit %s" % (label, rc), err)
+        elif windows_early < 2:
+            h.fail("%s: %d windows written before the stop (expected 2 or more)" % (label, windows_early), err)
+        elif got != want:
+            h.fail(label + ": output differs", unified_diff(want, got, "expected", label) + err)
+        else:
+            h.ok("%s: %d windows written as they closed, all %d rows after SIGINT" % (
+                label, windows_early, len(want) - 1))
+
+
+def fault_cases(work):
+    d = os.path.join(work, "faults")
+    os.mkdir(d)
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there
+    exe = compile_query(d, "q_none", "source = 'kafka', brokers = '127.0.0.1:%d', topic = 'x', timeout = '1 s'" % port)
+    if exe:
+        t0 = time.time()
+        rc, out, err, _ = run(d, exe, 2, timeout=30)
+        if rc not in (0, None) and "cannot reach the kafka brokers '127.0.0.1:%d' within 1000 ms" % port in err \
+                and time.time() - t0 < 15:
+            h.ok("no broker: a clear error after timeout = '1 s', exit %d" % rc)
+        else:
+            h.fail("no broker: exit %s after %.1f s" % (rc, time.time() - t0), err)
+    c = Cluster(1, [("down", 2)])
+    try:
+        exe = compile_query(d, "q_down", "source = 'kafka', brokers = '%s', topic = 'down', timeout = '2 s'" %
+                            c.bootstrap)
+        if exe:
+            p = subprocess.Popen([MPIRUN, "-np", "2", exe], cwd=d, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(1.5)
+            c.command("down 1")
+            t0 = time.time()
+            try:
+                out, err = p.communicate(timeout=40)
+                if p.returncode != 0 and "were unreachable for more than 2000 ms" in err:
+                    h.ok("broker down mid-run: a clear error %.1f s later, exit %d" % (time.time() - t0,
+                                                                                      p.returncode))
+                else:
+                    h.fail("broker down mid-run: exit %d" % p.returncode, err)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                h.fail("broker down mid-run: still running 40 s later", p.communicate()[1])
+        # (an unknown topic cannot be tried here: the mock cluster creates every topic asked for)
+    finally:
+        c.close()
+
+
+ERRORS = [
+    ("topc = 'x'", "unknown option 'topc'"),
+    ("topic = 'a b'", "option 'topic' must be a topic name or several"),
+    ("topic = 'x', brokers = 'h:1'", "option 'brokers' is given twice"),
+    ("start = 'middle'", "option 'start' must be 'earliest', 'latest' or offsets per partition"),
+    ("start = 'other:0:5'", "option 'start' names topic 'other', which is not in topic = 'x'"),
+    ("idle_timeout = 5", "option 'idle_timeout' must be a duration with its unit"),
+    ("end = 'never'", "option 'end' must be 'latest'"),
+    ("'kafka.group.id' = 'g'", "is set by airc: write group = '...'"),
+]
+
+
+def compile_errors(work):
+    d = os.path.join(work, "errors")
+    os.mkdir(d)
+    for opt, msg in ERRORS:
+        with open(os.path.join(d, "e.airq"), "w") as f:
+            f.write(QUERY.format(with_="source = 'kafka', brokers = '127.0.0.1:9', " + opt +
+                                 ("" if "topic" in opt else ", topic = 'x'")))
+        r = subprocess.run([AIRC, "--check", "e.airq"], cwd=d, capture_output=True, text=True, timeout=30)
+        if r.returncode != 0 and msg in r.stderr and "e.airq:3:" in r.stderr and "^" in r.stderr:
+            h.ok("compile error for %s" % opt)
+        else:
+            h.fail("compile error for %s: expected '%s'" % (opt, msg), r.stderr)
+    with open(os.path.join(d, "e.airq"), "w") as f:
+        f.write(QUERY.format(with_="source = 'kafka', topic = 'x'"))
+    r = subprocess.run([AIRC, "--check", "e.airq"], cwd=d, capture_output=True, text=True, timeout=30)
+    if r.returncode != 0 and "needs a 'brokers' option" in r.stderr:
+        h.ok("compile error without brokers")
+    else:
+        h.fail("compile error without brokers", r.stderr)
+
+
+def main():
+    with h.workdir() as work:
+        c = Cluster(1, [("one", 1), ("four", 4), ("js", 2), ("bad", 2), ("grp", 1)])
+        try:
+            bounded_cases(work, c)
+            group_and_start(work, c)
+            live_cases(work, c)
+        finally:
+            c.close()
+        fault_cases(work)
+        compile_errors(work)
+    return h.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
