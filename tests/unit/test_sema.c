@@ -626,8 +626,8 @@ static void test_sema_options(void **state) {
                "unknown option 'colour'");
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'csv');",
                "source = 'csv' needs a 'path' option");
-  expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'kafka');",
-               "unknown source kind 'kafka' (expected 'ysb', 'datagen', 'csv', 'stdin' or 'tcp')");
+  expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'kinesis');",
+               "unknown source kind 'kinesis' (expected 'ysb', 'datagen', 'csv', 'stdin', 'tcp' or 'kafka')");
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (rate = 5);",
                "stream 's' needs a 'source' option");
   expect_error("CREATE STREAM s (ts TIMESTAMP) WITH (source = 'datagen', rate = 'fast');",
