@@ -351,23 +351,66 @@ void emit_source(Gen *g, const Relation *r) {
 
 /* ---- consumer stages ------------------------------------------------------- */
 
+/* expr_walk: an aggregate or a window bound makes a column no key column */
+static bool not_key_part(void *ctx, const Expr *e) {
+  if ((e->kind == EX_CALL && e->agg != AGG_NONE) || e->kind == EX_WINDOW_START || e->kind == EX_WINDOW_END)
+    *(bool *)ctx = true;
+  return true;
+}
+
+/* sink = 'kafka': the producer's settings, and the message key: the result
+ * columns made of the GROUP BY keys alone (none without GROUP BY). */
+static void emit_kafka_sink(FILE *su, const Chain *ch, const Relation *r) {
+  fprintf(su, "    static const int kkeys[] = {");
+  int nkey = 0;
+  if (ch->sel->group_by) {
+    int i = 0;
+    for (const SelectItem *it = ch->sel->items; it; it = it->next, i++) {
+      bool other = false;
+      expr_walk(it->expr, not_key_part, &other);
+      if (!other) fprintf(su, "%s%d", nkey++ ? ", " : "", i);
+    }
+  }
+  fprintf(su, "%s};\n    static const char *const kprops[] = {", nkey ? "" : "-1");
+  for (int i = 0; i < 2 * r->nprops; i++) {
+    if (i) fprintf(su, ", ");
+    c_str(su, r->props[i]);
+  }
+  fprintf(su, "%s};\n    static const AirKafkaSinkDef kdef = {\n        .ops = &air_kafka_sink_ops,\n        .brokers = ",
+          r->nprops ? "" : "NULL");
+  c_str(su, r->brokers);
+  fprintf(su, ",\n        .topic = ");
+  c_str(su, r->topics);
+  fprintf(su, ",\n        .timeout_ms = INT64_C(%" PRId64 "),\n        .props = kprops,\n        .nprops = %d,\n", r->timeout_ms,
+          r->nprops);
+  fprintf(su, "        .key_fields = kkeys,\n        .nkey = %d,\n        .json = %s,\n    };\n", nkey,
+          r->json ? "true" : "false");
+}
+
 static void emit_collector(Gen *g, const Stage *st) {
   const Chain *ch = st->chain;
   int c = ch->index;
   const Operator *sink = stage_op(st, st->first);
   FILE *su = g->setup.f;
   char *hdr = csv_header(ch->sel);
-  fprintf(su, "  {\n    static const AirCollectorDef def = {\n");
+  bool kafka = sink->rel && sink->rel->brokers;
+  fprintf(su, "  {\n");
+  if (kafka) emit_kafka_sink(su, ch, sink->rel);
+  fprintf(su, "    static const AirCollectorDef def = {\n");
   fprintf(su, "        .row_size = sizeof(O%d),\n        .wend_offset = offsetof(O%d, wend),\n", c, c);
   fprintf(su, "        .ts_offset = offsetof(O%d, ts),\n        .windowed = %s,\n", c, ch->windowed ? "true" : "false");
   fprintf(su, "        .latency = %s,\n", ch->source->ingestion_time ? "true" : "false");
   fprintf(su, "        .compare = cmp_O%d,\n        .format = fmt_O%d,\n        .header = ", c, c);
   if (sink->rel && sink->rel->json)
     fprintf(su, "NULL /* JSON lines: no header */");
+  else if (kafka)
+    fprintf(su, "NULL /* a message per row: no header */");
   else
     c_str(su, hdr);
   fprintf(su, ",\n        .path = ");
-  if (sink->rel)
+  if (kafka)
+    fprintf(su, "NULL,\n        .kafka = &kdef");
+  else if (sink->rel)
     c_str(su, sink->rel->path ? sink->rel->path : "");
   else
     fprintf(su, "NULL");

@@ -241,7 +241,7 @@ static void print_op(FILE *out, const Chain *ch, const Operator *op) {
     if (op->rel && op->rel->kind == REL_DERIVED)
       fprintf(out, " stream %s", op->rel->name);
     else if (op->rel)
-      fprintf(out, " %s (%s '%s'%s)", op->rel->name, op->rel->sink->name, op->rel->path ? op->rel->path : "",
+      fprintf(out, " %s (%s '%s'%s)", op->rel->name, op->rel->sink->name, op->rel->path ? op->rel->path : op->rel->topics ? op->rel->topics : "",
               op->rel->json ? ", JSON lines" : "");
     else
       fprintf(out, " stdout");

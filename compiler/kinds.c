@@ -153,6 +153,11 @@ const SourceKindDef *source_kind_lookup(const char *name) {
 
 const SinkKindDef sink_kinds[] = {
     {.name = "csv", .opts = OPT_BIT(OPT_PATH) | OPT_BIT(OPT_FORMAT), .required = OPT_BIT(OPT_PATH)},
+    {.name = "kafka",
+     .opts = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_TIMEOUT) |
+             OPT_BIT(OPT_KAFKA_PROPS),
+     .required = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC),
+     .lib = "-lrdkafka"},
 };
 const int nsink_kinds = (int)(sizeof sink_kinds / sizeof sink_kinds[0]);
 

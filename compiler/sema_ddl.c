@@ -351,8 +351,14 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
   if ((o = slot[OPT_BROKERS]))
     r->brokers = list_opt(s, o, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:[],",
                           "a list of brokers, 'host:port' or 'host:port,host:port' (no spaces)");
-  if ((o = slot[OPT_TOPIC]))
+  if ((o = slot[OPT_TOPIC]) && r->kind == REL_SINK)
+    r->topics = list_opt(s, o, topic_chars, "one topic name (letters, digits, '.', '_', '-')");
+  else if (o)
     r->topics = list_opt(s, o, topic_chars, "a topic name or several, 'a' or 'a,b' (letters, digits, '.', '_', '-')");
+  if (r->kind == REL_SINK && r->topics && strchr(r->topics, ',')) {
+    diag_error(s->d, o->value->loc, "option 'topic' of a sink must be one topic name (letters, digits, '.', '_', '-')");
+    r->topics = NULL;
+  }
   if ((o = slot[OPT_GROUP])) {
     r->group = string_opt(s, o);
     if (r->group && !r->group[0]) diag_error(s->d, o->value->loc, "option 'group' must not be empty");

@@ -189,6 +189,7 @@ typedef struct AirCollectorDef {
   void (*format)(FILE *out, const void *row);   /* one CSV line with '\n' */
   const char *header; /* CSV header line, without '\n' */
   const char *path;   /* NULL: stdout; else path.tmp renamed to path at the end */
+  const struct AirKafkaSinkDef *kafka; /* sink = 'kafka': lines to a topic (path NULL), else NULL */
   const char *tag;    /* NULL, or a first field put before every line, header too
                          (several queries sharing standard output) */
 } AirCollectorDef;
@@ -439,6 +440,30 @@ typedef struct AirKafkaDef {
   const char *const *props; /* kafka.* options: name, value, name, value... */
   int nprops;
 } AirKafkaDef;
+
+/* sink = 'kafka' (kafka.c): the collector's lines become messages. */
+typedef struct AirKafkaSink AirKafkaSink;
+struct AirKafkaSinkDef;
+typedef struct AirKafkaSinkOps {
+  /* rank 0, before the run: the producer (brokers reached within the
+   * timeout) and the FILE whose lines it sends, or NULL and err */
+  AirKafkaSink *(*open)(AirRuntime *rt, const struct AirKafkaSinkDef *d, FILE **out, char *err, size_t nerr);
+  /* at the end: flush f, wait for every delivery; false and why if one failed */
+  bool (*finish)(AirKafkaSink *s, FILE *f, char *why, size_t n);
+  const char *(*error)(const AirKafkaSink *s); /* why a write failed */
+} AirKafkaSinkOps;
+extern const AirKafkaSinkOps air_kafka_sink_ops;
+typedef struct AirKafkaSinkDef {
+  const AirKafkaSinkOps *ops; /* &air_kafka_sink_ops */
+  const char *brokers;
+  const char *topic;
+  int64_t timeout_ms;       /* delivery timeout (message.timeout.ms), and the start's */
+  const char *const *props; /* kafka.* options: name, value pairs */
+  int nprops;
+  const int *key_fields;    /* the result columns of a message's key (the group key) */
+  int nkey;
+  bool json;                /* lines are JSON objects (else CSV records) */
+} AirKafkaSinkDef;
 
 /* What the query declares about a csv source or table. */
 typedef struct AirCsvDef {

@@ -13,6 +13,7 @@ typedef struct Collector {
   AirCollectorDef def;
   FILE *out;       /* stdout or the .tmp file */
   AirSinkFile *file; /* the sink file's entry in the runtime, NULL for stdout */
+  AirKafkaSink *kafka; /* sink = 'kafka': out is its FILE of lines, else NULL */
   char *tmp_path;  /* path + ".tmp", NULL for stdout (owned by file) */
   char *rows;      /* held rows (windowed) */
   size_t n, cap;   /* rows held / allocated */
@@ -48,6 +49,8 @@ static void check_written(Collector *c, bool flush_failed, int err) {
   if (!flush_failed && !ferror(c->out))
     return;
   const char *why = err ? strerror(err) : "write error";
+  if (c->kafka)
+    air_fatal(c->rt, "%s", c->def.kafka->ops->error(c->kafka));
   if (!c->tmp_path)
     air_fatal(c->rt, "cannot write standard output: %s", why);
   fclose(c->out);
@@ -101,7 +104,16 @@ static void on_batch(AirVertex *v, int input, const void *rows, size_t nrows, vo
 static void finish(Collector *c) {
   const char *shown = c->def.path ? c->def.path : "standard output";
   bool bad = ferror(c->out) != 0;
-  if (c->tmp_path) {
+  if (c->kafka) {
+    char why[768];
+    if (!c->def.kafka->ops->finish(c->kafka, c->out, why, sizeof why))
+      air_fail(c->rt, "%s", why);
+    else if (bad)
+      air_fail(c->rt, "%s", c->def.kafka->ops->error(c->kafka));
+    fclose(c->out);
+    c->out = NULL;
+    c->kafka = NULL;
+  } else if (c->tmp_path) {
     errno = 0;
     bad |= fclose(c->out) != 0;
     int err = errno;
@@ -238,7 +250,12 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
    * are flushed after each batch anyway, so full buffering loses nothing. */
   static char stdout_buf[1 << 16];
   static bool stdout_buffered;
-  if (!def->path && !stdout_buffered) {
+  if (def->kafka) {
+    char err[768] = "";
+    c->kafka = def->kafka->ops->open(rt, def->kafka, &c->out, err, sizeof err);
+    if (!c->kafka) air_fatal(rt, "%s", err);
+  }
+  if (!def->path && !def->kafka && !stdout_buffered) {
     fflush(stdout);
     setvbuf(stdout, stdout_buf, _IOFBF, sizeof stdout_buf);
     stdout_buffered = true;

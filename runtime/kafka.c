@@ -36,7 +36,9 @@
 #include "air_int.h"
 
 #include <librdkafka/rdkafka.h>
+#include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -443,4 +445,238 @@ const AirKafkaOps air_kafka_ops = {
     .wm = kafka_wm,
     .where = kafka_where,
     .close = kafka_free,
+};
+
+/* ---- sink = 'kafka' ------------------------------------------------------
+ *
+ * The collector writes its rows, as it would to a file, into a FILE made
+ * with fopencookie: each line is one message, its value the line without
+ * its line end, its key the row's group key (the result columns the query
+ * names as key_fields, as written in the line: CSV fields joined by ',', or
+ * a JSON object of those members). The producer is idempotent (no
+ * duplicates from its own retries) with acks = all; a message librdkafka
+ * could not deliver within `timeout` (message.timeout.ms) makes the next
+ * write fail, and the run ends with the reason; at the end every message
+ * must be delivered within `timeout` too, or the run fails. A full
+ * producer queue waits (backpressure), it does not drop. */
+
+struct AirKafkaSink {
+  AirRuntime *rt;
+  rd_kafka_t *rk;
+  char *topic;
+  const AirKafkaSinkDef *def;
+  char *line;         /* the line being written */
+  size_t n, cap;
+  bool inq;           /* inside a quoted CSV field */
+  char *key;          /* its key */
+  size_t kcap;
+  atomic_int failed;  /* a delivery failed */
+  char why[512];      /* ... why (the first) */
+  long long delivered;
+};
+typedef AirKafkaSink KSink;
+
+static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) {
+  (void)rk;
+  KSink *s = opaque;
+  if (m->err) {
+    if (!atomic_exchange(&s->failed, 1))
+      snprintf(s->why, sizeof s->why, "kafka sink '%s': a message was not delivered: %s", s->topic,
+               rd_kafka_err2str(m->err));
+  } else {
+    s->delivered++;
+  }
+}
+
+/* The key of one line: fields key_fields of a CSV line (quotes kept), or
+ * members of a JSON object line, found by a scan that knows strings. */
+static size_t line_key(const KSink *s, const char *p, size_t n, char *out, size_t cap) {
+  const AirKafkaSinkDef *d = s->def;
+  size_t at = 0, start = d->json ? 1 : 0;
+  int field = 0;
+  bool quoted = false;
+  if (d->json && at < cap) out[at++] = '{';
+  int written = 0;
+  for (size_t i = start; i <= n; i++) {
+    bool end = i == n || (!quoted && p[i] == ',') || (d->json && !quoted && p[i] == '}' && i + 1 == n);
+    if (i < n && p[i] == '"') {
+      if (d->json) {
+        /* a backslash escapes the next byte */
+        size_t b = 0;
+        while (b < i && p[i - 1 - b] == '\\') b++;
+        if (b % 2 == 0) quoted = !quoted;
+      } else {
+        quoted = !quoted;
+      }
+    }
+    if (!end) continue;
+    for (int k = 0; k < d->nkey; k++)
+      if (d->key_fields[k] == field) {
+        size_t len = i - start;
+        if (written++ && at < cap) out[at++] = ',';
+        if (at + len <= cap) { /* always: cap is the line's length + 3 */
+          memcpy(out + at, p + start, len);
+          at += len;
+        }
+      }
+    field++;
+    start = i + 1;
+    if (d->json && i + 1 == n) break;
+  }
+  if (d->json && at < cap) out[at++] = '}';
+  return at;
+}
+
+static void produce_line(KSink *s) {
+  size_t n = s->n;
+  /* a key is part of its line, and braces: room for all of it */
+  if (n + 3 > s->kcap) {
+    char *k = realloc(s->key, n + 3);
+    if (!k) air_oom("kafka sink key");
+    s->key = k;
+    s->kcap = n + 3;
+  }
+  char *key = s->key;
+  size_t kn = s->def->nkey > 0 ? line_key(s, s->line, n, key, s->kcap) : 0;
+  for (;;) {
+    rd_kafka_resp_err_t e = rd_kafka_producev(
+        s->rk, RD_KAFKA_V_TOPIC(s->topic), RD_KAFKA_V_VALUE(s->line, n), RD_KAFKA_V_KEY(kn ? key : NULL, kn),
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+    if (e == RD_KAFKA_RESP_ERR_NO_ERROR) break;
+    if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+      if (!atomic_exchange(&s->failed, 1))
+        snprintf(s->why, sizeof s->why, "kafka sink '%s': cannot produce: %s", s->topic, rd_kafka_err2str(e));
+      return;
+    }
+    rd_kafka_poll(s->rk, 100); /* a full queue: wait for deliveries */
+    if (atomic_load(&s->failed)) return;
+  }
+  rd_kafka_poll(s->rk, 0);
+}
+
+static ssize_t ksink_write(void *cookie, const char *buf, size_t size) {
+  KSink *s = cookie;
+  for (size_t i = 0; i < size; i++) {
+    /* a CSV field may hold a line end inside its quotes ("" toggles twice) */
+    if (buf[i] == '"' && !s->def->json) s->inq = !s->inq;
+    if (buf[i] == '\n' && !s->inq) {
+      produce_line(s);
+      s->n = 0;
+      continue;
+    }
+    if (s->n == s->cap) {
+      size_t cap = s->cap ? s->cap * 2 : 4096;
+      char *l = realloc(s->line, cap);
+      if (!l) air_oom("kafka sink line");
+      s->line = l;
+      s->cap = cap;
+    }
+    s->line[s->n++] = buf[i];
+  }
+  if (atomic_load(&s->failed)) {
+    errno = EIO;
+    return -1;
+  }
+  return (ssize_t)size;
+}
+
+static int ksink_close(void *cookie) {
+  KSink *s = cookie;
+  rd_kafka_destroy(s->rk);
+  free(s->line);
+  free(s->key);
+  free(s->topic);
+  free(s);
+  return 0;
+}
+
+static AirKafkaSink *ksink_open(AirRuntime *rt, const AirKafkaSinkDef *d, FILE **out, char *err, size_t nerr) {
+  KSink *s = calloc(1, sizeof *s);
+  if (!s) air_oom("kafka sink");
+  s->rt = rt;
+  s->def = d;
+  s->topic = strdup(d->topic);
+  char e2[512], tmo[32];
+  snprintf(tmo, sizeof tmo, "%lld", (long long)(d->timeout_ms > 0 ? d->timeout_ms : 30000));
+  rd_kafka_conf_t *conf = rd_kafka_conf_new();
+  struct {
+    const char *k, *v;
+  } base[] = {
+      {"bootstrap.servers", d->brokers}, {"client.id", "airc"},          {"enable.idempotence", "true"},
+      {"acks", "all"},                   {"message.timeout.ms", tmo},   {"log_level", "3"},
+  };
+  for (size_t i = 0; i < sizeof base / sizeof base[0]; i++)
+    if (rd_kafka_conf_set(conf, base[i].k, base[i].v, e2, sizeof e2) != RD_KAFKA_CONF_OK) {
+      set_err(err, nerr, "kafka sink '%s': %s", d->topic, e2);
+      goto fail;
+    }
+  for (int i = 0; i < d->nprops; i++)
+    if (rd_kafka_conf_set(conf, d->props[2 * i], d->props[2 * i + 1], e2, sizeof e2) != RD_KAFKA_CONF_OK) {
+      set_err(err, nerr, "kafka sink '%s': option 'kafka.%s': %s", d->topic, d->props[2 * i], e2);
+      goto fail;
+    }
+  rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+  rd_kafka_conf_set_opaque(conf, s);
+  s->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, e2, sizeof e2);
+  if (!s->rk) {
+    set_err(err, nerr, "kafka sink '%s': %s", d->topic, e2);
+    goto fail;
+  }
+  conf = NULL;
+  /* the brokers, now: a sink that cannot be reached fails before the run */
+  const struct rd_kafka_metadata *md = NULL;
+  rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR__TIMED_OUT;
+  int64_t deadline = air_now_ms() + (d->timeout_ms > 0 ? d->timeout_ms : 30000);
+  while (air_now_ms() < deadline) {
+    int64_t left = deadline - air_now_ms();
+    e = rd_kafka_metadata(s->rk, 1, NULL, &md, left > 100 ? (int)left : 100);
+    if (e == RD_KAFKA_RESP_ERR_NO_ERROR) break;
+  }
+  if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    set_err(err, nerr, "kafka sink '%s': cannot reach the kafka brokers '%s' within %lld ms (option 'timeout'): %s",
+            d->topic, d->brokers, (long long)(d->timeout_ms > 0 ? d->timeout_ms : 30000), rd_kafka_err2str(e));
+    goto fail;
+  }
+  rd_kafka_metadata_destroy(md);
+  cookie_io_functions_t io = {.write = ksink_write, .close = ksink_close};
+  FILE *f = fopencookie(s, "w", io);
+  if (!f) {
+    set_err(err, nerr, "kafka sink '%s': %s", d->topic, strerror(errno));
+    goto fail;
+  }
+  *out = f;
+  return s;
+fail:
+  if (conf) rd_kafka_conf_destroy(conf);
+  if (s->rk) rd_kafka_destroy(s->rk);
+  free(s->topic);
+  free(s);
+  return NULL;
+}
+
+/* Every message delivered within the timeout, or why not. The FILE is
+ * flushed first; it is closed by the caller. */
+static bool ksink_finish(AirKafkaSink *s, FILE *f, char *why, size_t n) {
+  fflush(f);
+  int64_t tmo = s->def->timeout_ms > 0 ? s->def->timeout_ms : 30000;
+  rd_kafka_flush(s->rk, (int)tmo);
+  int left = rd_kafka_outq_len(s->rk);
+  if (atomic_load(&s->failed)) {
+    snprintf(why, n, "%s", s->why);
+    return false;
+  }
+  if (left > 0) {
+    snprintf(why, n, "kafka sink '%s': %d messages not delivered within %lld ms (option 'timeout')", s->topic, left,
+             (long long)tmo);
+    return false;
+  }
+  return true;
+}
+
+static const char *ksink_error(const AirKafkaSink *s) { return s && s->why[0] ? s->why : "write error"; }
+
+const AirKafkaSinkOps air_kafka_sink_ops = {
+    .open = ksink_open,
+    .finish = ksink_finish,
+    .error = ksink_error,
 };
