@@ -379,7 +379,15 @@ $(B)/bench/json_parsers: bench/json_parsers.c bench/ceiling.h $(B)/libair.a $(B)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BENCH_CFLAGS) $< $(B)/libair.a -lcjson -ljansson -lm -pthread -o $@
 
-.PHONY: bench bench-tools
+# YSB from Kafka beside a bare librdkafka consumer (bench/kafka_bench.py).
+$(B)/bench/kafka_tool: bench/kafka_tool.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) -O2 $(WARN) $< -lrdkafka -o $@
+
+.PHONY: bench bench-tools bench-kafka
+bench-kafka: all $(B)/tests/mock_cluster $(B)/bench/kafka_tool
+	python3 bench/kafka_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--runs 1)
+
 bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa $(B)/bench/ceiling_state
 	@sh tools/deps.sh --if-missing gnuplot-nox || echo "bench: without gnuplot, no plots"
 	@sh tools/deps.sh --if-missing libcjson-dev libjansson-dev && $(MAKE) --no-print-directory $(B)/bench/json_parsers \
@@ -387,6 +395,7 @@ bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa $(B)/bench/ceilin
 
 bench: bench-tools
 	python3 bench/bench.py $(BENCH_PY_FLAGS)
+	$(MAKE) --no-print-directory bench-kafka
 
 
 # --- stress and faults --------------------------------------------------------
