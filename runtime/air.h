@@ -170,9 +170,12 @@ typedef enum {
   AIR_STAT_MESSAGES,   /* MPI messages sent to other ranks */
   AIR_STAT_EARLY_WINDOWS, /* windows still open at a stop's cut (closed early) */
   AIR_STAT_EARLY_ROWS, /* their result rows (written with --on-stop emit, else left out) */
+  AIR_STAT_SOURCE_LAG, /* a gauge, not a count: messages behind the newest offsets of the
+                          kafka partitions this rank reads, as last measured (kafka.c) */
   AIR_STAT_COUNT,
 } AirStat;
 void air_stat_add(AirRuntime *rt, AirStat s, int64_t n); /* thread-safe */
+void air_stat_set(AirRuntime *rt, AirStat s, int64_t v); /* thread-safe: a gauge's value */
 void air_latency_record(AirRuntime *rt, double ms);      /* rank 0 collector */
 
 /* ======================================================================
@@ -426,6 +429,7 @@ typedef struct AirKafkaOps {
   int64_t (*wm)(AirKafka *k, int64_t bound); /* min over partitions holding it; AIR_WM_END: none */
   void (*where)(const AirKafka *k, int part, int64_t offset, char *buf, size_t n);
   void (*close)(AirKafka *k); /* commits a group's offsets; accepts NULL */
+  void (*lag)(AirKafka *k);   /* measure AIR_STAT_SOURCE_LAG now (the source's end or stop) */
 } AirKafkaOps;
 extern const AirKafkaOps air_kafka_ops;
 typedef struct AirKafkaDef {

@@ -191,6 +191,8 @@ struct AirRuntime {
   double duration_s;      /* --duration, 0 = none */
   bool show_stats;        /* --stats */
   bool quiet;             /* --quiet */
+  _Atomic bool has_lag;   /* a source measures AIR_STAT_SOURCE_LAG (kafka): the progress line
+                             and the summary show it */
   char *stats_json;       /* --stats-json path or NULL */
   int64_t seed;           /* default generator seed, equal on all ranks */
   double t0;              /* monotonic start of the run, s */

@@ -536,6 +536,7 @@ static void refill_kafka(AirCsv *c) {
     int r = c->kops->next(c->kafka, CSV_POLL_MS, &m);
     if (r < 0) {
       c->eof = true;
+      c->kops->lag(c->kafka);
       return;
     }
     if (r == 0) {
@@ -1099,7 +1100,10 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
       /* A stop: park between records, then read the records before the
        * cut every rank agreed on (cut.c), and no more. */
       c->cut = air_source_park(c->v, (int64_t)c->index);
-      if (c->kafka) c->cut = (int64_t)c->index; /* each rank's own partitions: it ends where it is */
+      if (c->kafka) { /* each rank's own partitions: it ends where it is */
+        c->cut = (int64_t)c->index;
+        c->kops->lag(c->kafka);
+      }
       c->stopped = false;
     }
     if (c->cut >= 0 && c->index >= (uint64_t)c->cut) break;

@@ -80,6 +80,7 @@ struct AirKafka {
   atomic_llong down_since; /* ms when all brokers went down, 0 while up */
   char down_why[256];
   int64_t last_probe;
+  int64_t lag_ms;    /* wall clock of the last lag measurement */
 };
 
 static void set_err(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -100,6 +101,30 @@ static void on_error(rd_kafka_t *rk, int e, const char *reason, void *opaque) {
     atomic_compare_exchange_strong(&k->down_since, &zero, (long long)air_now_ms());
   }
 }
+
+/* The consumer lag, as the progress line and --stats show it: messages
+ * between the next offset of each of this rank's partitions and the
+ * newest offset the brokers reported (librdkafka's cached high watermark,
+ * refreshed by every fetch: no request of its own). While running, a
+ * partition not fetched from yet counts nothing; at the end (ask), its
+ * offsets are asked of the brokers (500 ms at most). */
+static void measure(AirKafka *k, bool ask) {
+  int64_t lag = 0;
+  for (int i = 0; i < k->nparts; i++) {
+    const Part *p = &k->parts[i];
+    int64_t lo = -1, hi = -1;
+    if ((rd_kafka_get_watermark_offsets(k->rk, k->topics[p->topic], p->id, &lo, &hi) || hi < 0) &&
+        (!ask || rd_kafka_query_watermark_offsets(k->rk, k->topics[p->topic], p->id, &lo, &hi, 500) || hi < 0))
+      continue;
+    int64_t at = p->next >= 0 ? p->next : p->next == RD_KAFKA_OFFSET_END ? hi : lo;
+    if (p->end >= 0 && hi > p->end) hi = p->end; /* end = 'latest': nothing past it is read */
+    if (at >= 0 && hi > at) lag += hi - at;
+  }
+  air_stat_set(k->rt, AIR_STAT_SOURCE_LAG, lag);
+  k->lag_ms = air_now_ms();
+}
+
+static void measure_lag(AirKafka *k) { measure(k, true); }
 
 static void kafka_free(AirKafka *k) {
   if (!k) return;
@@ -372,6 +397,7 @@ static int kafka_next(AirKafka *k, int timeout_ms, AirKafkaMsg *m) {
   for (;;) {
     if (k->at == k->nbatch) {
       check_down(k);
+      if (air_now_ms() - k->lag_ms >= 250) measure(k, false);
       k->at = 0;
       ssize_t n = rd_kafka_consume_batch_queue(k->q, timeout_ms, k->batch, KAFKA_BATCH);
       k->nbatch = n > 0 ? (int)n : 0;
@@ -445,6 +471,7 @@ const AirKafkaOps air_kafka_ops = {
     .wm = kafka_wm,
     .where = kafka_where,
     .close = kafka_free,
+    .lag = measure_lag,
 };
 
 /* ---- sink = 'kafka' ------------------------------------------------------

@@ -226,9 +226,12 @@ static void draw(AirRuntime *rt, double now) {
   char r[32], wm[64];
   human(r, sizeof r, rate);
   watermark_text(rt, wm, sizeof wm);
-  fprintf(stderr, "\r\033[K%s: %.0f s | %s events/s | %lld windows%s | late %lld", rt->name,
+  char lag[48] = "";
+  if (atomic_load(&rt->has_lag))
+    snprintf(lag, sizeof lag, " | kafka lag %lld", (long long)total[AIR_STAT_SOURCE_LAG]);
+  fprintf(stderr, "\r\033[K%s: %.0f s | %s events/s | %lld windows%s | late %lld%s", rt->name,
           now - rt->t0, r, (long long)total[AIR_STAT_WINDOWS], wm,
-          (long long)total[AIR_STAT_LATE]);
+          (long long)total[AIR_STAT_LATE], lag);
   fflush(stderr);
   p->drawn = true;
 }

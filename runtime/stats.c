@@ -30,6 +30,14 @@ void air_stat_add(AirRuntime *rt, AirStat s, int64_t n) {
   atomic_fetch_add_explicit(&rt->stats.count[s], n, memory_order_relaxed);
 }
 
+void air_stat_set(AirRuntime *rt, AirStat s, int64_t v) {
+  if (!rt || (unsigned)s >= AIR_STAT_COUNT)
+    return;
+  atomic_store_explicit(&rt->stats.count[s], v, memory_order_relaxed);
+  if (s == AIR_STAT_SOURCE_LAG)
+    atomic_store_explicit(&rt->has_lag, true, memory_order_relaxed);
+}
+
 /* Past AIR_LAT_MAX_SAMPLES, reservoir sampling keeps a uniform sample so
  * memory stays bounded on long runs. */
 void air_latency_record(AirRuntime *rt, double ms) {
@@ -107,6 +115,9 @@ static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_r
             er == 1 ? "" : "s", w == 1 ? "was" : "were",
             rt->on_stop_emit ? "written as they are (--on-stop emit)" : "left out (--on-stop drop)");
   }
+  if (atomic_load(&rt->has_lag))
+    fprintf(stderr, "airc: %s: kafka lag at the end: %lld message%s behind the newest offsets\n", q,
+            (long long)m->count[AIR_STAT_SOURCE_LAG], m->count[AIR_STAT_SOURCE_LAG] == 1 ? "" : "s");
   if (m->has_lat)
     fprintf(stderr, "airc: %s: event-time latency ms: mean %.1f, p50 %.1f, p99 %.1f, max %.1f\n",
             q, m->mean, m->p50, m->p99, m->max);
@@ -151,7 +162,12 @@ static void write_json(AirRuntime *rt, const Summary *m) {
   json_num(f, m->has_lat, m->p99);
   fputs(",\"max\":", f);
   json_num(f, m->has_lat, m->max);
-  fputs("},\"interrupted\":", f);
+  fputs("},\"kafka_lag\":", f); /* null without a kafka source */
+  if (atomic_load(&rt->has_lag))
+    fprintf(f, "%lld", (long long)m->count[AIR_STAT_SOURCE_LAG]);
+  else
+    fputs("null", f);
+  fputs(",\"interrupted\":", f);
   if (air_cut_happened(rt)) {
     fprintf(f, "{\"by\":\"%s\",\"on_stop\":\"%s\",\"early_windows\":%lld,\"early_rows\":%lld,\"cut\":",
             stopped_by(rt), rt->on_stop_emit ? "emit" : "drop", (long long)m->count[AIR_STAT_EARLY_WINDOWS],

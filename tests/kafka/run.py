@@ -162,9 +162,11 @@ def check_bounded(work, c, label, topic, parts, fmt="csv", extra_with="", bad=0)
             h.fail("%s: exit %s" % (tag, rc), err)
         elif got != want:
             h.fail(tag + ": output differs from the reference", unified_diff(want, got, "expected", tag) + err)
-        elif st.get("events_in") != good or st.get("late") != late or st.get("bad_rows") != bad:
-            h.fail("%s: events %s late %s bad %s; expected %d, %d, %d" % (
-                tag, st.get("events_in"), st.get("late"), st.get("bad_rows"), good, late, bad), err)
+        elif st.get("events_in") != good or st.get("late") != late or st.get("bad_rows") != bad or \
+                st.get("kafka_lag") != 0:
+            h.fail("%s: events %s late %s bad %s kafka_lag %s; expected %d, %d, %d, 0" % (
+                tag, st.get("events_in"), st.get("late"), st.get("bad_rows"), st.get("kafka_lag"), good, late,
+                bad), err)
         else:
             h.ok("%s: %d messages, %d late, %d bad, %d result rows as the reference" % (
                 tag, good + bad, late, bad, len(want) - 1))
@@ -255,6 +257,31 @@ def group_and_start(work, c):
         h.ok("start = '0:123': partition 0 read from offset 123")
     else:
         h.fail("start = '0:123': %s events (expected %d)" % (st.get("events_in"), 700 - 123), err)
+
+
+def lag_case(work, c):
+    """The consumer lag (--stats, --stats-json kafka_lag, the progress
+    line): a run stopped by --duration long before it read a big topic;
+    what it read and what it says it lags behind add up to the topic."""
+    d = os.path.join(work, "lag")
+    os.mkdir(d)
+    c.command("topic lag:2")
+    n = 60000
+    for q in range(2):
+        produce(c, "lag", q, ["%d,%d,%d" % (i % 7, i % 100, i) for i in range(n)], d)
+    exe = compile_query(d, "q", "source = 'kafka', brokers = '%s', topic = 'lag', timeout = '10 s'" % c.bootstrap)
+    if not exe:
+        return
+    for np, secs in ((2, "0.05"), (1, "0.1"), (3, "5")):
+        rc, _, err, st = run(d, exe, np, extra=["--duration", secs])
+        ev, lag = st.get("events_in"), st.get("kafka_lag")
+        tag = "lag np=%d --duration %s" % (np, secs)
+        if rc != 0 or ev is None or lag is None:
+            h.fail("%s: exit %s, events %s, kafka_lag %s" % (tag, rc, ev, lag), err)
+        elif ev + lag != 2 * n or "kafka lag at the end: %d message" % lag not in err:
+            h.fail("%s: %d events read + %d behind != %d messages" % (tag, ev, lag, 2 * n), err)
+        else:
+            h.ok("%s: %d messages read, %d behind the newest offsets (stats and summary agree)" % (tag, ev, lag))
 
 
 def read_until(p, want_lines, secs):
@@ -486,6 +513,7 @@ def main():
         try:
             bounded_cases(work, c)
             group_and_start(work, c)
+            lag_case(work, c)
             live_cases(work, c)
             sink_cases(work, c)
         finally:
