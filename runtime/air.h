@@ -147,6 +147,13 @@ void air_out_flush(AirOut *o);
  * instance then makes or reads its rows before K, sends the watermark the
  * cut implies and AIR_WM_STOP, and ends (cut.c). Returns K. */
 int64_t air_source_park(AirVertex *v, int64_t pos);
+/* What the other ranks' instances of source vertex v last sent as their
+ * watermark, as heard here over the exchanges v feeds (the minimum), or
+ * AIR_WM_NONE when v feeds none or some has sent nothing yet. */
+int64_t air_peer_wm(AirVertex *v);
+/* Source v's input is all idle (or no longer): batches say so from now
+ * on, and an empty one goes out at once on every port. Its own thread. */
+void air_source_idle(AirVertex *v, bool idle);
 
 /* Start every vertex thread, run the MPI loop on the calling thread until
  * every vertex on every rank ended, print the summary (rank 0), finalize MPI

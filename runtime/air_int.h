@@ -89,7 +89,7 @@ typedef struct AirBatch {
   int32_t edge;   /* edge id */
   int32_t sender; /* rank * producers_per_rank + instance */
   int32_t nrows;  /* rows that follow */
-  int32_t flags;  /* reserved, 0 */
+  int32_t flags;  /* AIR_BATCH_IDLE or 0 */
   int64_t wm;     /* sender's watermark after these rows */
 } AirBatch;
 
@@ -101,6 +101,10 @@ static inline char *air_batch_rows(AirBatch *b) {
  * Edges, vertices, ports (vertex.c)
  * ====================================================================== */
 
+/* AirBatch.flags: the sending source's input is all idle (kafka's
+ * idle_timeout): its watermark holds no other rank back (air_peer_wm). */
+#define AIR_BATCH_IDLE 1
+
 struct AirEdge {
   AirRuntime *rt;
   int id;               /* MPI tag */
@@ -111,6 +115,9 @@ struct AirEdge {
   AirVertex *consumer;  /* consumer on this rank, NULL when none here */
   int input;            /* index of this edge among the consumer's inputs */
   int slot_base;        /* first watermark slot of this edge at the consumer */
+  _Atomic int64_t *heard; /* HASH: per sender (rank * ppr + instance), the largest watermark that
+                             came from another rank (comm thread), for air_peer_wm */
+  _Atomic bool *heard_idle; /* ... and whether its last batch said its source was idle */
 };
 
 /* A source's stop at one agreed cut (cut.c): each instance parks at its
@@ -129,6 +136,7 @@ struct AirVertex {
   char *name;
   bool source;            /* source vertex (else consumer) */
   bool active;            /* runs on this rank (rank0_only vertices elsewhere: no) */
+  bool idle;              /* source: its input is all idle (air_source_idle; its thread only) */
   AirSourceFn src_fn;     /* sources */
   int instances;          /* sources: threads; consumers: 1 */
   AirEdge **inputs;       /* consumers */

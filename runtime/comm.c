@@ -90,6 +90,11 @@ static bool pump_receives(AirRuntime *rt, AirEdge *e) {
         (size_t)bytes != sizeof *b + (size_t)b->nrows * e->row_size)
       air_fatal(rt, "malformed batch of %d bytes from rank %d on edge %d", bytes, st.MPI_SOURCE,
                 e->id);
+    if (e->heard && b->sender >= 0 && b->sender < rt->world * e->ppr) {
+      if (b->wm > atomic_load_explicit(&e->heard[b->sender], memory_order_relaxed))
+        atomic_store_explicit(&e->heard[b->sender], b->wm, memory_order_relaxed);
+      atomic_store_explicit(&e->heard_idle[b->sender], (b->flags & AIR_BATCH_IDLE) != 0, memory_order_relaxed);
+    }
     air_queue_push_force(q, b);
     moved = true;
   }

@@ -1034,7 +1034,14 @@ static inline __attribute__((always_inline)) int next_record(AirCsv *c, int max,
       if (c->len - c->pos < 3 && !c->eof) {
         refill(c);
         if (c->stopped) return SCAN_EOF;
-        c->idle = false; /* no record yet: nothing to send a watermark for */
+        /* No record yet: nothing to send a watermark for, but a kafka
+         * rank whose partitions are idle from the start goes as far as
+         * the other ranks (air_csv_scanned_wm), so its loop must run. */
+        if (c->idle && c->kafka) {
+          c->idle = false;
+          return SCAN_WAIT;
+        }
+        c->idle = false;
         continue;
       }
       if (c->len - c->pos >= 3 && memcmp(c->buf + c->pos, "\xEF\xBB\xBF", 3) == 0) c->pos += 3;
@@ -1160,6 +1167,15 @@ int64_t air_csv_scanned_wm(AirCsv *c) {
   if (!c->kafka) return minus_bound(c, c->maxts);
   /* the partitions' minimum, never below what was given out before */
   int64_t m = c->kops->wm(c->kafka, c->bound);
+  /* None holds it (all idle, or at their end): this rank must not hold
+   * back the other ranks' windows either, so it goes as far as they went
+   * (Flink marks such a reader idle; here it takes their watermark, so
+   * that what it reads later is judged late against what it sent). */
+  if (c->v) air_source_idle(c->v, m == AIR_WM_END);
+  if (m == AIR_WM_END && c->v) {
+    int64_t peers = air_peer_wm(c->v);
+    if (peers != AIR_WM_NONE && peers != AIR_WM_END) m = peers;
+  }
   if (m != AIR_WM_END && m > c->kfloor) c->kfloor = m;
   return c->kfloor;
 }

@@ -34,6 +34,15 @@ AirEdge *air_edge_new(AirRuntime *rt, int id, size_t row_size, AirRoute route,
   if (e->cap_rows == 0)
     e->cap_rows = 1;
   e->input = -1;
+  if (route == AIR_ROUTE_HASH) {
+    int n = rt->world * producers_per_rank;
+    e->heard = air_xmalloc(rt, (size_t)n * sizeof *e->heard);
+    e->heard_idle = air_xmalloc(rt, (size_t)n * sizeof *e->heard_idle);
+    for (int i = 0; i < n; i++) {
+      atomic_init(&e->heard[i], AIR_WM_NONE);
+      atomic_init(&e->heard_idle[i], false);
+    }
+  }
   rt->edges[id] = e;
   return e;
 }
@@ -192,6 +201,7 @@ static void ship(AirOut *o, int di) {
   else
     b = batch_new(o, 0);
   b->wm = o->wm_sent;
+  b->flags = o->v->idle ? AIR_BATCH_IDLE : 0;
   o->batch[di] = NULL;
   o->cur[di].next = o->cur[di].end = o->park;
   air_batch_send(o->v->rt, o->e, dest_rank(o, di), b);
@@ -236,6 +246,49 @@ void air_out_watermark(AirOut *o, int64_t wm) {
     ship(o, di);
   if (wm == AIR_WM_END)
     o->ended = true;
+}
+
+/* The watermark the other ranks' instances of a source have reached, as
+ * far as this rank heard over the exchanges the source feeds: the minimum
+ * of what each sender that is not idle last sent here; when all of them
+ * are idle, the largest (they will take it too: idle ranks agree on the
+ * furthest any got). AIR_WM_NONE when the source feeds no exchange, or a
+ * sender that is not idle has sent nothing yet. A rank whose own input is
+ * all idle may take it as its own (air.h). */
+int64_t air_peer_wm(AirVertex *v) {
+  AirRuntime *rt = v->rt;
+  int64_t busy = AIR_WM_END, idle = AIR_WM_NONE;
+  bool any_busy = false, any = false;
+  for (AirOut *o = atomic_load(&v->outs); o; o = o->next) {
+    const AirEdge *e = o->e;
+    if (e->route != AIR_ROUTE_HASH || !e->heard)
+      continue;
+    for (int s = 0; s < rt->world * e->ppr; s++) {
+      if (s / e->ppr == rt->rank)
+        continue;
+      int64_t w = atomic_load_explicit(&e->heard[s], memory_order_relaxed);
+      any = true;
+      if (atomic_load_explicit(&e->heard_idle[s], memory_order_relaxed)) {
+        if (w > idle)
+          idle = w;
+      } else {
+        any_busy = true;
+        if (w < busy)
+          busy = w;
+      }
+    }
+  }
+  return !any ? AIR_WM_NONE : any_busy ? busy : idle;
+}
+
+void air_source_idle(AirVertex *v, bool idle) {
+  if (v->idle == idle)
+    return;
+  v->idle = idle;
+  /* say so now: a batch, empty if need be, on every port */
+  for (AirOut *o = atomic_load(&v->outs); o; o = o->next)
+    for (int di = 0; di < o->ndest && !o->ended; di++)
+      ship(o, di);
 }
 
 /* ======================================================================
@@ -396,6 +449,10 @@ void air_vertices_free(AirRuntime *rt) {
   rt->vertices = NULL;
   rt->nvertices = 0;
   for (int i = 0; i < AIR_MAX_EDGES; i++) {
+    if (rt->edges[i]) {
+      free((void *)rt->edges[i]->heard);
+      free((void *)rt->edges[i]->heard_idle);
+    }
     free(rt->edges[i]);
     rt->edges[i] = NULL;
   }

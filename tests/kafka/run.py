@@ -317,23 +317,24 @@ def stop(p, secs=30):
 
 def live_cases(work, c):
     """Unbounded: windows are written as they close, while the query runs."""
-    for np, idle in ((3, False), (1, True), (2, True)):
-        d = os.path.join(work, "live_%d_%s" % (np, idle))
+    # fed: the partitions that get messages (the others idle). 1-2 ranks:
+    # partition 2 idle on a rank with busy ones; 3 ranks: the idle ones are
+    # whole ranks, which must go as far as the busy ranks (air_peer_wm)
+    for np, idle, fed in ((3, False, 3), (1, True, 2), (2, True, 2), (3, True, 2), (3, True, 1)):
+        d = os.path.join(work, "live_%d_%s_%d" % (np, idle, fed))
         os.mkdir(d)
-        topic = "live%d%d" % (np, idle)
-        # idle: partition 2 gets nothing (on rank 0 with 1 or 2 ranks, with the other partitions of its rank)
+        topic = "live%d%d%d" % (np, idle, fed)
         c.command("topic %s:3" % topic)
         w = "source = 'kafka', brokers = '%s', topic = '%s', timeout = '10 s'%s" % (
             c.bootstrap, topic, ", idle_timeout = '300 ms'" if idle else "")
         exe = compile_query(d, "q", w)
         if not exe:
             continue
-        label = "live np=%d%s" % (np, ", an idle partition" if idle else "")
+        label = "live np=%d%s" % (np, ", %d idle partition%s" % (3 - fed, "s" if fed < 2 else "") if idle else "")
         p = subprocess.Popen([MPIRUN, "-np", str(np), exe, "--on-stop", "emit"], cwd=d, stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(1.0)
         parts = [[], [], []]
-        fed = 2 if idle else 3
         for step in range(4):  # four seconds of event time, one after another
             for q in range(fed):
                 rows = [(rng.randrange(5), rng.randrange(100), step * 1000 + rng.randrange(1000))
