@@ -8,6 +8,8 @@
  *   jansson  json_loadb per line, the same.
  *
  *   json_parsers [--rows N]     one JSON line on stdout per parser
+ *   json_parsers --ysb FILE     airc's scanner alone over YSB's JSON events
+ *                               (bench/kafka_bench.py: the parser's ceiling)
  *
  * The lines: {"user": string, "page": int, "dwell": double, "bot": bool,
  * "ts": int}, keys shuffled, every fifth with an unknown nested key. A
@@ -38,10 +40,38 @@ static void report(const char *name, const Sum *s, double secs) {
          name, s->rows, secs, secs > 0 ? (double)s->rows / secs : 0.0, (long long)s->ints, s->dbl, s->bytes);
 }
 
+/* airc's scanner over a file of YSB events (kafka_tool's load-ysb lines),
+ * each field parsed to the column type a query gives it. */
+static int ysb_file(const char *path) {
+  static const char *const cols[] = {"user_id", "page_id", "ad_id", "ad_type", "event_type", "event_time",
+                                     "ip_address"};
+  AirCsvDef def = {.path = path, .name = "ysb", .cols = cols, .ncols = 7, .time_col = 5, .json = true,
+                   .json_kinds = "sssssns"};
+  Sum s = {0};
+  double t0 = mono_s();
+  AirCsv *c = air_csv_open_at(NULL, &def, 0, 1);
+  AirField f[8];
+  long line;
+  int nf;
+  while ((nf = air_csv_next(c, f, 8, &line)) != AIR_CSV_END) {
+    int64_t ts;
+    if (nf != 7 || air_csv_time(c, &ts) != AIR_PARSE_OK) continue;
+    s.rows++;
+    s.ints += ts;
+    for (int i = 0; i < 7; i++)
+      if (i != 5) s.bytes += f[i].n;
+  }
+  air_csv_close(c);
+  report("airc-ysb", &s, mono_s() - t0);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   long rows = 1000000;
-  for (int a = 1; a + 1 < argc; a += 2)
+  for (int a = 1; a + 1 < argc; a += 2) {
     if (!strcmp(argv[a], "--rows")) rows = atol(argv[a + 1]);
+    if (!strcmp(argv[a], "--ysb")) return ysb_file(argv[a + 1]);
+  }
   /* the lines */
   size_t cap = (size_t)rows * 160 + 1, len = 0;
   char *text = malloc(cap);

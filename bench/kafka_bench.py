@@ -8,7 +8,9 @@ views per campaign per 10 s window, beside, measured in the same run:
   (b) a bare librdkafka consumer of the same topic (bench/kafka_tool.c
       consume): the ceiling for source = 'kafka'; target >= 70% of it,
   (c) JSON decoding: the same events as a JSON-lines file and as a CSV file
-      read by the same query (source = 'csv'), rows/s of each.
+      read by the same query (source = 'csv'), rows/s of each, beside
+      airc's JSON scanner alone over the same file (bench/json_parsers.c
+      --ysb, when make bench built it: its ceiling).
 
 Every airc run's counts are checked against a Python count of the same
 events (kafka_tool's generator re-done here). Medians of --runs runs.
@@ -34,6 +36,7 @@ OUT = os.path.join(B, "bench")
 AIRC = os.path.join(B, "airc")
 MOCK = os.path.join(B, "tests", "mock_cluster")
 TOOL = os.path.join(OUT, "kafka_tool")
+PARSER = os.path.join(OUT, "json_parsers")
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
 
 M64 = (1 << 64) - 1
@@ -197,6 +200,17 @@ def main():
         rows.append({"case": "bare librdkafka consumer", "ranks": 1, "events_per_s": ceil, "of_bare": 1.0,
                      "same_rows": ""})
         log("bare consumer: %.0f messages/s" % ceil)
+        if os.path.exists(PARSER):
+            alone = []
+            for _ in range(cfg.runs):
+                p = subprocess.run([PARSER, "--ysb", os.path.join(d, "events.json")], capture_output=True,
+                                   text=True, timeout=300, check=True)
+                j = json.loads(p.stdout.strip().splitlines()[-1])
+                alone.append(j["rows_per_s"])
+            rate = statistics.median(alone)
+            rows.append({"case": "airc's JSON scanner alone over the file (json_parsers --ysb)", "ranks": 1,
+                         "events_per_s": rate, "of_bare": rate / ceil, "same_rows": j["rows"] == n})
+            log("JSON scanner alone: %.0f rows/s" % rate)
         for kind, tpl in SOURCES.items():
             src = os.path.join(d, kind.replace(" ", "_") + ".airq")
             with open(src, "w") as f:
