@@ -252,9 +252,11 @@ void air_out_watermark(AirOut *o, int64_t wm) {
  * far as this rank heard over the exchanges the source feeds: the minimum
  * of what each sender that is not idle last sent here; when all of them
  * are idle, the largest (they will take it too: idle ranks agree on the
- * furthest any got). AIR_WM_NONE when the source feeds no exchange, or a
- * sender that is not idle has sent nothing yet. A rank whose own input is
- * all idle may take it as its own (air.h). */
+ * furthest any got). Senders that ended (no partitions, or at their end)
+ * hold nothing back and count for neither. AIR_WM_NONE when the source
+ * feeds no exchange, or a sender that is not idle has sent nothing yet;
+ * AIR_WM_END when every other sender ended. A rank whose own input is all
+ * idle may take it as its own (air.h). */
 int64_t air_peer_wm(AirVertex *v) {
   AirRuntime *rt = v->rt;
   int64_t busy = AIR_WM_END, idle = AIR_WM_NONE;
@@ -268,6 +270,8 @@ int64_t air_peer_wm(AirVertex *v) {
         continue;
       int64_t w = atomic_load_explicit(&e->heard[s], memory_order_relaxed);
       any = true;
+      if (w == AIR_WM_END)
+        continue;
       if (atomic_load_explicit(&e->heard_idle[s], memory_order_relaxed)) {
         if (w > idle)
           idle = w;
@@ -278,7 +282,9 @@ int64_t air_peer_wm(AirVertex *v) {
       }
     }
   }
-  return !any ? AIR_WM_NONE : any_busy ? busy : idle;
+  if (!any)
+    return AIR_WM_NONE;
+  return any_busy ? busy : idle == AIR_WM_NONE ? AIR_WM_END : idle;
 }
 
 void air_source_idle(AirVertex *v, bool idle) {

@@ -319,22 +319,27 @@ def live_cases(work, c):
     """Unbounded: windows are written as they close, while the query runs."""
     # fed: the partitions that get messages (the others idle). 1-2 ranks:
     # partition 2 idle on a rank with busy ones; 3 ranks: the idle ones are
-    # whole ranks, which must go as far as the busy ranks (air_peer_wm)
-    for np, idle, fed in ((3, False, 3), (1, True, 2), (2, True, 2), (3, True, 2), (3, True, 1)):
-        d = os.path.join(work, "live_%d_%s_%d" % (np, idle, fed))
+    # whole ranks, which must go as far as the busy ranks (air_peer_wm);
+    # with 2 partitions on 3 ranks, rank 2 has none (it ends at once)
+    for np, idle, fed, nparts in ((3, False, 3, 3), (1, True, 2, 3), (2, True, 2, 3), (3, True, 2, 3),
+                                  (3, True, 1, 3), (3, True, 1, 2)):
+        d = os.path.join(work, "live_%d_%s_%d_%d" % (np, idle, fed, nparts))
         os.mkdir(d)
-        topic = "live%d%d%d" % (np, idle, fed)
-        c.command("topic %s:3" % topic)
+        topic = "live%d%d%d%d" % (np, idle, fed, nparts)
+        c.command("topic %s:%d" % (topic, nparts))
+        # an idle_timeout longer than the feeder's pauses between steps (a
+        # kcat each): a fed partition turns idle only after its last step,
+        # so no step is left unread at the stop by windows closed over it
         w = "source = 'kafka', brokers = '%s', topic = '%s', timeout = '10 s'%s" % (
-            c.bootstrap, topic, ", idle_timeout = '300 ms'" if idle else "")
+            c.bootstrap, topic, ", idle_timeout = '1500 ms'" if idle else "")
         exe = compile_query(d, "q", w)
         if not exe:
             continue
-        label = "live np=%d%s" % (np, ", %d idle partition%s" % (3 - fed, "s" if fed < 2 else "") if idle else "")
+        label = "live np=%d, %d partitions%s" % (np, nparts, ", %d idle" % (nparts - fed) if idle else "")
         p = subprocess.Popen([MPIRUN, "-np", str(np), exe, "--on-stop", "emit"], cwd=d, stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(1.0)
-        parts = [[], [], []]
+        parts = [[] for _ in range(nparts)]
         for step in range(4):  # four seconds of event time, one after another
             for q in range(fed):
                 rows = [(rng.randrange(5), rng.randrange(100), step * 1000 + rng.randrange(1000))
