@@ -139,7 +139,7 @@ FUZZ_MPI := $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-[IL]' 
 $(B)/fuzz/fuzz_csv: tests/fuzz/fuzz_csv.c $(RUNTIME_SRC) runtime/air.h $(wildcard runtime/*_int.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CSTD) $(FUZZ_FLAGS) -Iruntime $(FUZZ_MPI) tests/fuzz/fuzz_csv.c $(RUNTIME_SRC) \
-	  -lmpich -lrdkafka -lm -pthread -o $@
+	  -lmpich -lrdkafka -lhiredis -lm -pthread -o $@
 
 fuzz-csv: $(B)/fuzz/fuzz_csv
 	@mkdir -p $(B)/fuzz/csv-corpus $(B)/fuzz/csv-artifacts

@@ -409,6 +409,10 @@ struct Relation {
   int64_t timeout_ms;    /* kafka: brokers unreachable this long end the run */
   const char **props;    /* kafka.* options: name, value pairs (without 'kafka.') */
   int nprops;
+  const char *address;   /* redis table: host:port */
+  const char *pattern;   /* redis table: SCAN MATCH pattern of the keys read (NULL: '*') */
+  const char *key_prefix; /* redis table: keys starting with it, the key column without it (or NULL) */
+  bool redis_hash;       /* redis table: layout = 'hash' (else 'string') */
   int64_t max_bad_rows;  /* csv: more bad rows than this fail the run, -1 = no count */
   double max_bad_pct;    /* csv: ... more than this % of the records, -1 = none */
   int64_t rate;          /* events/s over all ranks, 0 = unthrottled */
@@ -675,6 +679,10 @@ typedef enum {
   OPT_IDLE_TIMEOUT,
   OPT_TIMEOUT,
   OPT_KAFKA_PROPS, /* kafka.<librdkafka property>, any number */
+  OPT_ADDRESS,
+  OPT_PATTERN,
+  OPT_KEY_PREFIX,
+  OPT_LAYOUT,
   OPT_COUNT
 } OptionKey;
 #define OPT_BIT(o) (1u << (o))
@@ -709,6 +717,7 @@ struct SourceKindDef {
   const char *desc;        /* --explain of a stream it feeds: "csv file" */
   const char *table_desc;  /* --explain of a TABLE it fills; NULL: it cannot fill one */
   const char *table_brief; /* the same, shorter, for --explain=dot */
+  bool table_only;         /* it fills a TABLE and never a STREAM */
   unsigned opts;           /* options it takes besides 'source' (OPT_BIT) */
   unsigned required;       /* ... of which these must be given */
   bool per_thread;         /* one producer per --threads on every rank, else one per rank */
@@ -781,6 +790,8 @@ void cg_csv_holes(const Relation *r, KindHoles *h);
 void cg_gen_holes(const Relation *r, KindHoles *h);
 void cg_csv_table(Gen *g, const Relation *r);
 void cg_ysb_table(Gen *g, const Relation *r);
+void sema_check_redis_table(Sema *s, Stmt *st, Relation *r);
+void cg_redis_table(Gen *g, const Relation *r);
 void cg_count_field(FILE *o, const Expr *a, int j);
 void cg_sum_field(FILE *o, const Expr *a, int j);
 void cg_avg_field(FILE *o, const Expr *a, int j);

@@ -73,7 +73,9 @@ enum { KN_STREAM, KN_TABLE, KN_SINK };
 /* The name of kind i of the set, or NULL when it is not in the set. */
 static const char *kind_name_at(int which, int i) {
   if (which == KN_SINK) return i < nsink_kinds ? sink_kinds[i].name : NULL;
-  if (i >= nsource_kinds || (which == KN_TABLE && !source_kinds[i].table_desc)) return NULL;
+  if (i >= nsource_kinds || (which == KN_TABLE && !source_kinds[i].table_desc) ||
+      (which == KN_STREAM && source_kinds[i].table_only))
+    return NULL;
   return source_kinds[i].name;
 }
 
@@ -234,6 +236,25 @@ static const char *start_opt(Sema *s, Option *o) {
   return ok ? v : NULL;
 }
 
+/* host:port, the port a number from 1 to 65535 (listen, connect, address) */
+static const char *host_port_opt(Sema *s, Option *o, const char *key) {
+  const char *v = string_opt(s, o);
+  if (!v) return NULL;
+  const char *colon = strrchr(v, ':');
+  char *end = NULL;
+  long port = colon ? strtol(colon + 1, &end, 10) : 0;
+  bool spaces = strpbrk(v, " \t") != NULL;
+  /* an IPv6 address needs brackets: [::1]:9000 */
+  bool bare_v6 = colon && memchr(v, ':', (size_t)(colon - v)) && v[0] != '[';
+  if (!colon || colon == v || !colon[1] || *end || port < 1 || port > 65535 || spaces || bare_v6 ||
+      (v[0] == '[' && colon[-1] != ']')) {
+    diag_error(s->d, o->value->loc, "option '%s' must be 'host:port' with a port from 1 to 65535 (an "
+               "IPv6 address in brackets: '[::1]:9000'; no spaces)", key);
+    return NULL;
+  }
+  return v;
+}
+
 static void check_options(Sema *s, Stmt *st, Relation *r) {
   Option *slot[OPT_COUNT] = {0};
   for (Option *o = st->opts; o; o = o->next) {
@@ -277,11 +298,14 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
   if ((o = slot[OPT_SOURCE])) {
     const char *v = string_opt(s, o);
     const SourceKindDef *k = v ? source_kind_lookup(v) : NULL;
-    if (k && (r->kind != REL_TABLE || k->table_desc))
+    if (k && (r->kind == REL_TABLE ? k->table_desc != NULL : !k->table_only))
       r->source = k;
-    else if (k)
+    else if (k && r->kind == REL_TABLE)
       diag_error(s->d, o->value->loc, "source '%s' cannot fill a TABLE (table sources: %s)", k->name,
                  kind_names(s, KN_TABLE, 0));
+    else if (k)
+      diag_error(s->d, o->value->loc, "source '%s' fills a TABLE only, not a STREAM (stream sources: %s)",
+                 k->name, kind_names(s, KN_STREAM, 0));
     else if (v)
       unknown_kind(s, o->value->loc, v, r->kind == REL_TABLE ? KN_TABLE : KN_STREAM);
   }
@@ -309,24 +333,33 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
       diag_error(s->d, v->loc, "option 'header' must be true, false or 'skip'");
   }
   for (int k = OPT_LISTEN; k <= OPT_CONNECT; k++) {
-    if (!(o = slot[k])) continue;
-    const char *v = string_opt(s, o);
-    if (!v) continue;
-    /* host:port, the port a number from 1 to 65535 */
-    const char *colon = strrchr(v, ':');
-    char *end = NULL;
-    long port = colon ? strtol(colon + 1, &end, 10) : 0;
-    bool spaces = strpbrk(v, " \t") != NULL;
-    /* an IPv6 address needs brackets: [::1]:9000 */
-    bool bare_v6 = colon && memchr(v, ':', (size_t)(colon - v)) && v[0] != '[';
-    if (!colon || colon == v || !colon[1] || *end || port < 1 || port > 65535 || spaces || bare_v6 ||
-        (v[0] == '[' && colon[-1] != ']'))
-      diag_error(s->d, o->value->loc, "option '%s' must be 'host:port' with a port from 1 to 65535 (an "
-                 "IPv6 address in brackets: '[::1]:9000'; no spaces)", option_keys[k].key);
-    else if (k == OPT_LISTEN)
+    const char *v = (o = slot[k]) ? host_port_opt(s, o, option_keys[k].key) : NULL;
+    if (v && k == OPT_LISTEN)
       r->tcp_listen = v;
-    else
+    else if (v)
       r->tcp_connect = v;
+  }
+  if ((o = slot[OPT_ADDRESS]))
+    r->address = host_port_opt(s, o, "address");
+  if ((o = slot[OPT_PATTERN])) {
+    r->pattern = string_opt(s, o);
+    if (r->pattern && !r->pattern[0]) diag_error(s->d, o->value->loc, "option 'pattern' must not be empty");
+  }
+  if ((o = slot[OPT_KEY_PREFIX])) {
+    r->key_prefix = string_opt(s, o);
+    if (r->key_prefix && !r->key_prefix[0])
+      diag_error(s->d, o->value->loc, "option 'key_prefix' must not be empty");
+    if (slot[OPT_PATTERN])
+      diag_error(s->d, o->loc, "options 'pattern' and 'key_prefix' exclude each other: 'pattern' selects "
+                 "whole keys, 'key_prefix' the keys starting with it, which the key column holds without it");
+  }
+  if ((o = slot[OPT_LAYOUT])) {
+    const char *v = string_opt(s, o);
+    if (v && strcasecmp(v, "hash") == 0)
+      r->redis_hash = true;
+    else if (v && strcasecmp(v, "string") != 0)
+      diag_error(s->d, o->value->loc, "option 'layout' must be 'string' (a key's value is the other column) "
+                 "or 'hash' (a hash's fields are the other columns)");
   }
   if ((o = slot[OPT_FORMAT])) {
     const char *v = string_opt(s, o);
@@ -642,6 +675,18 @@ void sema_check_kafka_stream(Sema *s, Stmt *st, Relation *r) {
       p += n + (p[n] == ',');
     }
   }
+}
+
+/* A redis table: layout 'string' is the key and its value (two columns);
+ * layout 'hash' the key and fields named as the other columns. */
+void sema_check_redis_table(Sema *s, Stmt *st, Relation *r) {
+  if (!r->redis_hash && r->ncols != 2)
+    diag_error(s->d, st->name_loc, "table '%s': layout = 'string' reads a key and its value, so it has two "
+               "columns (the PRIMARY KEY holds the key, the other the value); for more, store hashes and "
+               "give layout = 'hash'", r->name);
+  if (r->redis_hash && r->ncols < 2)
+    diag_error(s->d, st->name_loc, "table '%s': layout = 'hash' reads fields named as the columns besides the "
+               "PRIMARY KEY, so it needs at least one", r->name);
 }
 
 /* The datagen kind's columns: each is GENERATED BY one of the generators. */
