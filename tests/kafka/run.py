@@ -16,7 +16,6 @@ be reached at the start and a broker that goes down, and compile errors.
 Environment: AIRC (build/airc), MOCK (build/tests/mock_cluster), MPIRUN
 (mpirun), KEEP=1.
 """
-import json
 import os
 import random
 import signal
@@ -27,7 +26,7 @@ import time
 
 ROOT = os.getcwd()
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from lib import Harness, unified_diff  # noqa: E402
+from lib import Harness, run_stats, unified_diff  # noqa: E402
 
 AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
 MOCK = os.path.abspath(os.environ.get("MOCK", "build/tests/mock_cluster"))
@@ -131,17 +130,7 @@ def compile_query(d, name, with_, flags=()):
 
 
 def run(d, exe, np, timeout=60, extra=()):
-    stats = os.path.join(d, "stats_%d.json" % np)
-    try:
-        r = subprocess.run([MPIRUN, "-np", str(np), exe, "--stats-json", stats] + list(extra), cwd=d,
-                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, "", "timed out after %d s" % timeout, {}
-    try:
-        st = json.load(open(stats))
-    except (OSError, ValueError):
-        st = {}
-    return r.returncode, r.stdout, r.stderr, st
+    return run_stats(MPIRUN, d, exe, np, timeout, extra)
 
 
 def check_bounded(work, c, label, topic, parts, fmt="csv", extra_with="", bad=0):
