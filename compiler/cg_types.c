@@ -292,20 +292,33 @@ static void emit_fields_parse(FILE *o, const Relation *r, const char *var, const
   }
 }
 
-/* Parse every field of a csv record (fields f[], line `line`) into `var`. */
+/* Parse every field of a csv record (fields f[], line `line`) into `var`;
+ * a METADATA column (the message's timestamp) has no field, the columns
+ * after it take the field before theirs. */
 void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *indent,
                            const char *csv, const char *skip) {
   char bad[64];
   snprintf(bad, sizeof bad, "air_csv_bad_row(%s, line, ", csv);
-  emit_fields_parse(o, r, var, indent, csv, bad, skip, NULL);
+  int *field = NULL;
+  if (r->meta_col >= 0) {
+    field = malloc(sizeof(int) * (size_t)r->ncols);
+    if (!field) abort();
+    for (int i = 0; i < r->ncols; i++) field[i] = i < r->meta_col ? i : i - 1;
+  }
+  emit_fields_parse(o, r, var, indent, csv, bad, skip, field);
+  free(field);
 }
+
+/* The fields of a record: the columns but a METADATA one. */
+int csv_fields(const Relation *r) { return r->ncols - (r->meta_col >= 0); }
 
 /* `lhs = air_csv_open(g_rt, &def)` with the declaration of a csv source or
  * table in a static AirCsvDef, in a block of its own at indent `ind`. */
 void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, const char *lhs, const char *ind) {
   fprintf(o, "%s{\n%s  static const char *const cols[] = {", ind, ind);
-  for (int i = 0; i < r->ncols; i++) {
-    if (i) fprintf(o, ", ");
+  for (int i = 0, n = 0; i < r->ncols; i++) {
+    if (i == r->meta_col) continue; /* the message's timestamp: no field */
+    if (n++) fprintf(o, ", ");
     c_str(o, r->cols[i].name);
   }
   fprintf(o, "};\n");
@@ -345,7 +358,7 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
     fprintf(o, "%s      .json = true,\n%s      .json_kinds = \"", ind, ind);
     for (int i = 0; i < r->ncols; i++) {
       TypeKind k = r->cols[i].type.kind;
-      fputc(k == TY_VARCHAR ? 's' : k == TY_BOOL ? 'b' : 'n', o);
+      if (i != r->meta_col) fputc(k == TY_VARCHAR ? 's' : k == TY_BOOL ? 'b' : 'n', o);
     }
     fprintf(o, "\",\n");
   }
@@ -357,9 +370,10 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
   if (kafka) fprintf(o, "%s      .kafka = &kdef,\n", ind);
   fprintf(o, "%s      .header = %s,\n", ind,
           !r->header ? "AIR_CSV_NO_HEADER" : r->header_skip ? "AIR_CSV_HEADER_SKIP" : "AIR_CSV_HEADER");
-  fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, r->ncols);
+  fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, csv_fields(r));
+  if (r->meta_col >= 0) fprintf(o, "%s      .time_from_message = true,\n", ind);
   fprintf(o, "%s      .time_col = %d,\n%s      .wm_bound_ms = INT64_C(%" PRId64 "),\n", ind,
-          r->kind == REL_SOURCE ? r->time_col : -1, ind, r->wm_bound_ms);
+          r->kind == REL_SOURCE && r->meta_col < 0 ? r->time_col : -1, ind, r->wm_bound_ms);
   fprintf(o, "%s      .rate = INT64_C(%" PRId64 "),\n", ind, r->rate);
   if (r->max_bad_rows >= 0)
     fprintf(o, "%s      .bad_limit = AIR_BAD_COUNT,\n%s      .bad_max = %" PRId64 ".0,\n", ind, ind,

@@ -135,6 +135,7 @@ const SourceKindDef source_kinds[] = {
                 OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_FORMAT),
         .required = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC),
         .lib = "-lrdkafka",
+        .message_ts = true,
         .all_columns = true,
         .time = TIME_SCANNED,
         .tpl = "source_csv.c.tpl",

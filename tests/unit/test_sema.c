@@ -650,6 +650,33 @@ static void test_sema_options(void **state) {
                "source 'datagen' cannot fill a TABLE (table sources: 'ysb', 'csv' or 'redis')");
 }
 
+static void test_sema_metadata_timestamp(void **state) {
+  (void)state;
+  static const char k[] = "WITH (source = 'kafka', brokers = 'h:1', topic = 't');";
+  char src[512];
+  snprintf(src, sizeof src, "CREATE STREAM s (a BIGINT, ts TIMESTAMP METADATA FROM 'timestamp' VIRTUAL) %s", k);
+  Run r;
+  expect_clean(&r, src);
+  Relation *rel = catalog_find(r.cat, "s");
+  assert_int_equal(rel->meta_col, 1);
+  assert_int_equal(rel->time_col, 1);
+  run_free(&r);
+  snprintf(src, sizeof src, "CREATE STREAM s (a BIGINT, timestamp TIMESTAMP METADATA) %s", k);
+  expect_clean(&r, src);
+  run_free(&r);
+  expect_error("CREATE STREAM s (a BIGINT, ts TIMESTAMP METADATA FROM 'timestamp') WITH (source = 'csv', path = 'x');",
+               "METADATA columns need source = 'kafka' (the message's timestamp); source = 'csv' has no metadata");
+  snprintf(src, sizeof src, "CREATE STREAM s (a BIGINT, ts TIMESTAMP METADATA FROM 'offset') %s", k);
+  expect_error(src, "unknown METADATA key 'offset' (a kafka message gives 'timestamp')");
+  snprintf(src, sizeof src, "CREATE STREAM s (ts BIGINT METADATA FROM 'timestamp', t TIMESTAMP) %s", k);
+  expect_error(src, "METADATA FROM 'timestamp' column 'ts' must be TIMESTAMP, not BIGINT");
+  snprintf(src, sizeof src, "CREATE STREAM s (m TIMESTAMP METADATA FROM 'timestamp', ts TIMESTAMP, "
+           "WATERMARK FOR ts AS ts) %s", k);
+  expect_error(src, "the METADATA FROM 'timestamp' column 'm' must be the stream's event time");
+  expect_error("CREATE TABLE t (k BIGINT, ts TIMESTAMP METADATA, PRIMARY KEY (k)) WITH (source = 'csv', path = 'x');",
+               "METADATA columns are for a STREAM's messages, not a TABLE");
+}
+
 static void test_sema_redis_table(void **state) {
   (void)state;
   static const char tab[] = "CREATE TABLE t (k VARCHAR(8), v BIGINT, PRIMARY KEY (k)) WITH (source = 'redis'";
@@ -965,6 +992,7 @@ int main(void) {
       cmocka_unit_test(test_sema_csv_header),
       cmocka_unit_test(test_sema_options),
       cmocka_unit_test(test_sema_redis_table),
+      cmocka_unit_test(test_sema_metadata_timestamp),
       cmocka_unit_test(test_sema_datagen_errors),
       cmocka_unit_test(test_sema_ysb_schema),
       cmocka_unit_test(test_sema_declarations),
