@@ -248,11 +248,13 @@ static void emit_field_msg(FILE *o, const Column *c, const char *fmt) {
   free(msg);
 }
 
-/* Parse every field of a csv record into `var` (a struct with c<i> fields);
- * a bad field skips the record with `skip`. A stream's event time comes
- * from the reader, which parsed it already for the watermark. */
-void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *indent,
-                           const char *csv, const char *skip) {
+/* Parse the fields f[] of a record into `var` (a struct with c<i> fields):
+ * column i from f[field[i]] (field NULL: f[i]); a bad field skips the
+ * record with `skip` after `bad` (the call that counts a bad row, opened:
+ * "air_csv_bad_row(csv, line, ") and its reason. A stream's event time
+ * comes from the reader `csv`, which parsed it already for the watermark. */
+static void emit_fields_parse(FILE *o, const Relation *r, const char *var, const char *indent, const char *csv,
+                              const char *bad, const char *skip, const int *field) {
   bool why = false;
   for (int i = 0; i < r->ncols; i++) why |= csv_parsers[r->cols[i].type.kind].why;
   if (why) fprintf(o, "%sAirParse pe;\n", indent);
@@ -260,25 +262,26 @@ void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *ind
     const Column *c = &r->cols[i];
     const char *fn = csv_parsers[c->type.kind].fn;
     char dst[64], len[24] = "";
+    int fi = field ? field[i] : i;
     snprintf(dst, sizeof dst, "%s%s.c%d", c->type.kind == TY_VARCHAR ? "" : "&", var, i);
     if (c->type.kind == TY_VARCHAR) snprintf(len, sizeof len, ", %d", c->type.len);
     src_line(o, c->loc.line);
     if (r->kind == REL_SOURCE && i == r->time_col) {
       fprintf(o, "%sif ((pe = air_csv_time(%s, %s)) != AIR_PARSE_OK) {\n", indent, csv, dst);
       src_line(o, c->loc.line);
-      fprintf(o, "%s  air_csv_bad_row(%s, line, pe == AIR_PARSE_RANGE ? ", indent, csv);
+      fprintf(o, "%s  %spe == AIR_PARSE_RANGE ? ", indent, bad);
       emit_field_msg(o, c, csv_parsers[c->type.kind].range);
       fprintf(o, " : ");
       emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
     } else if (!csv_parsers[c->type.kind].why) {
-      fprintf(o, "%sif (!%s(f[%d], %s%s)) {\n", indent, fn, i, dst, len);
+      fprintf(o, "%sif (!%s(f[%d], %s%s)) {\n", indent, fn, fi, dst, len);
       src_line(o, c->loc.line);
-      fprintf(o, "%s  air_csv_bad_row(%s, line, ", indent, csv);
+      fprintf(o, "%s  %s", indent, bad);
       emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
     } else {
-      fprintf(o, "%sif ((pe = %s(f[%d], %s%s)) != AIR_PARSE_OK) {\n", indent, fn, i, dst, len);
+      fprintf(o, "%sif ((pe = %s(f[%d], %s%s)) != AIR_PARSE_OK) {\n", indent, fn, fi, dst, len);
       src_line(o, c->loc.line);
-      fprintf(o, "%s  air_csv_bad_row(%s, line, pe == AIR_PARSE_RANGE ? ", indent, csv);
+      fprintf(o, "%s  %spe == AIR_PARSE_RANGE ? ", indent, bad);
       emit_field_msg(o, c, csv_parsers[c->type.kind].range);
       fprintf(o, " : ");
       emit_field_msg(o, c, csv_parsers[c->type.kind].invalid);
@@ -289,12 +292,33 @@ void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *ind
   }
 }
 
+/* Parse every field of a csv record (fields f[], line `line`) into `var`;
+ * a METADATA column (the message's timestamp) has no field, the columns
+ * after it take the field before theirs. */
+void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *indent,
+                           const char *csv, const char *skip) {
+  char bad[64];
+  snprintf(bad, sizeof bad, "air_csv_bad_row(%s, line, ", csv);
+  int *field = NULL;
+  if (r->meta_col >= 0) {
+    field = malloc(sizeof(int) * (size_t)r->ncols);
+    if (!field) abort();
+    for (int i = 0; i < r->ncols; i++) field[i] = i < r->meta_col ? i : i - 1;
+  }
+  emit_fields_parse(o, r, var, indent, csv, bad, skip, field);
+  free(field);
+}
+
+/* The fields of a record: the columns but a METADATA one. */
+int csv_fields(const Relation *r) { return r->ncols - (r->meta_col >= 0); }
+
 /* `lhs = air_csv_open(g_rt, &def)` with the declaration of a csv source or
  * table in a static AirCsvDef, in a block of its own at indent `ind`. */
 void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, const char *lhs, const char *ind) {
   fprintf(o, "%s{\n%s  static const char *const cols[] = {", ind, ind);
-  for (int i = 0; i < r->ncols; i++) {
-    if (i) fprintf(o, ", ");
+  for (int i = 0, n = 0; i < r->ncols; i++) {
+    if (i == r->meta_col) continue; /* the message's timestamp: no field */
+    if (n++) fprintf(o, ", ");
     c_str(o, r->cols[i].name);
   }
   fprintf(o, "};\n");
@@ -334,7 +358,7 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
     fprintf(o, "%s      .json = true,\n%s      .json_kinds = \"", ind, ind);
     for (int i = 0; i < r->ncols; i++) {
       TypeKind k = r->cols[i].type.kind;
-      fputc(k == TY_VARCHAR ? 's' : k == TY_BOOL ? 'b' : 'n', o);
+      if (i != r->meta_col) fputc(k == TY_VARCHAR ? 's' : k == TY_BOOL ? 'b' : 'n', o);
     }
     fprintf(o, "\",\n");
   }
@@ -346,9 +370,10 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
   if (kafka) fprintf(o, "%s      .kafka = &kdef,\n", ind);
   fprintf(o, "%s      .header = %s,\n", ind,
           !r->header ? "AIR_CSV_NO_HEADER" : r->header_skip ? "AIR_CSV_HEADER_SKIP" : "AIR_CSV_HEADER");
-  fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, r->ncols);
+  fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, csv_fields(r));
+  if (r->meta_col >= 0) fprintf(o, "%s      .time_from_message = true,\n", ind);
   fprintf(o, "%s      .time_col = %d,\n%s      .wm_bound_ms = INT64_C(%" PRId64 "),\n", ind,
-          r->kind == REL_SOURCE ? r->time_col : -1, ind, r->wm_bound_ms);
+          r->kind == REL_SOURCE && r->meta_col < 0 ? r->time_col : -1, ind, r->wm_bound_ms);
   fprintf(o, "%s      .rate = INT64_C(%" PRId64 "),\n", ind, r->rate);
   if (r->max_bad_rows >= 0)
     fprintf(o, "%s      .bad_limit = AIR_BAD_COUNT,\n%s      .bad_max = %" PRId64 ".0,\n", ind, ind,
@@ -399,9 +424,12 @@ void emit_table(Gen *g, const Relation *r) {
     fprintf(f, "  tk.k = row->c%d;\n", r->key_col);
   fprintf(f, "  bool is_new;\n  T%d *slot = air_hash_upsert(tab%d, &tk, air_hash_bytes(&tk, sizeof tk), &is_new);\n",
           r->index, r->index);
-  fprintf(f, "  if (!is_new) air_fatal(g_rt, \"table %%s: duplicate key at %%s:%%ld\", ");
+  /* line 0: where names the row alone (a redis key) */
+  fprintf(f, "  if (!is_new && line > 0) air_fatal(g_rt, \"table %%s: duplicate key at %%s:%%ld\", ");
   c_str(f, r->name);
-  fprintf(f, ", where, line);\n  *slot = *row;\n}\n\n");
+  fprintf(f, ", where, line);\n  if (!is_new) air_fatal(g_rt, \"table %%s: duplicate key at %%s\", ");
+  c_str(f, r->name);
+  fprintf(f, ", where);\n  *slot = *row;\n}\n\n");
   fprintf(f, "static void load_tab%d(void) {\n", r->index);
   fprintf(f, "  tab%d = air_hash_new(sizeof(TK%d), sizeof(T%d), 2048);\n", r->index, r->index, r->index);
   r->source->emit_table(g, r);
@@ -438,4 +466,59 @@ void cg_csv_table(Gen *g, const Relation *r) {
   fprintf(f, "    static T%d row; /* may be large: not on the main thread's stack */\n    memset(&row, 0, sizeof row);\n", r->index);
   emit_csv_parse(f, r, "row", "    ", "csv", "continue");
   fprintf(f, "    tab%d_insert(&row, air_csv_path(csv), line);\n  }\n  air_csv_close(csv);\n", r->index);
+}
+
+/* The redis kind's table: the keys rank 0 read (SCAN), sent to every rank
+ * (redis_table.c); record field 0 is the key, 1.. the value (layout
+ * 'string') or the fields named after the other columns (layout 'hash'). */
+void cg_redis_table(Gen *g, const Relation *r) {
+  FILE *f = g->funcs.f;
+  int *field = malloc(sizeof(int) * (size_t)r->ncols);
+  if (!field) abort();
+  fprintf(f, "  static const char *const fields[] = {");
+  int n = 0;
+  for (int i = 0; i < r->ncols; i++) {
+    if (i == r->key_col) {
+      field[i] = 0;
+      continue;
+    }
+    field[i] = ++n;
+    if (n > 1) fprintf(f, ", ");
+    c_str(f, r->cols[i].name);
+  }
+  fprintf(f, "%s};\n", n ? "" : "NULL");
+  fprintf(f, "  static const AirRedisTableDef def = {\n      .name = ");
+  c_str(f, r->name);
+  fprintf(f, ",\n      .address = ");
+  c_str(f, r->address ? r->address : "");
+  /* key_prefix: the keys that start with it, glob characters in it escaped */
+  Buf pat;
+  buf_open(&pat);
+  if (r->key_prefix) {
+    for (const char *p = r->key_prefix; *p; p++) {
+      if (strchr("*?[]\\", *p)) fputc('\\', pat.f);
+      fputc(*p, pat.f);
+    }
+    fputc('*', pat.f);
+  } else {
+    fputs(r->pattern ? r->pattern : "*", pat.f);
+  }
+  char *ps = buf_take(&pat);
+  fprintf(f, ",\n      .pattern = ");
+  c_str(f, ps);
+  free(ps);
+  fprintf(f, ",\n      .strip = %zu,\n", r->key_prefix ? strlen(r->key_prefix) : (size_t)0);
+  fprintf(f, "      .hash = %s,\n      .fields = fields,\n      .nfields = %d,\n", r->redis_hash ? "true" : "false", n);
+  fprintf(f, "      .timeout_ms = INT64_C(%" PRId64 "),\n", r->timeout_ms);
+  if (r->max_bad_rows >= 0)
+    fprintf(f, "      .bad_limit = AIR_BAD_COUNT,\n      .bad_max = %" PRId64 ".0,\n", r->max_bad_rows);
+  else if (r->max_bad_pct >= 0)
+    fprintf(f, "      .bad_limit = AIR_BAD_PCT,\n      .bad_max = %.17g,\n", r->max_bad_pct);
+  fprintf(f, "  };\n  AirRedisTable *rd = air_redis_table_open(g_rt, &def);\n");
+  fprintf(f, "  AirField f[%d];\n  while (air_redis_table_next(rd, f)) {\n", n + 1);
+  fprintf(f, "    static T%d row; /* may be large: not on the main thread's stack */\n    memset(&row, 0, sizeof row);\n",
+          r->index);
+  emit_fields_parse(f, r, "row", "    ", NULL, "air_redis_table_bad_row(rd, ", "continue", field);
+  free(field);
+  fprintf(f, "    tab%d_insert(&row, air_redis_table_where(rd), 0);\n  }\n  air_redis_table_close(rd);\n", r->index);
 }

@@ -182,7 +182,7 @@ void cg_gen_holes(const Relation *r, KindHoles *h) {
 /* source_csv.c.tpl: the file opened at setup (cg_csv_global), its fields. */
 void cg_csv_holes(const Relation *r, KindHoles *h) {
   kind_hole(h, "CSV", "g_csv%d", r->index);
-  kind_hole(h, "NCOLS", "%d", r->ncols);
+  kind_hole(h, "NCOLS", "%d", csv_fields(r));
 }
 
 void emit_source(Gen *g, const Relation *r) {

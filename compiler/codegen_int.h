@@ -134,6 +134,7 @@ char *csv_header(const Select *s);
 bool source_col_used(const Plan *pl, const Relation *r, int col);
 void emit_source_struct(Gen *g, const Relation *r);
 void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *indent, const char *csv, const char *skip);
+int csv_fields(const Relation *r);
 void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, const char *lhs, const char *ind);
 void emit_table(Gen *g, const Relation *r);
 

@@ -44,8 +44,12 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
     [OPT_START] = {"start", FOR_SRC},
     [OPT_END] = {"end", FOR_SRC},
     [OPT_IDLE_TIMEOUT] = {"idle_timeout", FOR_SRC},
-    [OPT_TIMEOUT] = {"timeout", FOR_SRC | FOR_SINK},
+    [OPT_TIMEOUT] = {"timeout", FOR_SRC | FOR_TAB | FOR_SINK},
     [OPT_KAFKA_PROPS] = {"kafka.*", FOR_SRC | FOR_SINK},
+    [OPT_ADDRESS] = {"address", FOR_TAB},
+    [OPT_PATTERN] = {"pattern", FOR_TAB},
+    [OPT_KEY_PREFIX] = {"key_prefix", FOR_TAB},
+    [OPT_LAYOUT] = {"layout", FOR_TAB},
 };
 
 /* ---- sources ---------------------------------------------------------- */
@@ -131,6 +135,7 @@ const SourceKindDef source_kinds[] = {
                 OPT_BIT(OPT_MAX_BAD_ROWS) | OPT_BIT(OPT_FORMAT),
         .required = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC),
         .lib = "-lrdkafka",
+        .message_ts = true,
         .all_columns = true,
         .time = TIME_SCANNED,
         .tpl = "source_csv.c.tpl",
@@ -139,6 +144,19 @@ const SourceKindDef source_kinds[] = {
         .emit_global = cg_kafka_global,
         .emit_row = cg_csv_row,
         .holes = cg_csv_holes,
+    },
+    {
+        .name = "redis",
+        .desc = "redis keys",
+        .table_desc = "redis keys (SCAN, read on rank 0, sent to every rank)",
+        .table_brief = "redis keys",
+        .table_only = true,
+        .opts = OPT_BIT(OPT_ADDRESS) | OPT_BIT(OPT_PATTERN) | OPT_BIT(OPT_KEY_PREFIX) | OPT_BIT(OPT_LAYOUT) |
+                OPT_BIT(OPT_TIMEOUT) | OPT_BIT(OPT_MAX_BAD_ROWS),
+        .required = OPT_BIT(OPT_ADDRESS),
+        .lib = "-lhiredis",
+        .check_table = sema_check_redis_table,
+        .emit_table = cg_redis_table,
     },
 };
 const int nsource_kinds = (int)(sizeof source_kinds / sizeof source_kinds[0]);

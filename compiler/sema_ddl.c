@@ -73,7 +73,9 @@ enum { KN_STREAM, KN_TABLE, KN_SINK };
 /* The name of kind i of the set, or NULL when it is not in the set. */
 static const char *kind_name_at(int which, int i) {
   if (which == KN_SINK) return i < nsink_kinds ? sink_kinds[i].name : NULL;
-  if (i >= nsource_kinds || (which == KN_TABLE && !source_kinds[i].table_desc)) return NULL;
+  if (i >= nsource_kinds || (which == KN_TABLE && !source_kinds[i].table_desc) ||
+      (which == KN_STREAM && source_kinds[i].table_only))
+    return NULL;
   return source_kinds[i].name;
 }
 
@@ -234,6 +236,25 @@ static const char *start_opt(Sema *s, Option *o) {
   return ok ? v : NULL;
 }
 
+/* host:port, the port a number from 1 to 65535 (listen, connect, address) */
+static const char *host_port_opt(Sema *s, Option *o, const char *key) {
+  const char *v = string_opt(s, o);
+  if (!v) return NULL;
+  const char *colon = strrchr(v, ':');
+  char *end = NULL;
+  long port = colon ? strtol(colon + 1, &end, 10) : 0;
+  bool spaces = strpbrk(v, " \t") != NULL;
+  /* an IPv6 address needs brackets: [::1]:9000 */
+  bool bare_v6 = colon && memchr(v, ':', (size_t)(colon - v)) && v[0] != '[';
+  if (!colon || colon == v || !colon[1] || *end || port < 1 || port > 65535 || spaces || bare_v6 ||
+      (v[0] == '[' && colon[-1] != ']')) {
+    diag_error(s->d, o->value->loc, "option '%s' must be 'host:port' with a port from 1 to 65535 (an "
+               "IPv6 address in brackets: '[::1]:9000'; no spaces)", key);
+    return NULL;
+  }
+  return v;
+}
+
 static void check_options(Sema *s, Stmt *st, Relation *r) {
   Option *slot[OPT_COUNT] = {0};
   for (Option *o = st->opts; o; o = o->next) {
@@ -277,11 +298,14 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
   if ((o = slot[OPT_SOURCE])) {
     const char *v = string_opt(s, o);
     const SourceKindDef *k = v ? source_kind_lookup(v) : NULL;
-    if (k && (r->kind != REL_TABLE || k->table_desc))
+    if (k && (r->kind == REL_TABLE ? k->table_desc != NULL : !k->table_only))
       r->source = k;
-    else if (k)
+    else if (k && r->kind == REL_TABLE)
       diag_error(s->d, o->value->loc, "source '%s' cannot fill a TABLE (table sources: %s)", k->name,
                  kind_names(s, KN_TABLE, 0));
+    else if (k)
+      diag_error(s->d, o->value->loc, "source '%s' fills a TABLE only, not a STREAM (stream sources: %s)",
+                 k->name, kind_names(s, KN_STREAM, 0));
     else if (v)
       unknown_kind(s, o->value->loc, v, r->kind == REL_TABLE ? KN_TABLE : KN_STREAM);
   }
@@ -309,24 +333,33 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
       diag_error(s->d, v->loc, "option 'header' must be true, false or 'skip'");
   }
   for (int k = OPT_LISTEN; k <= OPT_CONNECT; k++) {
-    if (!(o = slot[k])) continue;
-    const char *v = string_opt(s, o);
-    if (!v) continue;
-    /* host:port, the port a number from 1 to 65535 */
-    const char *colon = strrchr(v, ':');
-    char *end = NULL;
-    long port = colon ? strtol(colon + 1, &end, 10) : 0;
-    bool spaces = strpbrk(v, " \t") != NULL;
-    /* an IPv6 address needs brackets: [::1]:9000 */
-    bool bare_v6 = colon && memchr(v, ':', (size_t)(colon - v)) && v[0] != '[';
-    if (!colon || colon == v || !colon[1] || *end || port < 1 || port > 65535 || spaces || bare_v6 ||
-        (v[0] == '[' && colon[-1] != ']'))
-      diag_error(s->d, o->value->loc, "option '%s' must be 'host:port' with a port from 1 to 65535 (an "
-                 "IPv6 address in brackets: '[::1]:9000'; no spaces)", option_keys[k].key);
-    else if (k == OPT_LISTEN)
+    const char *v = (o = slot[k]) ? host_port_opt(s, o, option_keys[k].key) : NULL;
+    if (v && k == OPT_LISTEN)
       r->tcp_listen = v;
-    else
+    else if (v)
       r->tcp_connect = v;
+  }
+  if ((o = slot[OPT_ADDRESS]))
+    r->address = host_port_opt(s, o, "address");
+  if ((o = slot[OPT_PATTERN])) {
+    r->pattern = string_opt(s, o);
+    if (r->pattern && !r->pattern[0]) diag_error(s->d, o->value->loc, "option 'pattern' must not be empty");
+  }
+  if ((o = slot[OPT_KEY_PREFIX])) {
+    r->key_prefix = string_opt(s, o);
+    if (r->key_prefix && !r->key_prefix[0])
+      diag_error(s->d, o->value->loc, "option 'key_prefix' must not be empty");
+    if (slot[OPT_PATTERN])
+      diag_error(s->d, o->loc, "options 'pattern' and 'key_prefix' exclude each other: 'pattern' selects "
+                 "whole keys, 'key_prefix' the keys starting with it, which the key column holds without it");
+  }
+  if ((o = slot[OPT_LAYOUT])) {
+    const char *v = string_opt(s, o);
+    if (v && strcasecmp(v, "hash") == 0)
+      r->redis_hash = true;
+    else if (v && strcasecmp(v, "string") != 0)
+      diag_error(s->d, o->value->loc, "option 'layout' must be 'string' (a key's value is the other column) "
+                 "or 'hash' (a hash's fields are the other columns)");
   }
   if ((o = slot[OPT_FORMAT])) {
     const char *v = string_opt(s, o);
@@ -644,6 +677,18 @@ void sema_check_kafka_stream(Sema *s, Stmt *st, Relation *r) {
   }
 }
 
+/* A redis table: layout 'string' is the key and its value (two columns);
+ * layout 'hash' the key and fields named as the other columns. */
+void sema_check_redis_table(Sema *s, Stmt *st, Relation *r) {
+  if (!r->redis_hash && r->ncols != 2)
+    diag_error(s->d, st->name_loc, "table '%s': layout = 'string' reads a key and its value, so it has two "
+               "columns (the PRIMARY KEY holds the key, the other the value); for more, store hashes and "
+               "give layout = 'hash'", r->name);
+  if (r->redis_hash && r->ncols < 2)
+    diag_error(s->d, st->name_loc, "table '%s': layout = 'hash' reads fields named as the columns besides the "
+               "PRIMARY KEY, so it needs at least one", r->name);
+}
+
 /* The datagen kind's columns: each is GENERATED BY one of the generators. */
 /* A tcp stream listens or connects, not both. */
 void sema_check_tcp_stream(Sema *s, Stmt *st, Relation *r) {
@@ -674,6 +719,48 @@ static const char *generating_kinds(Sema *s) {
     if (source_kinds[i].generated_by)
       out = arena_printf(s->arena, "%s%s'%s'", out, n++ ? " or " : "", source_kinds[i].name);
   return out;
+}
+
+/* The source kinds whose messages have a timestamp, as "'a' or 'b'". */
+static const char *message_ts_kinds(Sema *s) {
+  char *out = "";
+  int n = 0;
+  for (int i = 0; i < nsource_kinds; i++)
+    if (source_kinds[i].message_ts)
+      out = arena_printf(s->arena, "%s%s'%s'", out, n++ ? " or " : "", source_kinds[i].name);
+  return out;
+}
+
+/* col TIMESTAMP METADATA [FROM 'timestamp'] [VIRTUAL]: the message's
+ * timestamp (Flink SQL's kafka connector), not a field of the value. */
+static void check_metadata(Sema *s, Relation *r, ColumnDef *cd) {
+  const char *key = *cd->meta_key ? cd->meta_key : cd->name;
+  char b[32];
+  int c = find_col(r, cd->name);
+  if (r->source && !r->source->message_ts) {
+    diag_error(s->d, cd->meta_loc, "METADATA columns need source = %s (the message's timestamp); source = "
+               "'%s' has no metadata", message_ts_kinds(s), r->source->name);
+    return;
+  }
+  if (strcasecmp(key, "timestamp") != 0) {
+    diag_error(s->d, cd->meta_loc, "unknown METADATA key '%s' (a kafka message gives 'timestamp')", key);
+    static const char *const known[] = {"timestamp"};
+    suggest_from_list(s, cd->meta_loc, key, known, 1);
+    return;
+  }
+  if (cd->type.kind != TY_TIMESTAMP) {
+    diag_error(s->d, cd->type_loc, "METADATA FROM 'timestamp' column '%s' must be TIMESTAMP, not %s", cd->name,
+               tyname(cd->type, b));
+    return;
+  }
+  if (r->meta_col >= 0) {
+    diag_error(s->d, cd->meta_loc, "stream '%s' has two METADATA FROM 'timestamp' columns", r->name);
+    return;
+  }
+  if (c >= 0) {
+    r->meta_col = c;
+    r->cols[c].meta_ts = true;
+  }
 }
 
 /* WATERMARK FOR col AS col [- INTERVAL ...] */
@@ -746,6 +833,8 @@ void check_source(Sema *s, Stmt *st) {
   }
   if (r->source && r->source->check_stream)
     r->source->check_stream(s, st, r);
+  for (ColumnDef *cd = st->cols; cd; cd = cd->next)
+    if (cd->meta_key) check_metadata(s, r, cd);
 
   if (st->wm) {
     check_watermark(s, st, r);
@@ -771,6 +860,10 @@ void check_source(Sema *s, Stmt *st) {
                  "WATERMARK FOR",
                  r->name);
   }
+  if (r->meta_col >= 0 && r->time_col >= 0 && r->time_col != r->meta_col)
+    diag_error(s->d, r->cols[r->meta_col].loc, "the METADATA FROM 'timestamp' column '%s' must be the "
+               "stream's event time (WATERMARK FOR %s AS ...), the only column the message's timestamp fills",
+               r->cols[r->meta_col].name, r->cols[r->meta_col].name);
   if (r->time_col >= 0 && r->source && r->source->time == TIME_GENERATED)
     r->ingestion_time = r->cols[r->time_col].gen.kind != GEN_SEQUENCE;
   if (fresh)
@@ -784,9 +877,12 @@ void check_table(Sema *s, Stmt *st) {
   check_options(s, st, r);
   if (st->wm)
     diag_error(s->d, st->wm->loc, "a TABLE has no event time, so no WATERMARK");
-  for (ColumnDef *cd = st->cols; cd; cd = cd->next)
+  for (ColumnDef *cd = st->cols; cd; cd = cd->next) {
     if (cd->gen)
       diag_error(s->d, cd->gen->loc, "GENERATED BY is not allowed in a TABLE");
+    if (cd->meta_key)
+      diag_error(s->d, cd->meta_loc, "METADATA columns are for a STREAM's messages, not a TABLE");
+  }
   if (!st->pkey) {
     diag_error(s->d, st->name_loc, "table '%s' needs a PRIMARY KEY", r->name);
   } else {

@@ -123,6 +123,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 
 /* words that are keywords in one place and may be names everywhere else */
 %token <str> STREAM "STREAM" TABLE "TABLE" SINK "SINK" KEY "KEY"
+%token <str> METADATA "METADATA" VIRTUAL "VIRTUAL"
 %token <str> SIZE "SIZE" ADVANCE "ADVANCE" GAP "GAP"
 %token <str> TUMBLING "TUMBLING" HOPPING "HOPPING" SESSION "SESSION"
 %token <str> UNIT "time unit" TYPENAME "type name" VARCHAR "VARCHAR"
@@ -130,7 +131,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 /* operators */
 %token NE "<>" LE "<=" GE ">="
 
-%type <str> ident opt_key opt_alias
+%type <str> ident opt_key opt_alias meta opt_virtual
 %type <expr> expr and_expr not_expr pred arith term factor primary literal
 %type <expr> column call interval duration when opt_else gen
 %type <exprs> expr_list when_list
@@ -245,17 +246,29 @@ elem:
   }
 ;
 
-// column_def = ident type ("GENERATED" "BY" call)?
+// column_def = ident type ("GENERATED" "BY" call)? ("METADATA" ("FROM" string)? "VIRTUAL"?)?
 column_def:
-  ident type gen {
+  ident type gen meta {
     $$ = arena_alloc(ps->arena, sizeof(ColumnDef));
     $$->name = $1;
     $$->loc = airq_srcloc(&@1);
     $$->type = $2;
     $$->type_loc = airq_srcloc(&@2);
     $$->gen = $3;
+    $$->meta_key = $4;
+    if ($4) $$->meta_loc = airq_srcloc(&@4);
   }
 ;
+
+// Flink SQL's metadata column: `ts TIMESTAMP METADATA FROM 'timestamp'`
+// (without FROM the key is the column's name; "" here)
+meta:
+  %empty                            { $$ = NULL; }
+| METADATA opt_virtual              { $$ = ""; }
+| METADATA FROM STRING opt_virtual  { $$ = $3; }
+;
+
+opt_virtual: %empty { $$ = NULL; } | VIRTUAL { $$ = $1; };
 
 gen:
   %empty            { $$ = NULL; }
@@ -601,7 +614,7 @@ opt_key: ident | STRING | END | GROUP;  // kafka: end = 'latest', group = 'g' (k
 // A name: an identifier, or a word that is a keyword only elsewhere.
 ident:
   IDENT | STREAM | TABLE | SINK | KEY | SIZE | ADVANCE | GAP
-| TUMBLING | HOPPING | SESSION | UNIT | TYPENAME | VARCHAR
+| TUMBLING | HOPPING | SESSION | UNIT | TYPENAME | VARCHAR | METADATA | VIRTUAL
 ;
 
 %%

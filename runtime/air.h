@@ -476,6 +476,37 @@ typedef struct AirKafkaSinkDef {
   bool json;                /* lines are JSON objects (else CSV records) */
 } AirKafkaSinkDef;
 
+/* source = 'redis' for a TABLE (redis_table.c, linked with -lhiredis only
+ * by programs that have one): rank 0 reads the keys, every rank gets them. */
+typedef struct AirRedisTable AirRedisTable;
+typedef struct AirRedisTableDef {
+  const char *name;          /* the table, for messages */
+  const char *address;       /* host:port */
+  const char *pattern;       /* SCAN MATCH pattern of the keys read */
+  size_t strip;              /* bytes the key column drops from each key (key_prefix) */
+  bool hash;                 /* layout = 'hash': HMGET of fields; else each key's string value */
+  const char *const *fields; /* hash: the fields, the non-key columns in order */
+  int nfields;               /* the values per key (string: 1) */
+  int64_t timeout_ms;        /* connecting, and each answer */
+  AirBadLimit bad_limit;     /* as a csv table's */
+  double bad_max;
+} AirRedisTableDef;
+/* [main, collective, before the run] Read the keys (rank 0: SCAN, then
+ * MGET or HMGET pipelined), each once, sorted, on every rank. Redis not
+ * reached within timeout_ms, an answer not within it, or an error reply
+ * end the run on every rank (air_fatal) with the reason. */
+AirRedisTable *air_redis_table_open(AirRuntime *rt, const AirRedisTableDef *def);
+/* The next key: f[0] the key (without the prefix), f[1..nfields] its
+ * values; false at the end. A key of another type or a missing hash field
+ * is counted as a bad row and skipped. */
+bool air_redis_table_next(AirRedisTable *t, AirField *f);
+/* Count a bad row of the key just returned; "redis 'addr' key 'k': why"
+ * for the first 10 (rank 0). */
+void air_redis_table_bad_row(AirRedisTable *t, const char *why);
+const char *air_redis_table_where(AirRedisTable *t); /* "redis 'addr' key 'k'" */
+/* Ends the run when the bad rows pass max_bad_rows (or all are bad); frees t. */
+void air_redis_table_close(AirRedisTable *t);
+
 /* What the query declares about a csv source or table. */
 typedef struct AirCsvDef {
   const char *path;        /* the file, as the query names it */
@@ -495,6 +526,8 @@ typedef struct AirCsvDef {
   const char *const *cols; /* the declared column names, ncols of them */
   int ncols;               /* fields per record */
   int time_col;            /* the event-time column (a stream's), -1 for a table */
+  bool time_from_message;  /* kafka: the event time is each message's timestamp (the
+                              record has no field for it; time_col is -1) */
   int64_t wm_bound_ms;     /* the stream's WATERMARK bound, 0 without one */
   int64_t rate;            /* a stream's replay rate, records/s over all ranks
                               (each rank paces its share); 0 = as fast as it

@@ -71,6 +71,8 @@ struct AirCsv {
   int64_t koff;    /* ... and offset */
   int64_t kfloor;  /* the largest watermark given out: no row is judged below it */
   bool kmulti;     /* the record's message held more than one line */
+  bool tmsg;       /* the event time is the message's timestamp (time_from_message) */
+  int64_t kts;     /* ... of the message in buf, or AIR_WM_NONE */
   bool json;      /* format = 'json': one object per line (scan_json) */
   const char *const *cols; /* the declared column names (json: the keys) */
   size_t *col_len;         /* their lengths */
@@ -166,6 +168,7 @@ static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd, int rank
   c->table = def->table;
   c->ncols = def->ncols;
   c->time_col = def->table ? -1 : def->time_col;
+  c->tmsg = !def->table && def->time_from_message;
   c->bound = def->wm_bound_ms;
   c->maxts = c->row.wm = AIR_WM_NONE;
   c->fd = fd;
@@ -560,6 +563,7 @@ static void refill_kafka(AirCsv *c) {
     c->len = n + 1;
     c->kpart = m.part;
     c->koff = m.offset;
+    c->kts = m.ts;
     return;
   }
 }
@@ -1136,6 +1140,12 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
       const Span *t = &c->spans[c->time_col];
       /* "" in a number makes it no number: no need to unescape */
       if (!t->esc) ok = air_parse_ts((AirField){c->buf + t->a, t->b - t->a}, &ts);
+      if (ok == AIR_PARSE_OK && ts > *maxts) *maxts = ts;
+    } else if (c->tmsg && nf == c->ncols && !c->kmulti) {
+      /* the message's timestamp, counted as a time field of the record would be */
+      ts = c->kts;
+      ok = ts == AIR_WM_NONE ? AIR_PARSE_INVALID
+           : ts < AIR_TS_MIN || ts > AIR_TS_MAX ? AIR_PARSE_RANGE : AIR_PARSE_OK;
       if (ok == AIR_PARSE_OK && ts > *maxts) *maxts = ts;
     }
     if (!mine) continue;

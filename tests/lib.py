@@ -10,6 +10,7 @@ with KEEP=1, and the summary line and exit status.
 """
 import contextlib
 import difflib
+import json
 import os
 import shutil
 import subprocess
@@ -66,3 +67,23 @@ def unified_diff(want, got, want_name, got_name):
     if isinstance(want, str):
         want, got = want.splitlines(), got.splitlines()
     return "\n".join(difflib.unified_diff(want, got, want_name, got_name, lineterm=""))
+
+
+def run_stats(mpirun, d, exe, np, timeout=60, extra=()):
+    """mpirun -np np exe --stats-json in directory d: (exit status, stdout,
+    stderr, the stats as a dict); (None, "", why, {}) when it did not end
+    within timeout seconds."""
+    stats = os.path.join(d, "stats_%d.json" % np)
+    if os.path.exists(stats):
+        os.unlink(stats)
+    try:
+        r = subprocess.run([mpirun, "-np", str(np), exe, "--stats-json", stats] + list(extra), cwd=d,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "", "timed out after %d s" % timeout, {}
+    try:
+        with open(stats) as f:
+            st = json.load(f)
+    except (OSError, ValueError):
+        st = {}
+    return r.returncode, r.stdout, r.stderr, st

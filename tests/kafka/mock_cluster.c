@@ -9,6 +9,10 @@
  *   down ID      the broker stops answering (rd_kafka_mock_broker_set_down)
  *   up ID        ... and answers again
  *   topic NAME:PARTITIONS   one more topic
+ *   produce TOPIC PARTITION FILE   one message per line of FILE, each line
+ *                "TIMESTAMP<TAB>VALUE": the message's timestamp (ms) is
+ *                set, which kcat cannot do (the event time of a stream's
+ *                METADATA FROM 'timestamp' column)
  * End of input (or SIGTERM) stops it. Nothing but loopback is used.
  */
 #include <librdkafka/rdkafka.h>
@@ -27,6 +31,45 @@ static int make_topic(rd_kafka_mock_cluster_t *mc, const char *spec) {
   memcpy(name, spec, n);
   name[n] = '\0';
   return rd_kafka_mock_topic_create(mc, name, parts, 1) == RD_KAFKA_RESP_ERR_NO_ERROR ? 0 : -1;
+}
+
+/* produce TOPIC PARTITION FILE: through a producer of the cluster's own. */
+static rd_kafka_resp_err_t produce(const char *bootstrap, const char *args) {
+  char topic[256], path[1024];
+  int part;
+  if (sscanf(args, "%255s %d %1023s", topic, &part, path) != 3) return RD_KAFKA_RESP_ERR__INVALID_ARG;
+  FILE *f = fopen(path, "r");
+  if (!f) return RD_KAFKA_RESP_ERR__FS;
+  char err[512];
+  rd_kafka_conf_t *conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, err, sizeof err);
+  rd_kafka_conf_set(conf, "log_level", "0", err, sizeof err);
+  rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  if (!p) {
+    fclose(f);
+    return RD_KAFKA_RESP_ERR__FAIL;
+  }
+  rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR_NO_ERROR;
+  char line[4096];
+  while (!e && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = '\0';
+    char *tab = strchr(line, '\t');
+    if (!tab) {
+      e = RD_KAFKA_RESP_ERR__INVALID_ARG;
+      break;
+    }
+    *tab = '\0';
+    long long ts = atoll(line);
+    while ((e = rd_kafka_producev(p, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(part),
+                                  RD_KAFKA_V_VALUE(tab + 1, strlen(tab + 1)), RD_KAFKA_V_TIMESTAMP(ts),
+                                  RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END)) ==
+           RD_KAFKA_RESP_ERR__QUEUE_FULL)
+      rd_kafka_poll(p, 10);
+  }
+  fclose(f);
+  if (!e) e = rd_kafka_flush(p, 30000);
+  rd_kafka_destroy(p);
+  return e;
 }
 
 int main(int argc, char **argv) {
@@ -60,7 +103,7 @@ int main(int argc, char **argv) {
     }
   printf("%s\n", rd_kafka_mock_cluster_bootstraps(mc));
   fflush(stdout);
-  char line[512];
+  char line[1400];
   while (fgets(line, sizeof line, stdin)) {
     line[strcspn(line, "\r\n")] = '\0';
     int id = 0;
@@ -69,6 +112,8 @@ int main(int argc, char **argv) {
       e = rd_kafka_mock_broker_set_down(mc, id);
     else if (sscanf(line, "up %d", &id) == 1)
       e = rd_kafka_mock_broker_set_up(mc, id);
+    else if (strncmp(line, "produce ", 8) == 0)
+      e = produce(rd_kafka_mock_cluster_bootstraps(mc), line + 8);
     else if (strncmp(line, "topic ", 6) == 0)
       e = make_topic(mc, line + 6) == 0 ? RD_KAFKA_RESP_ERR_NO_ERROR : RD_KAFKA_RESP_ERR__INVALID_ARG;
     else

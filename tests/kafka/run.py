@@ -16,7 +16,6 @@ be reached at the start and a broker that goes down, and compile errors.
 Environment: AIRC (build/airc), MOCK (build/tests/mock_cluster), MPIRUN
 (mpirun), KEEP=1.
 """
-import json
 import os
 import random
 import signal
@@ -27,7 +26,7 @@ import time
 
 ROOT = os.getcwd()
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from lib import Harness, unified_diff  # noqa: E402
+from lib import Harness, run_stats, unified_diff  # noqa: E402
 
 AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
 MOCK = os.path.abspath(os.environ.get("MOCK", "build/tests/mock_cluster"))
@@ -122,36 +121,27 @@ def json_line(r):
     return '{"ts": %d, "v": %d, "extra": {"a": [1, 2]}, "key": %d}' % (ts, v, k)
 
 
-def compile_query(d, name, with_, flags=()):
+def compile_query(d, name, with_, flags=(), query=QUERY):
     src = os.path.join(d, name + ".airq")
     with open(src, "w") as f:
-        f.write(QUERY.format(with_=with_))
+        f.write(query.format(with_=with_))
     exe = os.path.join(d, name)
     return exe if h.compile(AIRC, d, src, exe, flags, label=name) else None
 
 
 def run(d, exe, np, timeout=60, extra=()):
-    stats = os.path.join(d, "stats_%d.json" % np)
-    try:
-        r = subprocess.run([MPIRUN, "-np", str(np), exe, "--stats-json", stats] + list(extra), cwd=d,
-                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, "", "timed out after %d s" % timeout, {}
-    try:
-        st = json.load(open(stats))
-    except (OSError, ValueError):
-        st = {}
-    return r.returncode, r.stdout, r.stderr, st
+    return run_stats(MPIRUN, d, exe, np, timeout, extra)
 
 
-def check_bounded(work, c, label, topic, parts, fmt="csv", extra_with="", bad=0):
+def check_bounded(work, c, label, topic, parts, fmt="csv", extra_with="", bad=0, query=QUERY):
     want, late = reference(parts)
     good = sum(1 for p in parts for m in p if m is not None)
     w = "source = 'kafka', brokers = '%s', topic = '%s', end = 'latest', timeout = '10 s'%s%s" % (
         c.bootstrap, topic, ", format = 'json'" if fmt == "json" else "", extra_with)
     d = os.path.join(work, label.replace(" ", "_"))
     os.mkdir(d)
-    exes = {v: compile_query(d, "q_" + v, w, ["--no-fuse"] if v == "nofuse" else []) for v in ("fuse", "nofuse")}
+    exes = {v: compile_query(d, "q_" + v, w, ["--no-fuse"] if v == "nofuse" else [], query)
+            for v in ("fuse", "nofuse")}
     for np, v in ((1, "fuse"), (2, "fuse"), (3, "fuse"), (2, "nofuse"), (3, "nofuse")):
         if not exes[v]:
             continue
@@ -228,6 +218,55 @@ def bounded_cases(work, c):
         h.ok("bad messages: each is shown with its topic, partition and offset")
     else:
         h.fail("bad messages: no 'kafka topic 'bad' partition 0 offset %s' in the messages" % first, err)
+
+
+# the event time is the message's timestamp, not a field of the value
+META_QUERY = """CREATE STREAM ev (key BIGINT, v BIGINT, ts TIMESTAMP METADATA FROM 'timestamp',
+                 WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ({with_});
+SELECT key, COUNT(*) AS n, SUM(v) AS s, WINDOW_END FROM ev GROUP BY key
+WINDOW TUMBLING (SIZE 1 SECOND);
+"""
+
+
+def produce_ts(c, topic, partition, msgs, d):
+    """Messages (timestamp, value) with their timestamps set (mock_cluster's
+    produce: kcat cannot set one)."""
+    path = os.path.join(d, "ts_%s_%d.txt" % (topic, partition))
+    with open(path, "w") as f:
+        f.write("".join("%d\t%s\n" % m for m in msgs))
+    r = c.command("produce %s %d %s" % (topic, partition, path))
+    if r != "ok":
+        raise RuntimeError("mock_cluster produce: " + r)
+
+
+def message_timestamp(work, c):
+    """ts TIMESTAMP METADATA FROM 'timestamp': csv values of two fields,
+    JSON values whose own "ts" is ignored; per-partition lateness from the
+    message timestamps, as the reference computes it."""
+    c.command("topic mts:3")
+    c.command("topic mtsj:2")
+
+    def epoch(rows):  # realistic times (a timestamp of 0 is "now" to a producer)
+        return [(k, v, ts + 1764806400000) for k, v, ts in rows]
+
+    parts = [epoch(make_rows(1500, key_range=8)) for _ in range(3)]
+    for p in range(3):
+        produce_ts(c, "mts", p, [(ts, "%d,%d" % (k, v)) for k, v, ts in parts[p]], work)
+    check_bounded(work, c, "message timestamp", "mts", parts, query=META_QUERY)
+    jparts = [epoch(make_rows(1200)), epoch(make_rows(1200))]
+    for p in range(2):
+        produce_ts(c, "mtsj", p, [(ts, '{"v": %d, "ts": 99999999, "key": %d}' % (v, k)) for k, v, ts in jparts[p]],
+                   work)
+    check_bounded(work, c, "message timestamp, json", "mtsj", jparts, fmt="json", query=META_QUERY)
+    # a value with the time field as well is one field too many: a bad row
+    c.command("topic mtsbad:1")
+    rows = epoch(make_rows(300))
+    bad = {7, 100, 230}
+    produce_ts(c, "mtsbad", 0, [(ts, "%d,%d,%d" % (k, v, ts) if i in bad else "%d,%d" % (k, v))
+                                for i, (k, v, ts) in enumerate(rows)], work)
+    check_bounded(work, c, "message timestamp, bad rows", "mtsbad",
+                  [[None if i in bad else r for i, r in enumerate(rows)]], bad=len(bad), query=META_QUERY)
 
 
 def group_and_start(work, c):
@@ -518,6 +557,7 @@ def main():
         c = Cluster(1, [("one", 1), ("four", 4), ("js", 2), ("bad", 2), ("grp", 1)])
         try:
             bounded_cases(work, c)
+            message_timestamp(work, c)
             group_and_start(work, c)
             lag_case(work, c)
             live_cases(work, c)

@@ -647,7 +647,68 @@ static void test_sema_options(void **state) {
   expect_error("CREATE SINK o WITH (sink = 'csv', path = 'o', rate = 3);",
                "option 'rate' does not apply to a sink");
   expect_error("CREATE TABLE t (a INT, PRIMARY KEY (a)) WITH (source = 'datagen');",
-               "source 'datagen' cannot fill a TABLE (table sources: 'ysb' or 'csv')");
+               "source 'datagen' cannot fill a TABLE (table sources: 'ysb', 'csv' or 'redis')");
+}
+
+static void test_sema_metadata_timestamp(void **state) {
+  (void)state;
+  static const char k[] = "WITH (source = 'kafka', brokers = 'h:1', topic = 't');";
+  char src[512];
+  snprintf(src, sizeof src, "CREATE STREAM s (a BIGINT, ts TIMESTAMP METADATA FROM 'timestamp' VIRTUAL) %s", k);
+  Run r;
+  expect_clean(&r, src);
+  Relation *rel = catalog_find(r.cat, "s");
+  assert_int_equal(rel->meta_col, 1);
+  assert_int_equal(rel->time_col, 1);
+  run_free(&r);
+  snprintf(src, sizeof src, "CREATE STREAM s (a BIGINT, timestamp TIMESTAMP METADATA) %s", k);
+  expect_clean(&r, src);
+  run_free(&r);
+  expect_error("CREATE STREAM s (a BIGINT, ts TIMESTAMP METADATA FROM 'timestamp') WITH (source = 'csv', path = 'x');",
+               "METADATA columns need source = 'kafka' (the message's timestamp); source = 'csv' has no metadata");
+  snprintf(src, sizeof src, "CREATE STREAM s (a BIGINT, ts TIMESTAMP METADATA FROM 'offset') %s", k);
+  expect_error(src, "unknown METADATA key 'offset' (a kafka message gives 'timestamp')");
+  snprintf(src, sizeof src, "CREATE STREAM s (ts BIGINT METADATA FROM 'timestamp', t TIMESTAMP) %s", k);
+  expect_error(src, "METADATA FROM 'timestamp' column 'ts' must be TIMESTAMP, not BIGINT");
+  snprintf(src, sizeof src, "CREATE STREAM s (m TIMESTAMP METADATA FROM 'timestamp', ts TIMESTAMP, "
+           "WATERMARK FOR ts AS ts) %s", k);
+  expect_error(src, "the METADATA FROM 'timestamp' column 'm' must be the stream's event time");
+  expect_error("CREATE TABLE t (k BIGINT, ts TIMESTAMP METADATA, PRIMARY KEY (k)) WITH (source = 'csv', path = 'x');",
+               "METADATA columns are for a STREAM's messages, not a TABLE");
+}
+
+static void test_sema_redis_table(void **state) {
+  (void)state;
+  static const char tab[] = "CREATE TABLE t (k VARCHAR(8), v BIGINT, PRIMARY KEY (k)) WITH (source = 'redis'";
+  char src[512];
+#define REDIS_ERR(opts, msg) (snprintf(src, sizeof src, "%s%s);", tab, opts), expect_error(src, msg))
+  REDIS_ERR("", "source = 'redis' needs a 'address' option");
+  REDIS_ERR(", address = '127.0.0.1'", "option 'address' must be 'host:port'");
+  REDIS_ERR(", address = '127.0.0.1:6379', patern = 'a*'", "unknown option 'patern'");
+  REDIS_ERR(", address = '127.0.0.1:6379', pattern = 'a*', key_prefix = 'a'",
+            "options 'pattern' and 'key_prefix' exclude each other");
+  REDIS_ERR(", address = '127.0.0.1:6379', layout = 'list'", "option 'layout' must be 'string'");
+  REDIS_ERR(", address = '127.0.0.1:6379', timeout = 5", "option 'timeout' must be a duration");
+  REDIS_ERR(", address = '127.0.0.1:6379', path = 'x'", "option 'path' applies only to source = 'csv'");
+#undef REDIS_ERR
+  expect_error("CREATE TABLE t (k VARCHAR(8), v BIGINT, w INT, PRIMARY KEY (k)) WITH (source = 'redis', "
+               "address = '127.0.0.1:6379');",
+               "layout = 'string' reads a key and its value, so it has two columns");
+  expect_error("CREATE TABLE t (k VARCHAR(8), PRIMARY KEY (k)) WITH (source = 'redis', address = 'h:1', "
+               "layout = 'hash');",
+               "layout = 'hash' reads fields named as the columns besides the PRIMARY KEY, so it needs at least one");
+  expect_error("CREATE STREAM s (k VARCHAR(8), ts TIMESTAMP) WITH (source = 'redis');",
+               "source 'redis' fills a TABLE only, not a STREAM (stream sources: 'ysb', 'datagen', 'csv', 'stdin', "
+               "'tcp' or 'kafka')");
+  Run r;
+  expect_clean(&r, "CREATE TABLE t (id BIGINT, c VARCHAR(8), n INT, PRIMARY KEY (id)) WITH (source = 'redis', "
+                   "address = '[::1]:6379', key_prefix = 'ad:', layout = 'hash', timeout = '2 s');");
+  Relation *t = catalog_find(r.cat, "t");
+  assert_string_equal(t->address, "[::1]:6379");
+  assert_string_equal(t->key_prefix, "ad:");
+  assert_true(t->redis_hash);
+  assert_int_equal(t->timeout_ms, 2000);
+  run_free(&r);
 }
 
 static void test_sema_datagen_errors(void **state) {
@@ -930,6 +991,8 @@ int main(void) {
       cmocka_unit_test(test_sema_joins),
       cmocka_unit_test(test_sema_csv_header),
       cmocka_unit_test(test_sema_options),
+      cmocka_unit_test(test_sema_redis_table),
+      cmocka_unit_test(test_sema_metadata_timestamp),
       cmocka_unit_test(test_sema_datagen_errors),
       cmocka_unit_test(test_sema_ysb_schema),
       cmocka_unit_test(test_sema_declarations),

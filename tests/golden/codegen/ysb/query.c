@@ -108,7 +108,8 @@ static void tab1_insert(T1 *row, const char *where, long line) {
   memcpy(tk.k, row->c0, sizeof tk.k);
   bool is_new;
   T1 *slot = air_hash_upsert(tab1, &tk, air_hash_bytes(&tk, sizeof tk), &is_new);
-  if (!is_new) air_fatal(g_rt, "table %s: duplicate key at %s:%ld", "campaigns", where, line);
+  if (!is_new && line > 0) air_fatal(g_rt, "table %s: duplicate key at %s:%ld", "campaigns", where, line);
+  if (!is_new) air_fatal(g_rt, "table %s: duplicate key at %s", "campaigns", where);
   *slot = *row;
 }
 

@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+"""source = 'redis' tables against a real redis-server, started here on a
+free loopback port in a temporary directory (no persistence), filled with
+redis-cli, always stopped (make check-redis, part of check).
+
+- YSB as the original benchmark keeps its campaigns: `SET <ad_id>
+  <campaign_id>` per ad and `SADD campaigns <campaign>`; events from a csv
+  file; counts per campaign and window against a Python reference, on 1, 2
+  and 3 ranks, fused and --no-fuse. With pattern = '*' the 'campaigns' set
+  is a bad row (counted, located by its key); with a UUID pattern it is not
+  read at all.
+- The same YSB query with the ysb generator's own campaign table and with
+  that mapping stored in Redis: the same counts per campaign.
+- layout = 'hash' with key_prefix: typed columns (a BIGINT key from the
+  key's rest, INT and DOUBLE fields), bad rows (a missing field, a value
+  that is not a number, a key of another type), max_bad_rows.
+- 100,000 keys (many SCAN steps): every one loaded, and how fast.
+- Redis not there, Redis not answering: a clear error within 'timeout',
+  exit 1.
+
+    python3 tests/redis/run.py      (from the repository root)
+Environment: AIRC (build/airc), MPIRUN (mpirun), REDIS_SERVER
+(redis-server), REDIS_CLI (redis-cli), KEEP=1.
+"""
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+import uuid
+
+ROOT = os.getcwd()
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from lib import Harness, run_stats, unified_diff  # noqa: E402
+
+AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
+MPIRUN = os.environ.get("MPIRUN", "mpirun")
+REDIS_SERVER = os.environ.get("REDIS_SERVER", "redis-server")
+REDIS_CLI = os.environ.get("REDIS_CLI", "redis-cli")
+
+h = Harness("redis")
+rng = random.Random(20261206)
+UUID_GLOB = "????????-????-????-????-????????????"
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Redis:
+    """redis-server on 127.0.0.1, its data in d, nothing saved."""
+
+    def __init__(self, d):
+        self.port = free_port()
+        self.p = subprocess.Popen([REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                                   "--appendonly", "no", "--dir", d],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if self.cli("PING").strip() == "PONG":
+                return
+            time.sleep(0.05)
+        self.close()
+        raise RuntimeError("redis-server did not start on port %d" % self.port)
+
+    def cli(self, *args):
+        r = subprocess.run([REDIS_CLI, "-p", str(self.port)] + list(args), capture_output=True, text=True,
+                           timeout=30)
+        return r.stdout
+
+    def fill(self, commands):
+        """Commands (lists of strings) through redis-cli --pipe (RESP)."""
+        out = []
+        for c in commands:
+            out.append("*%d\r\n" % len(c))
+            for a in c:
+                b = a.encode()
+                out.append("$%d\r\n" % len(b))
+                out.append(a + "\r\n")
+        r = subprocess.run([REDIS_CLI, "-p", str(self.port), "--pipe"], input="".join(out), capture_output=True,
+                           text=True, timeout=120)
+        if r.returncode != 0 or "errors: 0" not in r.stdout:
+            raise RuntimeError("redis-cli --pipe: " + r.stdout + r.stderr)
+
+    def close(self):
+        self.p.terminate()
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def run(d, exe, np, timeout=60, extra=()):
+    return run_stats(MPIRUN, d, exe, np, timeout, extra)
+
+
+def compile_src(d, name, src, flags=()):
+    path = os.path.join(d, name + ".airq")
+    with open(path, "w") as f:
+        f.write(src)
+    exe = os.path.join(d, name)
+    return exe if h.compile(AIRC, d, path, exe, flags, label=name) else None
+
+
+def variants(d, name, src):
+    """The program fused and --no-fuse; the runs to make of each."""
+    exes = {v: compile_src(d, name + "_" + v, src, ["--no-fuse"] if v == "nofuse" else [])
+            for v in ("fuse", "nofuse")}
+    return [(np, v, exes[v]) for np, v in ((1, "fuse"), (2, "fuse"), (3, "fuse"), (2, "nofuse"), (3, "nofuse"))
+            if exes[v]]
+
+
+# ---- YSB, the original layout ----------------------------------------------
+
+YSB_QUERY = """CREATE STREAM ad_events (ad_id VARCHAR(36), event_type VARCHAR(9), ts TIMESTAMP)
+  WITH (source = 'csv', path = 'events.csv');
+CREATE TABLE campaigns (ad_id VARCHAR(36), campaign_id VARCHAR(36), PRIMARY KEY (ad_id))
+  WITH (source = 'redis', address = '127.0.0.1:{port}'{opts});
+SELECT c.campaign_id, COUNT(*) AS views, WINDOW_END
+FROM ad_events e JOIN campaigns c ON e.ad_id = c.ad_id
+WHERE e.event_type = 'view'
+GROUP BY c.campaign_id WINDOW TUMBLING (SIZE 10 SECONDS);
+"""
+
+
+def ysb_original(work, rd):
+    d = os.path.join(work, "ysb")
+    os.mkdir(d)
+    campaigns = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(20)]
+    ads = {}
+    for c in campaigns:
+        for _ in range(10):
+            ads[str(uuid.UUID(int=rng.getrandbits(128)))] = c
+    # the original benchmark's setup: SET ad campaign, SADD campaigns c
+    rd.fill([["SET", a, c] for a, c in ads.items()] + [["SADD", "campaigns"] + campaigns])
+    ad_list = sorted(ads) + [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(5)]  # 5 not in redis
+    events, acc = [], {}
+    for i in range(20000):
+        a, t = rng.choice(ad_list), i * 3
+        et = rng.choice(["view", "click", "purchase"])
+        events.append("%s,%s,%d" % (a, et, t))
+        if et == "view" and a in ads:
+            key = (t // 10000 * 10000 + 10000, ads[a])
+            acc[key] = acc.get(key, 0) + 1
+    with open(os.path.join(d, "events.csv"), "w") as f:
+        f.write("\n".join(events) + "\n")
+    want = ["campaign_id,views,WINDOW_END"] + ["%s,%d,%d" % (c, n, w) for (w, c), n in sorted(acc.items())]
+    unmatched = sum(1 for e in events if e.split(",")[1] == "view" and e.split(",")[0] not in ads)
+    for label, opts, bad in (("pattern '*'", "", 1), ("UUID pattern", ", pattern = '%s'" % UUID_GLOB, 0)):
+        for np, v, exe in variants(d, "ysb%d" % bad, YSB_QUERY.format(port=rd.port, opts=opts)):
+            tag = "ysb, campaigns in redis (%s): np=%d %s" % (label, np, v)
+            rc, out, err, st = run(d, exe, np)
+            if rc != 0:
+                h.fail("%s: exit %s" % (tag, rc), err)
+            elif out.splitlines() != want:
+                h.fail(tag + ": output differs from the reference", unified_diff(want, out.splitlines(),
+                                                                                 "expected", tag) + err)
+            elif st.get("bad_rows") != bad or st.get("unmatched") != unmatched:
+                h.fail("%s: bad rows %s, unmatched %s; expected %d, %d" % (tag, st.get("bad_rows"),
+                                                                          st.get("unmatched"), bad, unmatched), err)
+            elif bad and "redis '127.0.0.1:%d' key 'campaigns': not a string but a set" % rd.port not in err:
+                h.fail(tag + ": the set 'campaigns' is not named as a bad row", err)
+            else:
+                h.ok("%s: %d result rows as the reference, %d bad row%s" % (tag, len(want) - 1, bad,
+                                                                            "" if bad == 1 else "s"))
+    rd.cli("FLUSHALL")
+
+
+YSB_GEN = """CREATE STREAM ad_events (ad_id VARCHAR(36), event_type VARCHAR(9), ts TIMESTAMP)
+  WITH (source = 'ysb', seed = 5, limit = 30000);
+CREATE TABLE campaigns (ad_id VARCHAR(36), campaign_id VARCHAR(36), PRIMARY KEY (ad_id))
+  WITH ({with_});
+{select}
+"""
+YSB_COUNT = """SELECT c.campaign_id, COUNT(*) AS views, WINDOW_END
+FROM ad_events e JOIN campaigns c ON e.ad_id = c.ad_id
+WHERE e.event_type = 'view' GROUP BY c.campaign_id WINDOW TUMBLING (SIZE 1 HOUR);"""
+
+
+def per_campaign(out):
+    """Views per campaign over all windows (the ysb stream's time is the
+    wall clock, so which window a row falls in is not repeatable)."""
+    tot = {}
+    for line in out.splitlines()[1:]:
+        c, n, _ = line.split(",")
+        tot[c] = tot.get(c, 0) + int(n)
+    return tot
+
+
+def ysb_generator(work, rd):
+    d = os.path.join(work, "ysbgen")
+    os.mkdir(d)
+    # the generator's mapping, as a Map over its own table
+    exe = compile_src(d, "mapping", YSB_GEN.format(
+        with_="source = 'ysb'", select="SELECT c.ad_id, c.campaign_id FROM ad_events e JOIN campaigns c "
+                                       "ON e.ad_id = c.ad_id;"))
+    if not exe:
+        return
+    rc, out, err, _ = run(d, exe, 1)
+    pairs = dict(l.split(",") for l in out.splitlines()[1:])
+    if rc != 0 or len(pairs) != 1000:
+        h.fail("ysb generator: its mapping (%d ads, expected 1000)" % len(pairs), err)
+        return
+    rd.fill([["SET", a, c] for a, c in pairs.items()] + [["SADD", "campaigns"] + sorted(set(pairs.values()))])
+    gen = compile_src(d, "gen", YSB_GEN.format(with_="source = 'ysb'", select=YSB_COUNT))
+    red = compile_src(d, "red", YSB_GEN.format(
+        with_="source = 'redis', address = '127.0.0.1:%d', pattern = '%s'" % (rd.port, UUID_GLOB), select=YSB_COUNT))
+    if not gen or not red:
+        return
+    a, b = run(d, gen, 2), run(d, red, 3)
+    if a[0] == 0 and b[0] == 0 and per_campaign(a[1]) == per_campaign(b[1]) and len(per_campaign(a[1])) == 100:
+        h.ok("ysb generator: the campaign table from redis gives the ysb table's views per campaign (100 campaigns)")
+    else:
+        h.fail("ysb generator: views per campaign differ between the ysb and the redis table", a[2] + b[2])
+    rd.cli("FLUSHALL")
+
+
+# ---- layout = 'hash' ---------------------------------------------------------
+
+HASH_QUERY = """CREATE STREAM ev (id BIGINT, qty BIGINT, ts TIMESTAMP) WITH (source = 'csv', path = 'ev.csv');
+CREATE TABLE items (id BIGINT, dept VARCHAR(8), price DOUBLE, stock INT, PRIMARY KEY (id))
+  WITH (source = 'redis', address = '127.0.0.1:{port}', layout = 'hash', key_prefix = 'item:'{opts});
+SELECT i.dept, COUNT(*) AS n, SUM(e.qty * i.price) AS revenue, MAX(i.stock) AS top, WINDOW_END
+FROM ev e JOIN items i ON e.id = i.id GROUP BY i.dept WINDOW TUMBLING (SIZE 5 SECONDS);
+"""
+
+
+def hash_layout(work, rd):
+    d = os.path.join(work, "hash")
+    os.mkdir(d)
+    items, cmds = {}, []
+    for i in range(1, 301):
+        dept, price, stock = rng.choice(["toys", "books", "garden"]), rng.randrange(1, 400) / 4, rng.randrange(100)
+        items[i] = (dept, price, stock)
+        cmds.append(["HSET", "item:%d" % i, "dept", dept, "price", repr(price), "stock", str(stock), "extra", "x"])
+    # bad rows: a missing field, a price that is no number, a string under the prefix
+    cmds += [["HSET", "item:301", "dept", "toys", "price", "1.5"], ["HSET", "item:302", "dept", "toys", "price",
+                                                                      "cheap", "stock", "1"],
+             ["SET", "item:303", "x"], ["HSET", "other:1", "dept", "no"]]
+    rd.fill(cmds)
+    events, acc = [], {}
+    for i in range(15000):
+        k, q, t = rng.randrange(1, 306), rng.randrange(1, 5), i * 2
+        events.append("%d,%d,%d" % (k, q, t))
+        if k in items:
+            dept, price, stock = items[k]
+            a = acc.setdefault((t // 5000 * 5000 + 5000, dept), [0, 0.0, -1])
+            a[0] += 1
+            a[1] += q * price  # prices are multiples of 1/4: exact sums
+            a[2] = max(a[2], stock)
+    with open(os.path.join(d, "ev.csv"), "w") as f:
+        f.write("\n".join(events) + "\n")
+
+    def fmt(x):
+        return ("%.15g" % x)
+
+    want = ["dept,n,revenue,top,WINDOW_END"] + ["%s,%d,%s,%d,%d" % (dp, a[0], fmt(a[1]), a[2], w)
+                                               for (w, dp), a in sorted(acc.items())]
+    for np, v, exe in variants(d, "hash", HASH_QUERY.format(port=rd.port, opts=", max_bad_rows = 3")):
+        tag = "hash layout: np=%d %s" % (np, v)
+        rc, out, err, st = run(d, exe, np)
+        says = ["redis '127.0.0.1:%d' key 'item:301': field stock is missing" % rd.port,
+                "key 'item:302': column price: not a valid DOUBLE",
+                "key 'item:303': not a hash but a string"]
+        if rc != 0:
+            h.fail("%s: exit %s" % (tag, rc), err)
+        elif out.splitlines() != want:
+            h.fail(tag + ": output differs from the reference", unified_diff(want, out.splitlines(), "expected", tag))
+        elif st.get("bad_rows") != 3 or not all(s in err for s in says):
+            h.fail("%s: %s bad rows (expected 3, each named)" % (tag, st.get("bad_rows")), err)
+        else:
+            h.ok("%s: %d result rows as the reference; 3 bad keys named with their reasons" % (tag, len(want) - 1))
+    exe = compile_src(d, "over", HASH_QUERY.format(port=rd.port, opts=", max_bad_rows = 2"))
+    if exe:
+        rc, out, err, st = run(d, exe, 2)
+        msg = "table 'items' (redis '127.0.0.1:%d', keys 'item:*'): more than max_bad_rows = 2 bad rows" % rd.port
+        if rc == 1 and msg in err and not out:
+            h.ok("hash layout: a third bad key over max_bad_rows = 2 ends the run before it starts, exit 1")
+        else:
+            h.fail("hash layout: max_bad_rows = 2: exit %s" % rc, err)
+    rd.cli("FLUSHALL")
+
+
+# ---- many keys, faults ---------------------------------------------------------
+
+BIG_QUERY = """CREATE STREAM ev (k VARCHAR(16), ts TIMESTAMP) WITH (source = 'csv', path = 'ev.csv');
+CREATE TABLE t (k VARCHAR(16), v BIGINT, PRIMARY KEY (k))
+  WITH (source = 'redis', address = '127.0.0.1:{port}', key_prefix = 'k:');
+SELECT COUNT(*) AS n, SUM(t.v) AS s, WINDOW_END FROM ev e JOIN t ON e.k = t.k WINDOW TUMBLING (SIZE 1 SECOND);
+"""
+NKEYS = 100000
+
+
+def many_keys(work, rd):
+    d = os.path.join(work, "big")
+    os.mkdir(d)
+    rd.fill([["SET", "k:%d" % i, str(i * 7)] for i in range(NKEYS)])
+    # one event per 1000 keys, and one for the last key
+    keys = list(range(0, NKEYS, 1000)) + [NKEYS - 1]
+    with open(os.path.join(d, "ev.csv"), "w") as f:
+        f.write("".join("%d,%d\n" % (k, 0) for k in keys))
+    want = ["n,s,WINDOW_END", "%d,%d,1000" % (len(keys), sum(k * 7 for k in keys))]
+    exe = compile_src(d, "big", BIG_QUERY.format(port=rd.port))
+    if not exe:
+        return
+    # the table's keys are the csv's field: k:123 -> 123
+    for np in (1, 3):
+        t0 = time.time()
+        rc, out, err, st = run(d, exe, np)
+        secs = time.time() - t0
+        if rc == 0 and out.splitlines() == want and st.get("unmatched", 0) == 0:
+            h.ok("%d keys (SCAN in many steps), np=%d: every key loaded, the run took %.2f s" % (NKEYS, np, secs))
+        else:
+            h.fail("%d keys, np=%d: exit %s" % (NKEYS, np, rc), unified_diff(want, out.splitlines(), "expected",
+                                                                              "got") + err)
+    rd.cli("FLUSHALL")
+
+
+def faults(work):
+    d = os.path.join(work, "faults")
+    os.mkdir(d)
+    with open(os.path.join(d, "events.csv"), "w") as f:
+        f.write("a,view,1\n")
+    port = free_port()  # nothing listens there
+    exe = compile_src(d, "none", YSB_QUERY.format(port=port, opts=", timeout = '1 s'"))
+    if exe:
+        t0 = time.time()
+        rc, out, err, _ = run(d, exe, 2, timeout=30)
+        msg = "table 'campaigns': cannot connect to redis at '127.0.0.1:%d' (timeout 1000 ms)" % port
+        if rc == 1 and msg in err and time.time() - t0 < 15:
+            h.ok("redis not there: a clear error at once, exit 1")
+        else:
+            h.fail("redis not there: exit %s after %.1f s" % (rc, time.time() - t0), err)
+    # a server that takes the connection and never answers
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(8)
+    try:
+        exe = compile_src(d, "mute", YSB_QUERY.format(port=s.getsockname()[1], opts=", timeout = '500 ms'"))
+        if exe:
+            t0 = time.time()
+            rc, out, err, _ = run(d, exe, 3, timeout=30)
+            secs = time.time() - t0
+            if rc == 1 and "did not answer SCAN within 500 ms (timeout)" in err and secs < 15:
+                h.ok("redis not answering: a clear error after timeout = '500 ms' (run %.1f s), exit 1" % secs)
+            else:
+                h.fail("redis not answering: exit %s after %.1f s" % (rc, secs), err)
+    finally:
+        s.close()
+
+
+def main():
+    with h.workdir() as work:
+        rd = Redis(work)
+        try:
+            ysb_original(work, rd)
+            ysb_generator(work, rd)
+            hash_layout(work, rd)
+            many_keys(work, rd)
+        finally:
+            rd.close()
+        faults(work)
+    return h.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
