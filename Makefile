@@ -346,6 +346,14 @@ check: check-tcp
 check-tcp: all
 	@python3 tests/tcp/run.py
 
+# Run-time option overrides: --set and AIRC_SET_* change a compiled query's
+# input, table and sink paths, header, limit; refused overrides end every
+# rank with the compiler's message (1-3 ranks, about 30 s).
+.PHONY: check-set
+check: check-set
+check-set: all
+	@python3 tests/set/run.py
+
 # HOPPING windows from shared slices against a per-window evaluation, with
 # rows late for some of their windows, fused and not, on 1-3 ranks.
 .PHONY: check-slices

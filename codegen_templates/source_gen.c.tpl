@@ -8,7 +8,7 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
   st.wm = AIR_WM_NONE;
   st.maxts = AIR_WM_NONE;
 /*%% open %%*/
-  AirGen *g = air_gen_open(v, inst, @RATE@, @LIMIT@, INT64_C(@SEED@), @SEED_GIVEN@);
+  AirGen *g = air_gen_open(v, inst, @RATE@, @LIMIT@, @SEED@, @SEED_GIVEN@);
   const int64_t seed = air_gen_seed(g);
   for (;;) {
     uint64_t first, stride;

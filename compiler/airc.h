@@ -423,6 +423,13 @@ struct Relation {
   int64_t seed;          /* generators */
   int64_t limit;         /* generators: rows in all, 0 = unbounded */
   bool has_seed, has_limit;
+  /* run-time overrides (--set): per OptionKey, the value as the program's
+   * option table carries it (as written, the default, or NULL), its type,
+   * and why --set refuses it (NULL: it may be set); the table's first row */
+  const char **opt_text;
+  const char **opt_why;
+  AirOptType *opt_type;
+  int opt_base;          /* row of its first option in the program's table (OPT_COUNT rows each), -1: none */
   Stmt *def;             /* defining statement */
   int index;             /* position in Catalog.rels */
   bool used;             /* read by some query */
@@ -433,6 +440,7 @@ struct Relation {
 typedef struct Catalog {
   Relation **rels;   /* in declaration order */
   int nrels, cap;
+  int nopt_rels;     /* sources, tables and sinks: OPT_COUNT option rows each */
   Relation **slots;  /* by name: open addressing, at most half full */
   uint32_t nslots;   /* a power of two, or 0 */
 } Catalog;
@@ -691,9 +699,14 @@ typedef enum {
 } OptionKey;
 #define OPT_BIT(o) (1u << (o))
 
+/* An option: its key, where it applies, and how --set changes it at run
+ * time (docs/design.md, "Run-time options"). */
 typedef struct OptionKeyDef {
   const char *key;  /* as written (matched case-insensitively) */
   unsigned rels;    /* the relation kinds it applies to: 1u << RelKind */
+  AirOptType type;  /* its value at run time (air_limits.h); AIR_OPT_FIXED: part of the plan */
+  const char *dflt; /* its value when not given, as the runtime parses it, or NULL: none */
+  const char *why;  /* AIR_OPT_FIXED: why --set refuses it */
 } OptionKeyDef;
 extern const OptionKeyDef option_keys[OPT_COUNT];
 

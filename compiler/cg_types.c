@@ -313,7 +313,9 @@ void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *ind
 int csv_fields(const Relation *r) { return r->ncols - (r->meta_col >= 0); }
 
 /* `lhs = air_csv_open(g_rt, &def)` with the declaration of a csv source or
- * table in a static AirCsvDef, in a block of its own at indent `ind`. */
+ * table in a static AirCsvDef, in a block of its own at indent `ind`; path:
+ * the C expression of its path. What the query fixes is written into the
+ * def, the options --set may change are read from the runtime (opt_read). */
 void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, const char *lhs, const char *ind) {
   fprintf(o, "%s{\n%s  static const char *const cols[] = {", ind, ind);
   for (int i = 0, n = 0; i < r->ncols; i++) {
@@ -330,29 +332,21 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
       if (i) fprintf(o, ", ");
       c_str(o, r->props[i]);
     }
-    fprintf(o, "%s};\n%s  static const AirKafkaDef kdef = {\n%s      .ops = &air_kafka_ops,\n%s      .brokers = ",
-            r->nprops ? "" : "NULL", ind, ind, ind);
-    c_str(o, r->brokers);
-    fprintf(o, ",\n%s      .topics = ", ind);
-    c_str(o, r->topics);
-    if (r->group) {
-      fprintf(o, ",\n%s      .group = ", ind);
-      c_str(o, r->group);
-    }
-    fprintf(o, ",\n%s      .start = ", ind);
-    c_str(o, r->start ? r->start : "earliest");
-    fprintf(o, ",\n%s      .until_end = %s,\n", ind, r->until_end ? "true" : "false");
-    fprintf(o, "%s      .idle_ms = INT64_C(%" PRId64 "),\n%s      .timeout_ms = INT64_C(%" PRId64 "),\n", ind,
-            r->idle_ms, ind, r->timeout_ms);
-    fprintf(o, "%s      .props = kprops,\n%s      .nprops = %d,\n%s  };\n", ind, ind, r->nprops, ind);
+    fprintf(o, "%s};\n%s  static AirKafkaDef kdef = {.ops = &air_kafka_ops};\n", r->nprops ? "" : "NULL", ind);
+    opt_read(o, ind, "kdef.brokers", "air_opt_str", r, OPT_BROKERS);
+    opt_read(o, ind, "kdef.topics", "air_opt_str", r, OPT_TOPIC);
+    opt_read(o, ind, "kdef.group", "air_opt_str", r, OPT_GROUP);
+    opt_read(o, ind, "kdef.start", "air_opt_str", r, OPT_START);
+    opt_read(o, ind, "kdef.until_end", "0 != air_opt_i64", r, OPT_END);
+    opt_read(o, ind, "kdef.idle_ms", "air_opt_i64", r, OPT_IDLE_TIMEOUT);
+    opt_read(o, ind, "kdef.timeout_ms", "air_opt_i64", r, OPT_TIMEOUT);
+    fprintf(o, "%s  air_opt_props(g_rt, %d, kprops, %d, &kdef.props, &kdef.nprops);\n", ind,
+            opt_row(r, OPT_KAFKA_PROPS), r->nprops);
   }
-  fprintf(o, "%s  static const AirCsvDef def = {\n%s      .path = ", ind, ind);
-  c_str(o, path);
-  fprintf(o, ",\n%s      .name = ", ind);
+  fprintf(o, "%s  static AirCsvDef def = {\n%s      .name = ", ind, ind);
   c_str(o, r->name);
   fprintf(o, ",\n%s      .table = %s,\n", ind, r->kind == REL_TABLE ? "true" : "false");
   if (single) fprintf(o, "%s      .single = true,\n", ind);
-  if (r->follow) fprintf(o, "%s      .follow = true,\n", ind);
   if (r->json) {
     /* per column, the JSON kind of value it takes */
     fprintf(o, "%s      .json = true,\n%s      .json_kinds = \"", ind, ind);
@@ -362,26 +356,22 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
     }
     fprintf(o, "\",\n");
   }
-  if (r->tcp_listen || r->tcp_connect) {
-    fprintf(o, "%s      .tcp_%s = ", ind, r->tcp_listen ? "listen" : "connect");
-    c_str(o, r->tcp_listen ? r->tcp_listen : r->tcp_connect);
-    fprintf(o, ",\n");
-  }
   if (kafka) fprintf(o, "%s      .kafka = &kdef,\n", ind);
-  fprintf(o, "%s      .header = %s,\n", ind,
-          !r->header ? "AIR_CSV_NO_HEADER" : r->header_skip ? "AIR_CSV_HEADER_SKIP" : "AIR_CSV_HEADER");
   fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, csv_fields(r));
   if (r->meta_col >= 0) fprintf(o, "%s      .time_from_message = true,\n", ind);
   fprintf(o, "%s      .time_col = %d,\n%s      .wm_bound_ms = INT64_C(%" PRId64 "),\n", ind,
           r->kind == REL_SOURCE && r->meta_col < 0 ? r->time_col : -1, ind, r->wm_bound_ms);
-  fprintf(o, "%s      .rate = INT64_C(%" PRId64 "),\n", ind, r->rate);
-  if (r->max_bad_rows >= 0)
-    fprintf(o, "%s      .bad_limit = AIR_BAD_COUNT,\n%s      .bad_max = %" PRId64 ".0,\n", ind, ind,
-            r->max_bad_rows);
-  else if (r->max_bad_pct >= 0)
-    fprintf(o, "%s      .bad_limit = AIR_BAD_PCT,\n%s      .bad_max = %.17g,\n", ind, ind,
-            r->max_bad_pct);
-  fprintf(o, "%s  };\n%s  %s = air_csv_open(g_rt, &def);\n%s}\n", ind, ind, lhs, ind);
+  fprintf(o, "%s  };\n%s  def.path = %s;\n", ind, ind, path);
+  opt_read(o, ind, "def.tcp_listen", "air_opt_str", r, OPT_LISTEN);
+  opt_read(o, ind, "def.tcp_connect", "air_opt_str", r, OPT_CONNECT);
+  /* a followed file grows under one reader: rank 0's, as standard input */
+  if (opt_read(o, ind, "def.follow", "0 != air_opt_i64", r, OPT_FOLLOW))
+    fprintf(o, "%s  def.single = def.single || def.follow;\n", ind);
+  opt_read(o, ind, "def.header", "(AirCsvHeader)air_opt_i64", r, OPT_HEADER);
+  opt_read(o, ind, "def.rate", "air_opt_i64", r, OPT_RATE);
+  if (opt_read(o, ind, "def.bad_limit", "(AirBadLimit)air_opt_i64", r, OPT_MAX_BAD_ROWS))
+    opt_read(o, ind, "def.bad_max", "air_opt_f64", r, OPT_MAX_BAD_ROWS);
+  fprintf(o, "%s  %s = air_csv_open(g_rt, &def);\n%s}\n", ind, lhs, ind);
 }
 
 void emit_table(Gen *g, const Relation *r) {
@@ -458,7 +448,9 @@ void cg_ysb_table(Gen *g, const Relation *r) {
 void cg_csv_table(Gen *g, const Relation *r) {
   FILE *f = g->funcs.f;
   fprintf(f, "  AirCsv *csv;\n");
-  emit_csv_open(f, r, r->path, false, "csv", "  ");
+  char path[48];
+  snprintf(path, sizeof path, "air_opt_str(g_rt, %d)", opt_row(r, OPT_PATH));
+  emit_csv_open(f, r, path, false, "csv", "  ");
   fprintf(f, "  AirField f[%d];\n  long line = 0;\n  int nf;\n", r->ncols + 1);
   fprintf(f, "  while ((nf = air_csv_next(csv, f, %d, &line)) != AIR_CSV_END) {\n", r->ncols + 1);
   fprintf(f, "    if (nf != %d) {\n      air_csv_bad_row(csv, line, nf == AIR_CSV_BAD_QUOTING ? air_csv_bad_why(csv) : \"expected %d fields\");\n      continue;\n    }\n",
@@ -487,34 +479,17 @@ void cg_redis_table(Gen *g, const Relation *r) {
     c_str(f, r->cols[i].name);
   }
   fprintf(f, "%s};\n", n ? "" : "NULL");
-  fprintf(f, "  static const AirRedisTableDef def = {\n      .name = ");
+  fprintf(f, "  static AirRedisTableDef def = {\n      .name = ");
   c_str(f, r->name);
-  fprintf(f, ",\n      .address = ");
-  c_str(f, r->address ? r->address : "");
-  /* key_prefix: the keys that start with it, glob characters in it escaped */
-  Buf pat;
-  buf_open(&pat);
-  if (r->key_prefix) {
-    for (const char *p = r->key_prefix; *p; p++) {
-      if (strchr("*?[]\\", *p)) fputc('\\', pat.f);
-      fputc(*p, pat.f);
-    }
-    fputc('*', pat.f);
-  } else {
-    fputs(r->pattern ? r->pattern : "*", pat.f);
-  }
-  char *ps = buf_take(&pat);
-  fprintf(f, ",\n      .pattern = ");
-  c_str(f, ps);
-  free(ps);
-  fprintf(f, ",\n      .strip = %zu,\n", r->key_prefix ? strlen(r->key_prefix) : (size_t)0);
-  fprintf(f, "      .hash = %s,\n      .fields = fields,\n      .nfields = %d,\n", r->redis_hash ? "true" : "false", n);
-  fprintf(f, "      .timeout_ms = INT64_C(%" PRId64 "),\n", r->timeout_ms);
-  if (r->max_bad_rows >= 0)
-    fprintf(f, "      .bad_limit = AIR_BAD_COUNT,\n      .bad_max = %" PRId64 ".0,\n", r->max_bad_rows);
-  else if (r->max_bad_pct >= 0)
-    fprintf(f, "      .bad_limit = AIR_BAD_PCT,\n      .bad_max = %.17g,\n", r->max_bad_pct);
-  fprintf(f, "  };\n  AirRedisTable *rd = air_redis_table_open(g_rt, &def);\n");
+  fprintf(f, ",\n      .hash = %s,\n      .fields = fields,\n      .nfields = %d,\n  };\n", r->redis_hash ? "true" : "false",
+          n);
+  opt_read(f, "", "def.address", "air_opt_str", r, OPT_ADDRESS);
+  opt_read(f, "", "def.pattern", "air_opt_str", r, OPT_PATTERN);
+  opt_read(f, "", "def.key_prefix", "air_opt_str", r, OPT_KEY_PREFIX);
+  opt_read(f, "", "def.timeout_ms", "air_opt_i64", r, OPT_TIMEOUT);
+  if (opt_read(f, "", "def.bad_limit", "(AirBadLimit)air_opt_i64", r, OPT_MAX_BAD_ROWS))
+    opt_read(f, "", "def.bad_max", "air_opt_f64", r, OPT_MAX_BAD_ROWS);
+  fprintf(f, "  AirRedisTable *rd = air_redis_table_open(g_rt, &def);\n");
   fprintf(f, "  AirField f[%d];\n  while (air_redis_table_next(rd, f)) {\n", n + 1);
   fprintf(f, "    static T%d row; /* may be large: not on the main thread's stack */\n    memset(&row, 0, sizeof row);\n",
           r->index);

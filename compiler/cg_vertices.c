@@ -125,7 +125,8 @@ void cg_csv_row(Gen *g, const Relation *r, FILE *out, char **late) {
   emit_csv_parse(out, r, "s", "      ", "csv", "continue");
 }
 
-/* A csv reader's file-scope handle, opened before the run starts (setup). */
+/* A csv reader's file-scope handle, opened before the run starts (setup);
+ * path: the C expression of its path. */
 static void csv_global(Gen *g, const Relation *r, const char *path, bool single, const char *what) {
   fprintf(g->types.f, "static AirCsv *g_csv%d; /* %s%sopened before the run starts */\n", r->index, what,
           *what ? ", " : "");
@@ -136,27 +137,28 @@ static void csv_global(Gen *g, const Relation *r, const char *path, bool single,
 
 /* The csv kind: its file, each rank reading its share (csv.c). */
 void cg_csv_global(Gen *g, const Relation *r) {
-  /* a followed file grows under one reader: rank 0's, as standard input */
-  csv_global(g, r, r->path, r->follow, r->follow ? "followed as it grows, read on rank 0" : "");
+  char path[48];
+  snprintf(path, sizeof path, "air_opt_str(g_rt, %d)", opt_row(r, OPT_PATH));
+  csv_global(g, r, path, false, "");
 }
 
 /* The stdin kind: the csv reader over /dev/stdin, on rank 0 alone (the
  * plan's exchanges spread the keyed work over the ranks). */
-void cg_stdin_global(Gen *g, const Relation *r) { csv_global(g, r, "/dev/stdin", true, "standard input"); }
+void cg_stdin_global(Gen *g, const Relation *r) { csv_global(g, r, "\"/dev/stdin\"", true, "standard input"); }
 
 /* The tcp kind: the csv reader over a socket, on rank 0 alone; its path,
  * for messages, is "tcp:host:port". */
 void cg_tcp_global(Gen *g, const Relation *r) {
-  char path[600];
-  snprintf(path, sizeof path, "tcp:%s", r->tcp_listen ? r->tcp_listen : r->tcp_connect ? r->tcp_connect : "?");
+  char path[64];
+  snprintf(path, sizeof path, "air_opt_join(g_rt, \"tcp:\", %d)", opt_row(r, r->tcp_listen ? OPT_LISTEN : OPT_CONNECT));
   csv_global(g, r, path, true, r->tcp_listen ? "listening" : "connecting");
 }
 
 /* The kafka kind: the csv reader over this rank's partitions (kafka.c);
  * its path, for messages, is "kafka:topics". */
 void cg_kafka_global(Gen *g, const Relation *r) {
-  char path[600];
-  snprintf(path, sizeof path, "kafka:%s", r->topics ? r->topics : "?");
+  char path[64];
+  snprintf(path, sizeof path, "air_opt_join(g_rt, \"kafka:\", %d)", opt_row(r, OPT_TOPIC));
   csv_global(g, r, path, false, "kafka partitions j with j mod N == this rank");
 }
 
@@ -171,12 +173,13 @@ static void kind_hole(KindHoles *h, const char *name, const char *fmt, ...) {
   h->n++;
 }
 
-/* source_gen.c.tpl: the pace, the row limit and the seed. */
+/* source_gen.c.tpl: the pace, the row limit and the seed, as they are
+ * after run-time overrides. */
 void cg_gen_holes(const Relation *r, KindHoles *h) {
-  kind_hole(h, "RATE", "INT64_C(%" PRId64 ")", r->rate);
-  kind_hole(h, "LIMIT", "INT64_C(%" PRId64 ")", r->limit);
-  kind_hole(h, "SEED", "%" PRId64, r->seed);
-  kind_hole(h, "SEED_GIVEN", "%s", r->has_seed ? "true" : "false");
+  kind_hole(h, "RATE", "air_opt_i64(g_rt, %d)", opt_row(r, OPT_RATE));
+  kind_hole(h, "LIMIT", "air_opt_i64(g_rt, %d)", opt_row(r, OPT_LIMIT));
+  kind_hole(h, "SEED", "air_opt_i64(g_rt, %d)", opt_row(r, OPT_SEED));
+  kind_hole(h, "SEED_GIVEN", "air_opt_given(g_rt, %d)", opt_row(r, OPT_SEED));
 }
 
 /* source_csv.c.tpl: the file opened at setup (cg_csv_global), its fields. */
@@ -295,11 +298,8 @@ void emit_source(Gen *g, const Relation *r) {
       fprintf(finish.f, "    %s_advance(&st, air_now_ms(), air_now_ms(), true);\n", fn);
     } else {
       const GenSpec *gs = &r->cols[r->time_col].gen;
-      if (r->limit > 0)
-        fprintf(finish.f, "    const int64_t rows = cut < INT64_C(%" PRId64 ") ? cut : INT64_C(%" PRId64 ");\n",
-                r->limit, r->limit);
-      else
-        fprintf(finish.f, "    const int64_t rows = cut;\n");
+      fprintf(finish.f, "    const int64_t limit = air_opt_i64(g_rt, %d);\n", opt_row(r, OPT_LIMIT));
+      fprintf(finish.f, "    const int64_t rows = limit > 0 && limit < cut ? limit : cut;\n");
       fprintf(finish.f, "    %s_advance(&st, q_wm_back(q_seq_max(INT64_C(%" PRId64 "), INT64_C(%" PRId64
                         "), rows), INT64_C(%" PRId64 ")), air_now_ms(), true);\n",
               fn, gs->a, gs->b, r->wm_bound_ms);
@@ -376,15 +376,14 @@ static void emit_kafka_sink(FILE *su, const Chain *ch, const Relation *r) {
     if (i) fprintf(su, ", ");
     c_str(su, r->props[i]);
   }
-  fprintf(su, "%s};\n    static const AirKafkaSinkDef kdef = {\n        .ops = &air_kafka_sink_ops,\n        .brokers = ",
-          r->nprops ? "" : "NULL");
-  c_str(su, r->brokers);
-  fprintf(su, ",\n        .topic = ");
-  c_str(su, r->topics);
-  fprintf(su, ",\n        .timeout_ms = INT64_C(%" PRId64 "),\n        .props = kprops,\n        .nprops = %d,\n", r->timeout_ms,
-          r->nprops);
+  fprintf(su, "%s};\n    static AirKafkaSinkDef kdef = {\n        .ops = &air_kafka_sink_ops,\n", r->nprops ? "" : "NULL");
   fprintf(su, "        .key_fields = kkeys,\n        .nkey = %d,\n        .json = %s,\n    };\n", nkey,
           r->json ? "true" : "false");
+  opt_read(su, "  ", "kdef.brokers", "air_opt_str", r, OPT_BROKERS);
+  opt_read(su, "  ", "kdef.topic", "air_opt_str", r, OPT_TOPIC);
+  opt_read(su, "  ", "kdef.timeout_ms", "air_opt_i64", r, OPT_TIMEOUT);
+  fprintf(su, "    air_opt_props(g_rt, %d, kprops, %d, &kdef.props, &kdef.nprops);\n", opt_row(r, OPT_KAFKA_PROPS),
+          r->nprops);
 }
 
 static void emit_collector(Gen *g, const Stage *st) {
@@ -396,7 +395,7 @@ static void emit_collector(Gen *g, const Stage *st) {
   bool kafka = sink->rel && sink->rel->brokers;
   fprintf(su, "  {\n");
   if (kafka) emit_kafka_sink(su, ch, sink->rel);
-  fprintf(su, "    static const AirCollectorDef def = {\n");
+  fprintf(su, "    static AirCollectorDef def = {\n");
   fprintf(su, "        .row_size = sizeof(O%d),\n        .wend_offset = offsetof(O%d, wend),\n", c, c);
   fprintf(su, "        .ts_offset = offsetof(O%d, ts),\n        .windowed = %s,\n", c, ch->windowed ? "true" : "false");
   fprintf(su, "        .latency = %s,\n", ch->source->ingestion_time ? "true" : "false");
@@ -407,18 +406,13 @@ static void emit_collector(Gen *g, const Stage *st) {
     fprintf(su, "NULL /* a message per row: no header */");
   else
     c_str(su, hdr);
-  fprintf(su, ",\n        .path = ");
-  if (kafka)
-    fprintf(su, "NULL,\n        .kafka = &kdef");
-  else if (sink->rel)
-    c_str(su, sink->rel->path ? sink->rel->path : "");
-  else
-    fprintf(su, "NULL");
+  if (kafka) fprintf(su, ",\n        .kafka = &kdef");
   /* Several queries on standard output: every line of each (its header
    * too) starts with the query's number as --explain shows it. */
   if (!sink->rel && g->pl->nstdout > 1) fprintf(su, ",\n        .tag = \"q%d\"", c + 1);
-  fprintf(su, ",\n    };\n    air_collector_new(g_rt, \"results of query %d\", g_edge[%d], &def);\n  }\n", c + 1,
-          st->edge);
+  fprintf(su, ",\n    };\n");
+  if (sink->rel && !kafka) opt_read(su, "  ", "def.path", "air_opt_str", sink->rel, OPT_PATH);
+  fprintf(su, "    air_collector_new(g_rt, \"results of query %d\", g_edge[%d], &def);\n  }\n", c + 1, st->edge);
   free(hdr);
 }
 

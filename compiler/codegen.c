@@ -258,6 +258,62 @@ static void emit_stack_hint(Gen *g) {
   fprintf(su, " + %zu));\n", casts);
 }
 
+/* ---- run-time options ------------------------------------------------------ */
+
+bool opt_read(FILE *o, const char *ind, const char *lhs, const char *fn, const Relation *r, OptionKey k) {
+  if (r->opt_type[k] == AIR_OPT_NA || r->opt_type[k] == AIR_OPT_FIXED) return false;
+  fprintf(o, "%s  %s = %s(g_rt, %d);\n", ind, lhs, fn, opt_row(r, k));
+  return true;
+}
+
+static void c_str_or_null(FILE *o, const char *s) {
+  if (s) c_str(o, s);
+  else fputs("NULL", o);
+}
+
+/* Every option of every source, table and sink (OPT_COUNT rows each, from
+ * Relation.opt_base on), for air_options: --set and AIRC_SET_* apply to
+ * it, and the setup reads the values through air_opt_*. */
+static void emit_options(Gen *g) {
+  static const char *const types[] = {
+      [AIR_OPT_NA] = "AIR_OPT_NA",           [AIR_OPT_FIXED] = "AIR_OPT_FIXED",
+      [AIR_OPT_PATH] = "AIR_OPT_PATH",       [AIR_OPT_NAME] = "AIR_OPT_NAME",
+      [AIR_OPT_BOOL] = "AIR_OPT_BOOL",       [AIR_OPT_HEADER] = "AIR_OPT_HEADER",
+      [AIR_OPT_COUNT] = "AIR_OPT_COUNT",     [AIR_OPT_INT] = "AIR_OPT_INT",
+      [AIR_OPT_DURATION] = "AIR_OPT_DURATION", [AIR_OPT_TIMEOUT] = "AIR_OPT_TIMEOUT",
+      [AIR_OPT_HOSTPORT] = "AIR_OPT_HOSTPORT", [AIR_OPT_BROKERS] = "AIR_OPT_BROKERS",
+      [AIR_OPT_TOPICS] = "AIR_OPT_TOPICS",   [AIR_OPT_TOPIC] = "AIR_OPT_TOPIC",
+      [AIR_OPT_START] = "AIR_OPT_START",     [AIR_OPT_END] = "AIR_OPT_END",
+      [AIR_OPT_BAD_ROWS] = "AIR_OPT_BAD_ROWS", [AIR_OPT_PROPS] = "AIR_OPT_PROPS",
+  };
+  const Catalog *cat = g->pl->cat;
+  FILE *o = g->types.f;
+  if (!cat->nopt_rels) {
+    fprintf(g->setup.f, "  air_options(g_rt, NULL, 0); /* no source, table or sink options */\n");
+    return;
+  }
+  fprintf(o, "/* The options of the sources, tables and sinks as compiled, which --set\n"
+             " * and AIRC_SET_* may change at run time (air_options). */\n");
+  fprintf(o, "static const AirOptDef q_options[%d] = {\n", cat->nopt_rels * OPT_COUNT);
+  for (int i = 0; i < cat->nrels; i++) {
+    const Relation *r = cat->rels[i];
+    if (r->opt_base < 0) continue;
+    for (int k = 0; k < OPT_COUNT; k++) {
+      fprintf(o, "    {");
+      c_str(o, r->name);
+      fprintf(o, ", ");
+      c_str(o, option_keys[k].key);
+      fprintf(o, ", %s, ", types[r->opt_type[k]]);
+      c_str_or_null(o, r->opt_type[k] == AIR_OPT_NA ? NULL : r->opt_text[k]);
+      fprintf(o, ", ");
+      c_str_or_null(o, r->opt_why[k]);
+      fprintf(o, ", %d},\n", r->kind == REL_SINK ? 1 : r->kind == REL_TABLE ? 2 : 0);
+    }
+  }
+  fprintf(o, "};\n\n");
+  fprintf(g->setup.f, "  air_options(g_rt, q_options, %d);\n", cat->nopt_rels * OPT_COUNT);
+}
+
 static bool chain_reads(const Chain *ch, const Relation *r) { return ch->source == r || ch->source1 == r; }
 
 /* Copy the program to out, each C_LINE_MARK line made "#line N+1 c_path"
@@ -309,6 +365,7 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
   g_in_n = 0;
 
   fprintf(g.types.f, "static AirEdge *g_edge[%d]; /* edges by id (the MPI tag) */\n", ph->nedges ? ph->nedges : 1);
+  emit_options(&g);
   for (int i = 0; i < cat->nrels; i++) {
     const Relation *r = cat->rels[i];
     bool read = false, joined = false;

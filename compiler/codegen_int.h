@@ -135,6 +135,10 @@ bool source_col_used(const Plan *pl, const Relation *r, int col);
 void emit_source_struct(Gen *g, const Relation *r);
 void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *indent, const char *csv, const char *skip);
 int csv_fields(const Relation *r);
+/* Run-time options (codegen.c): row k of r in the program's option table;
+ * `lhs = fn(g_rt, row);` at indent ind+2 when r's kind takes option k (true). */
+static inline int opt_row(const Relation *r, OptionKey k) { return r->opt_base + (int)k; }
+bool opt_read(FILE *o, const char *ind, const char *lhs, const char *fn, const Relation *r, OptionKey k);
 void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, const char *lhs, const char *ind);
 void emit_table(Gen *g, const Relation *r);
 

@@ -15,7 +15,9 @@
  *                four emitters in cg_expr.c), tests, docs;
  *   operator     an OperatorKind and its name in op_names.
  * An option is an OptionKey and a row in option_keys; the kinds that take
- * it say so in their opts.
+ * it say so in their opts. The row's run-time type makes it overridable
+ * with --set (AIR_OPT_FIXED and its reason: refused); the code that uses
+ * the value reads it with air_opt_* (docs/design.md, "Run-time options").
  */
 #include "airc.h"
 
@@ -25,31 +27,39 @@
 #define FOR_TAB (1u << REL_TABLE)
 #define FOR_SINK (1u << REL_SINK)
 
+/* Why --set refuses an option that is part of the compiled plan. */
+#define FIXED_KIND(what) "option '" what "' cannot be changed at run time: " \
+  "the kind of " what " decides the code airc generated for it (change the query and compile again)"
+
 const OptionKeyDef option_keys[OPT_COUNT] = {
-    [OPT_SOURCE] = {"source", FOR_SRC | FOR_TAB},
-    [OPT_PATH] = {"path", FOR_SRC | FOR_TAB | FOR_SINK},
-    [OPT_HEADER] = {"header", FOR_SRC | FOR_TAB},
-    [OPT_RATE] = {"rate", FOR_SRC},
-    [OPT_SEED] = {"seed", FOR_SRC},
-    [OPT_LIMIT] = {"limit", FOR_SRC},
-    [OPT_SINK] = {"sink", FOR_SINK},
-    [OPT_MAX_BAD_ROWS] = {"max_bad_rows", FOR_SRC | FOR_TAB},
-    [OPT_FOLLOW] = {"follow", FOR_SRC},
-    [OPT_LISTEN] = {"listen", FOR_SRC},
-    [OPT_CONNECT] = {"connect", FOR_SRC},
-    [OPT_FORMAT] = {"format", FOR_SRC | FOR_TAB | FOR_SINK},
-    [OPT_BROKERS] = {"brokers", FOR_SRC | FOR_SINK},
-    [OPT_TOPIC] = {"topic", FOR_SRC | FOR_SINK},
-    [OPT_GROUP] = {"group", FOR_SRC},
-    [OPT_START] = {"start", FOR_SRC},
-    [OPT_END] = {"end", FOR_SRC},
-    [OPT_IDLE_TIMEOUT] = {"idle_timeout", FOR_SRC},
-    [OPT_TIMEOUT] = {"timeout", FOR_SRC | FOR_TAB | FOR_SINK},
-    [OPT_KAFKA_PROPS] = {"kafka.*", FOR_SRC | FOR_SINK},
-    [OPT_ADDRESS] = {"address", FOR_TAB},
-    [OPT_PATTERN] = {"pattern", FOR_TAB},
-    [OPT_KEY_PREFIX] = {"key_prefix", FOR_TAB},
-    [OPT_LAYOUT] = {"layout", FOR_TAB},
+    [OPT_SOURCE] = {"source", FOR_SRC | FOR_TAB, AIR_OPT_FIXED, NULL, FIXED_KIND("source")},
+    [OPT_PATH] = {"path", FOR_SRC | FOR_TAB | FOR_SINK, AIR_OPT_PATH, NULL, NULL},
+    [OPT_HEADER] = {"header", FOR_SRC | FOR_TAB, AIR_OPT_HEADER, "false", NULL},
+    [OPT_RATE] = {"rate", FOR_SRC, AIR_OPT_COUNT, "0", NULL},
+    [OPT_SEED] = {"seed", FOR_SRC, AIR_OPT_INT, NULL, NULL},
+    [OPT_LIMIT] = {"limit", FOR_SRC, AIR_OPT_COUNT, "0", NULL},
+    [OPT_SINK] = {"sink", FOR_SINK, AIR_OPT_FIXED, NULL, FIXED_KIND("sink")},
+    [OPT_MAX_BAD_ROWS] = {"max_bad_rows", FOR_SRC | FOR_TAB, AIR_OPT_BAD_ROWS, NULL, NULL},
+    [OPT_FOLLOW] = {"follow", FOR_SRC, AIR_OPT_BOOL, "false", NULL},
+    [OPT_LISTEN] = {"listen", FOR_SRC, AIR_OPT_HOSTPORT, NULL, NULL},
+    [OPT_CONNECT] = {"connect", FOR_SRC, AIR_OPT_HOSTPORT, NULL, NULL},
+    [OPT_FORMAT] = {"format", FOR_SRC | FOR_TAB | FOR_SINK, AIR_OPT_FIXED, NULL,
+                    "option 'format' cannot be changed at run time: airc generated the code that reads or "
+                    "writes each field for it (change the query and compile again)"},
+    [OPT_BROKERS] = {"brokers", FOR_SRC | FOR_SINK, AIR_OPT_BROKERS, NULL, NULL},
+    [OPT_TOPIC] = {"topic", FOR_SRC | FOR_SINK, AIR_OPT_TOPICS, NULL, NULL}, /* a sink's: AIR_OPT_TOPIC */
+    [OPT_GROUP] = {"group", FOR_SRC, AIR_OPT_NAME, NULL, NULL},
+    [OPT_START] = {"start", FOR_SRC, AIR_OPT_START, "earliest", NULL},
+    [OPT_END] = {"end", FOR_SRC, AIR_OPT_END, "none", NULL},
+    [OPT_IDLE_TIMEOUT] = {"idle_timeout", FOR_SRC, AIR_OPT_DURATION, NULL, NULL},
+    [OPT_TIMEOUT] = {"timeout", FOR_SRC | FOR_TAB | FOR_SINK, AIR_OPT_TIMEOUT, "30 s", NULL},
+    [OPT_KAFKA_PROPS] = {"kafka.*", FOR_SRC | FOR_SINK, AIR_OPT_PROPS, NULL, NULL},
+    [OPT_ADDRESS] = {"address", FOR_TAB, AIR_OPT_HOSTPORT, NULL, NULL},
+    [OPT_PATTERN] = {"pattern", FOR_TAB, AIR_OPT_NAME, NULL, NULL},
+    [OPT_KEY_PREFIX] = {"key_prefix", FOR_TAB, AIR_OPT_NAME, NULL, NULL},
+    [OPT_LAYOUT] = {"layout", FOR_TAB, AIR_OPT_FIXED, NULL,
+                    "option 'layout' cannot be changed at run time: airc checked the table's columns against it "
+                    "(change the query and compile again)"},
 };
 
 /* ---- sources ---------------------------------------------------------- */

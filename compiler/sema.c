@@ -194,6 +194,7 @@ void catalog_add(Sema *s, Relation *r) {
       catalog_index(c, c->rels[i]);
   }
   r->index = c->nrels;
+  r->opt_base = r->opt_type ? OPT_COUNT * c->nopt_rels++ : -1;
   c->rels[c->nrels++] = r;
   catalog_index(c, r);
 }

@@ -1,6 +1,7 @@
 /* sema_ddl.c - CREATE STREAM/TABLE/SINK: WITH options through the kind
  * tables (kinds.c), columns, generators, watermarks. */
 #include "sema_int.h"
+#include "air_optparse.h" /* the value checks and messages the runtime's --set shares */
 #include <errno.h>
 
 /* ---------------------------------------------------------------------
@@ -34,8 +35,7 @@ static const char *string_opt(Sema *s, Option *o) {
 
 static bool int_opt(Sema *s, Option *o, bool nonneg, int64_t *out) {
   if (!const_int(o->value, out) || (nonneg && *out < 0)) {
-    diag_error(s->d, o->value->loc, "option '%s' must be %s", o->key,
-               nonneg ? "a non-negative integer" : "an integer");
+    diag_error(s->d, o->value->loc, "option '%s' %s", o->key, nonneg ? AIR_MSG_COUNT : AIR_MSG_INT);
     return false;
   }
   return true;
@@ -46,25 +46,17 @@ static bool int_opt(Sema *s, Option *o, bool nonneg, int64_t *out) {
 static void max_bad_rows_opt(Sema *s, Option *o, Relation *r) {
   Expr *v = o->value;
   if (v->kind == EX_STRING) {
-    char buf[32], *end;
-    size_t n = v->slen;
-    if (n >= 2 && n < sizeof buf && v->sval[n - 1] == '%') {
-      memcpy(buf, v->sval, n - 1);
-      buf[n - 1] = '\0';
-      bool digits = buf[0] >= '0' && buf[0] <= '9' && strspn(buf, "0123456789.") == n - 1;
-      double pct = strtod(buf, &end);
-      if (digits && *end == '\0' && pct >= 0 && pct <= 100) {
-        r->max_bad_pct = pct;
-        return;
-      }
+    char buf[32];
+    if (v->slen < sizeof buf && !memchr(v->sval, '\0', v->slen)) {
+      memcpy(buf, v->sval, v->slen);
+      buf[v->slen] = '\0';
+      if (air_parse_pct(buf, &r->max_bad_pct)) return;
     }
   } else if (const_int(v, &r->max_bad_rows) && r->max_bad_rows >= 0) {
     return;
   }
   r->max_bad_rows = -1;
-  diag_error(s->d, v->loc,
-             "option 'max_bad_rows' must be a count (an integer >= 0) or a percentage of the "
-             "records ('0%%' to '100%%')");
+  diag_error(s->d, v->loc, "option 'max_bad_rows' %s", AIR_MSG_BAD_ROWS);
 }
 
 /* Which kinds a relation may name: a stream's sources, a table's, sinks. */
@@ -141,8 +133,8 @@ static void kafka_prop(Sema *s, Relation *r, Option *o) {
   else
     diag_error(s->d, e->loc, "option '%s' must be a string, an integer or true/false", o->key);
   if (!v) return;
-  if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(name)) {
-    diag_error(s->d, o->loc, "option '%s': a librdkafka property name is letters, digits, '.', '_' and '-'", o->key);
+  if (strspn(name, AIR_PROP_CHARS) != strlen(name)) {
+    diag_error(s->d, o->loc, "option '%s': %s", o->key, AIR_MSG_PROP_NAME);
     return;
   }
   for (int i = 0; i < r->nprops; i++)
@@ -150,13 +142,11 @@ static void kafka_prop(Sema *s, Relation *r, Option *o) {
       diag_error(s->d, o->loc, "option '%s' is given twice", o->key);
       return;
     }
-  static const char *const ours[][2] = {{"bootstrap.servers", "brokers"}, {"metadata.broker.list", "brokers"},
-                                        {"group.id", "group"}, {"enable.auto.commit", "group"}};
-  for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
-    if (strcasecmp(name, ours[i][0]) == 0) {
-      diag_error(s->d, o->loc, "option '%s' is set by airc: write %s = '...'", o->key, ours[i][1]);
-      return;
-    }
+  const char *ours = air_prop_ours(name);
+  if (ours) {
+    diag_error(s->d, o->loc, "option '%s' is set by airc: write %s = '...'", o->key, ours);
+    return;
+  }
   const char **p = arena_alloc(s->arena, sizeof(char *) * (size_t)(2 * r->nprops + 2));
   if (r->nprops) memcpy(p, r->props, sizeof(char *) * (size_t)(2 * r->nprops));
   p[2 * r->nprops] = name;
@@ -168,29 +158,13 @@ static void kafka_prop(Sema *s, Relation *r, Option *o) {
 /* A duration option: '5 s', '500 ms', '2 min' (a unit is needed). */
 static bool duration_opt(Sema *s, Option *o, int64_t *ms) {
   Expr *v = o->value;
-  if (v->kind == EX_STRING) {
-    char buf[48], *end;
-    if (v->slen < sizeof buf) {
-      memcpy(buf, v->sval, v->slen);
-      buf[v->slen] = '\0';
-      errno = 0;
-      long long n = strtoll(buf, &end, 10);
-      while (*end == ' ') end++;
-      static const struct {
-        const char *u;
-        int64_t ms;
-      } units[] = {{"ms", 1}, {"s", 1000}, {"sec", 1000}, {"second", 1000}, {"seconds", 1000},
-                   {"min", 60000}, {"minute", 60000}, {"minutes", 60000}};
-      for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (end != buf && buf[0] >= '0' && buf[0] <= '9' && errno == 0 && strcasecmp(end, units[i].u) == 0 &&
-            n <= INT64_MAX / 1000 / 60) {
-          *ms = n * units[i].ms;
-          return true;
-        }
-    }
+  char buf[48];
+  if (v->kind == EX_STRING && v->slen < sizeof buf && !memchr(v->sval, '\0', v->slen)) {
+    memcpy(buf, v->sval, v->slen);
+    buf[v->slen] = '\0';
+    if (air_parse_duration(buf, ms)) return true;
   }
-  diag_error(s->d, v->loc, "option '%s' must be a duration with its unit, such as '5 s', '500 ms' or '2 min'",
-             o->key);
+  diag_error(s->d, v->loc, "option '%s' %s", o->key, AIR_MSG_DURATION);
   return false;
 }
 
@@ -198,10 +172,8 @@ static bool duration_opt(Sema *s, Option *o, int64_t *ms) {
 static const char *list_opt(Sema *s, Option *o, const char *allowed, const char *what) {
   const char *v = string_opt(s, o);
   if (!v) return NULL;
-  size_t n = strlen(v);
-  bool ok = n > 0 && strspn(v, allowed) == n && v[0] != ',' && v[n - 1] != ',' && !strstr(v, ",,");
-  if (!ok) {
-    diag_error(s->d, o->value->loc, "option '%s' must be %s", o->key, what);
+  if (!air_parse_list(v, allowed)) {
+    diag_error(s->d, o->value->loc, "option '%s' %s", o->key, what);
     return NULL;
   }
   return v;
@@ -213,43 +185,65 @@ static const char *start_opt(Sema *s, Option *o) {
   if (!v) return NULL;
   if (strcasecmp(v, "earliest") == 0) return "earliest";
   if (strcasecmp(v, "latest") == 0) return "latest";
-  bool ok = *v != '\0';
-  for (const char *p = v; ok && *p;) {
-    size_t n = strcspn(p, ",");
-    /* the last two ':'-separated parts are numbers */
-    const char *c2 = NULL, *c1 = NULL;
-    for (size_t i = 0; i < n; i++)
-      if (p[i] == ':') c1 = c2, c2 = p + i;
-    ok = c2 && c2 > (c1 ? c1 + 1 : p) && (size_t)(c2 - p) + 1 < n;
-    const char *a = c1 ? c1 + 1 : p;
-    for (const char *q = a; ok && q < p + n; q++) ok = q == c2 || (*q >= '0' && *q <= '9');
-    if (c1) ok = ok && c1 > p;
-    p += n;
-    if (*p == ',') {
-      p++;
-      ok = ok && *p;
+  if (air_parse_start(v)) return v;
+  diag_error(s->d, o->value->loc, "option 'start' %s", AIR_MSG_START);
+  return NULL;
+}
+
+/* An option's value as the program's option table carries it: the text the
+ * runtime parses as it parses a --set value. */
+static const char *option_text(Sema *s, const Option *o) {
+  Expr *v = o->value;
+  int64_t n;
+  if (v->kind == EX_STRING) return memchr(v->sval, '\0', v->slen) ? NULL : arena_strndup(s->arena, v->sval, v->slen);
+  if (v->kind == EX_BOOL) return v->ival ? "true" : "false";
+  if (const_int(v, &n)) return arena_printf(s->arena, "%lld", (long long)n);
+  return NULL;
+}
+
+/* Each option of r as --set sees it at run time (codegen writes the table):
+ * its compiled text or default, its type, and why --set refuses it, in the
+ * words the compiler uses for the same option in the query. */
+static void record_options(Sema *s, Relation *r, Option **slot) {
+  bool sink = r->kind == REL_SINK;
+  int by = sink ? OPT_SINK : OPT_SOURCE, which = sink ? KN_SINK : r->kind == REL_TABLE ? KN_TABLE : KN_STREAM;
+  unsigned opts = sink ? r->sink->opts : r->source->opts;
+  const char *kind = sink ? r->sink->name : r->source->name;
+  r->opt_text = arena_alloc(s->arena, sizeof(char *) * OPT_COUNT);
+  r->opt_why = arena_alloc(s->arena, sizeof(char *) * OPT_COUNT);
+  r->opt_type = arena_alloc(s->arena, sizeof(AirOptType) * OPT_COUNT);
+  for (int k = 0; k < OPT_COUNT; k++) {
+    const OptionKeyDef *d = &option_keys[k];
+    AirOptType t = sink && k == OPT_TOPIC ? AIR_OPT_TOPIC : d->type;
+    const char *why = NULL;
+    if (!(d->rels & (1u << r->kind))) {
+      t = AIR_OPT_NA;
+      why = arena_printf(s->arena, "option '%s' does not apply to a %s", d->key, rel_kind_name(r));
+    } else if (k == by || t == AIR_OPT_FIXED) {
+      t = AIR_OPT_FIXED;
+      why = d->why;
+    } else if (!(opts & OPT_BIT(k))) {
+      const char *takers = kind_names(s, which, OPT_BIT(k));
+      t = AIR_OPT_NA;
+      why = *takers ? arena_printf(s->arena, "option '%s' applies only to %s = %s", d->key, option_keys[by].key, takers)
+                    : arena_printf(s->arena, "option '%s' does not apply to %s = '%s'", d->key, option_keys[by].key, kind);
+    } else if (k == OPT_HEADER && r->json) {
+      t = AIR_OPT_NA;
+      why = "option 'header' does not apply to format = 'json' (keys name the fields)";
     }
+    r->opt_type[k] = t;
+    r->opt_why[k] = why;
+    r->opt_text[k] = slot[k] && k != OPT_KAFKA_PROPS ? option_text(s, slot[k]) : d->dflt;
   }
-  if (!ok)
-    diag_error(s->d, o->value->loc, "option 'start' must be 'earliest', 'latest' or offsets per partition, "
-               "'partition:offset,...' or 'topic:partition:offset,...' (partitions not named start at the earliest)");
-  return ok ? v : NULL;
 }
 
 /* host:port, the port a number from 1 to 65535 (listen, connect, address) */
 static const char *host_port_opt(Sema *s, Option *o, const char *key) {
   const char *v = string_opt(s, o);
   if (!v) return NULL;
-  const char *colon = strrchr(v, ':');
-  char *end = NULL;
-  long port = colon ? strtol(colon + 1, &end, 10) : 0;
-  bool spaces = strpbrk(v, " \t") != NULL;
-  /* an IPv6 address needs brackets: [::1]:9000 */
-  bool bare_v6 = colon && memchr(v, ':', (size_t)(colon - v)) && v[0] != '[';
-  if (!colon || colon == v || !colon[1] || *end || port < 1 || port > 65535 || spaces || bare_v6 ||
-      (v[0] == '[' && colon[-1] != ']')) {
-    diag_error(s->d, o->value->loc, "option '%s' must be 'host:port' with a port from 1 to 65535 (an "
-               "IPv6 address in brackets: '[::1]:9000'; no spaces)", key);
+  /* host:port, the port a number from 1 to 65535, an IPv6 address in brackets */
+  if (!air_parse_hostport(v)) {
+    diag_error(s->d, o->value->loc, "option '%s' %s", key, AIR_MSG_HOSTPORT);
     return NULL;
   }
   return v;
@@ -321,7 +315,7 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     r->path = string_opt(s, o);
     r->path_loc = o->value->loc;
     if (r->path && !r->path[0])
-      diag_error(s->d, o->value->loc, "option 'path' must not be empty");
+      diag_error(s->d, o->value->loc, "option 'path' %s", AIR_MSG_EMPTY);
   }
   if ((o = slot[OPT_HEADER])) {
     Expr *v = o->value;
@@ -330,7 +324,7 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     else if (v->kind == EX_STRING && v->slen == 4 && strncasecmp(v->sval, "skip", 4) == 0)
       r->header = r->header_skip = true;
     else
-      diag_error(s->d, v->loc, "option 'header' must be true, false or 'skip'");
+      diag_error(s->d, v->loc, "option 'header' %s", AIR_MSG_HEADER);
   }
   for (int k = OPT_LISTEN; k <= OPT_CONNECT; k++) {
     const char *v = (o = slot[k]) ? host_port_opt(s, o, option_keys[k].key) : NULL;
@@ -378,23 +372,21 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     else if (v->kind == EX_STRING && (strcasecmp(v->sval, "true") == 0 || strcasecmp(v->sval, "false") == 0))
       r->follow = strcasecmp(v->sval, "true") == 0; /* Flink SQL quotes every option value */
     else
-      diag_error(s->d, v->loc, "option 'follow' must be true or false");
+      diag_error(s->d, v->loc, "option 'follow' %s", AIR_MSG_BOOL);
   }
-  static const char topic_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-,";
   if ((o = slot[OPT_BROKERS]))
-    r->brokers = list_opt(s, o, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:[],",
-                          "a list of brokers, 'host:port' or 'host:port,host:port' (no spaces)");
+    r->brokers = list_opt(s, o, AIR_BROKER_CHARS, AIR_MSG_BROKERS);
   if ((o = slot[OPT_TOPIC]) && r->kind == REL_SINK)
-    r->topics = list_opt(s, o, topic_chars, "one topic name (letters, digits, '.', '_', '-')");
+    r->topics = list_opt(s, o, AIR_TOPIC_CHARS, AIR_MSG_TOPIC);
   else if (o)
-    r->topics = list_opt(s, o, topic_chars, "a topic name or several, 'a' or 'a,b' (letters, digits, '.', '_', '-')");
+    r->topics = list_opt(s, o, AIR_TOPIC_CHARS, AIR_MSG_TOPICS);
   if (r->kind == REL_SINK && r->topics && strchr(r->topics, ',')) {
-    diag_error(s->d, o->value->loc, "option 'topic' of a sink must be one topic name (letters, digits, '.', '_', '-')");
+    diag_error(s->d, o->value->loc, "option 'topic' %s", AIR_MSG_SINK_TOPIC);
     r->topics = NULL;
   }
   if ((o = slot[OPT_GROUP])) {
     r->group = string_opt(s, o);
-    if (r->group && !r->group[0]) diag_error(s->d, o->value->loc, "option 'group' must not be empty");
+    if (r->group && !r->group[0]) diag_error(s->d, o->value->loc, "option 'group' %s", AIR_MSG_EMPTY);
   }
   if ((o = slot[OPT_START]))
     r->start = start_opt(s, o);
@@ -403,15 +395,14 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     if (v && strcasecmp(v, "latest") == 0)
       r->until_end = true;
     else if (v && strcasecmp(v, "none") != 0)
-      diag_error(s->d, o->value->loc, "option 'end' must be 'latest' (stop at the end offsets the run starts "
-                 "with) or 'none' (run until stopped, the default)");
+      diag_error(s->d, o->value->loc, "option 'end' %s", AIR_MSG_END);
   }
   r->idle_ms = -1;
   if ((o = slot[OPT_IDLE_TIMEOUT]))
     duration_opt(s, o, &r->idle_ms);
   r->timeout_ms = 30000;
   if ((o = slot[OPT_TIMEOUT]) && duration_opt(s, o, &r->timeout_ms) && r->timeout_ms < 1)
-    diag_error(s->d, o->value->loc, "option 'timeout' must be at least 1 ms");
+    diag_error(s->d, o->value->loc, "option 'timeout' %s", AIR_MSG_TIMEOUT_MIN);
   if ((o = slot[OPT_MAX_BAD_ROWS]))
     max_bad_rows_opt(s, o, r);
   if ((o = slot[OPT_RATE]))
@@ -420,6 +411,9 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     r->has_seed = int_opt(s, o, false, &r->seed);
   if ((o = slot[OPT_LIMIT]))
     r->has_limit = int_opt(s, o, true, &r->limit);
+
+  if (r->kind == REL_SINK ? r->sink != NULL : r->source != NULL)
+    record_options(s, r, slot);
 
   /* which options each kind needs, and which make no sense for it */
   if (r->kind == REL_SINK) {
@@ -654,26 +648,12 @@ static void check_gen(Sema *s, Column *c, ColumnDef *cd) {
 
 /* A kafka stream: a start that names topics names the stream's own. */
 void sema_check_kafka_stream(Sema *s, Stmt *st, Relation *r) {
-  if (!r->start || !r->topics || strcmp(r->start, "earliest") == 0 || strcmp(r->start, "latest") == 0) return;
+  if (!r->start || !r->topics) return;
   for (Option *o = st->opts; o; o = o->next) {
     if (strcasecmp(o->key, "start") != 0) continue;
-    for (const char *p = r->start; *p;) {
-      size_t n = strcspn(p, ",");
-      const char *c1 = memchr(p, ':', n), *c2 = c1 ? memchr(c1 + 1, ':', n - (size_t)(c1 + 1 - p)) : NULL;
-      if (c2) {
-        size_t tn = (size_t)(c1 - p);
-        bool known = false;
-        for (const char *t = r->topics; *t;) {
-          size_t m = strcspn(t, ",");
-          known |= m == tn && strncmp(t, p, tn) == 0;
-          t += m + (t[m] == ',');
-        }
-        if (!known)
-          diag_error(s->d, o->value->loc, "option 'start' names topic '%.*s', which is not in topic = '%s'",
-                     (int)tn, p, r->topics);
-      }
-      p += n + (p[n] == ',');
-    }
+    size_t tn;
+    for (const char *p = r->start; (p = air_start_stray_topic(p, r->topics, &tn)); p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+      diag_error(s->d, o->value->loc, AIR_MSG_START_TOPIC, (int)tn, p, r->topics);
   }
 }
 
@@ -689,7 +669,6 @@ void sema_check_redis_table(Sema *s, Stmt *st, Relation *r) {
                "PRIMARY KEY, so it needs at least one", r->name);
 }
 
-/* The datagen kind's columns: each is GENERATED BY one of the generators. */
 /* A tcp stream listens or connects, not both. */
 void sema_check_tcp_stream(Sema *s, Stmt *st, Relation *r) {
   bool l = false, c = false;
@@ -701,8 +680,17 @@ void sema_check_tcp_stream(Sema *s, Stmt *st, Relation *r) {
     diag_error(s->d, st->name_loc, "stream '%s': source = 'tcp' needs either listen = 'host:port' "
                "(senders connect to it) or connect = 'host:port' (it connects to a server)%s",
                r->name, l ? ", not both" : "");
+  else if (r->opt_type) {
+    /* --set may change the address, not whether it listens or connects */
+    int other = l ? OPT_CONNECT : OPT_LISTEN;
+    r->opt_type[other] = AIR_OPT_NA;
+    r->opt_why[other] = arena_printf(s->arena, "stream '%s': source = 'tcp' needs either listen = 'host:port' "
+                                     "(senders connect to it) or connect = 'host:port' (it connects to a server), "
+                                     "not both", r->name);
+  }
 }
 
+/* The datagen kind's columns: each is GENERATED BY one of the generators. */
 void sema_check_datagen_stream(Sema *s, Stmt *st, Relation *r) {
   for (int i = 0; i < r->ncols; i++) {
     ColumnDef *cd = coldef_of(st, &r->cols[i]);

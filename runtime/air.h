@@ -35,7 +35,7 @@ typedef struct AirOut AirOut;         /* one producer instance's port on one edg
  * ====================================================================== */
 
 /* Parse run-time flags (--rate R, --duration S, --threads T, --stats,
- * --stats-json FILE, --quiet, --help) and initialise MPI (THREAD_FUNNELED:
+ * --stats-json FILE, --quiet, --set REL.KEY=VALUE, --help) and initialise MPI (THREAD_FUNNELED:
  * only the calling thread uses MPI). An unknown flag prints a message and
  * exits 2 on every rank. query_name names the program in messages. */
 AirRuntime *air_init(int *argc, char ***argv, const char *query_name);
@@ -48,6 +48,25 @@ int64_t air_default_seed(const AirRuntime *rt);  /* clock seed, equal on all ran
 int64_t air_now_ms(void);                        /* wall clock, ms since the epoch */
 bool air_should_stop(const AirRuntime *rt);      /* duration over or signal seen */
 AirRuntime *air_vertex_runtime(const AirVertex *v);
+/* Run-time option overrides (options.c). The program's table of every
+ * source, table and sink option (air_limits.h's AirOptDef, n rows), given
+ * right after air_init: the compiled values are parsed, the environment's
+ * AIRC_SET_rel__key=value and then --set rel.key=value applied, each
+ * checked with airc's messages; a refused one ends every rank with status
+ * 1 ("airc: name: --set a.b=c: why") before anything starts. Then the
+ * setup reads every value through air_opt_* (row i of the table): */
+void air_options(AirRuntime *rt, const AirOptDef *defs, int n);
+const char *air_opt_str(const AirRuntime *rt, int i); /* a string, or NULL when none */
+int64_t air_opt_i64(const AirRuntime *rt, int i);     /* integer, ms (-1: none), bool, header, end, bad-row kind */
+double air_opt_f64(const AirRuntime *rt, int i);      /* max_bad_rows: the count or percentage */
+bool air_opt_given(const AirRuntime *rt, int i);      /* a value was compiled or set */
+/* prefix and row i's string ("tcp:" and the address), owned by the runtime */
+const char *air_opt_join(AirRuntime *rt, const char *prefix, int i);
+/* the kafka.* properties: the compiled name, value pairs with row i's
+ * overrides replacing or added (owned by the runtime) */
+void air_opt_props(AirRuntime *rt, int i, const char *const *compiled, int ncompiled, const char *const **props,
+                   int *nprops);
+
 /* Vertex threads get a stack of 8 MB plus `bytes` (called before air_run:
  * the generated program's bound on the rows its functions keep there). */
 void air_stack_hint(AirRuntime *rt, size_t bytes);
@@ -482,8 +501,8 @@ typedef struct AirRedisTable AirRedisTable;
 typedef struct AirRedisTableDef {
   const char *name;          /* the table, for messages */
   const char *address;       /* host:port */
-  const char *pattern;       /* SCAN MATCH pattern of the keys read */
-  size_t strip;              /* bytes the key column drops from each key (key_prefix) */
+  const char *pattern;       /* SCAN MATCH pattern of the keys read, or NULL: '*' */
+  const char *key_prefix;    /* or the keys that start with it, which the key column drops; NULL */
   bool hash;                 /* layout = 'hash': HMGET of fields; else each key's string value */
   const char *const *fields; /* hash: the fields, the non-key columns in order */
   int nfields;               /* the values per key (string: 1) */

@@ -229,6 +229,10 @@ struct AirRuntime {
   int nfiles;
   struct AirCsv **csvs;   /* csv stream readers, in open order (the same on every rank) */
   int ncsvs;
+  const char **sets;      /* --set arguments, in argv's order (options.c) */
+  char **set_origins;     /* ... each as "--set a.b=c", for messages */
+  int nsets;
+  struct AirOpts *opts;   /* the program's options after overrides, NULL before air_options */
 };
 
 /* Each internal function below says the thread it runs on: [main] the one
@@ -236,6 +240,7 @@ struct AirRuntime {
  * thread, [any] either. [collective] also needs every rank to call it. */
 
 double air_mono_s(void);                 /* [any] monotonic clock, s */
+void air_options_free(AirRuntime *rt);   /* [main] options.c's state, at the end */
 void air_fail(AirRuntime *rt, const char *fmt, ...) /* [any] message; exit status 1 at the end */
     __attribute__((format(printf, 2, 3)));
 void *air_xmalloc(AirRuntime *rt, size_t n); /* [any] never NULL: ends the run when out of memory */

@@ -37,4 +37,40 @@ enum {
 #define AIR_YSB_ADS 1000      /* ads, ad k of campaign k / 10 */
 #define AIR_YSB_CAMPAIGNS 100 /* campaigns */
 
+/* What a source, table or sink option holds, for overrides at run time
+ * (--set rel.key=value, AIRC_SET_rel__key): airc writes each relation's
+ * options into the program with their type (kinds.c's option_keys), the
+ * runtime parses the compiled text and the overrides alike (options.c,
+ * with air_optparse.h, whose checks and messages sema_ddl.c uses too). */
+typedef enum AirOptType {
+  AIR_OPT_NA,       /* not an option of this relation's kind: refused with its message */
+  AIR_OPT_FIXED,    /* part of the compiled plan (source, sink, format): refused */
+  AIR_OPT_PATH,     /* a file name, not empty */
+  AIR_OPT_NAME,     /* a string, not empty (a consumer group) */
+  AIR_OPT_BOOL,     /* true or false (also 1, 0) */
+  AIR_OPT_HEADER,   /* true, false or skip */
+  AIR_OPT_COUNT,    /* an integer >= 0 (rate, limit) */
+  AIR_OPT_INT,      /* an integer (seed) */
+  AIR_OPT_DURATION, /* '5 s', '500 ms', '2 min': ms */
+  AIR_OPT_TIMEOUT,  /* a duration of at least 1 ms */
+  AIR_OPT_HOSTPORT, /* host:port */
+  AIR_OPT_BROKERS,  /* host:port,host:port */
+  AIR_OPT_TOPICS,   /* a topic or several: a,b */
+  AIR_OPT_TOPIC,    /* one topic (a sink's) */
+  AIR_OPT_START,    /* earliest, latest, [topic:]partition:offset,... */
+  AIR_OPT_END,      /* latest or none */
+  AIR_OPT_BAD_ROWS, /* a count or 'P%' */
+  AIR_OPT_PROPS,    /* kafka.<property> = value, passed through */
+} AirOptType;
+
+/* One option of one relation, as airc writes it into the program. */
+typedef struct AirOptDef {
+  const char *rel;  /* the relation's name */
+  const char *key;  /* the option ("kafka.*" for AIR_OPT_PROPS) */
+  AirOptType type;
+  const char *text; /* its value as compiled (the default when not given), or NULL: none */
+  const char *why;  /* AIR_OPT_NA, AIR_OPT_FIXED: the message refusing it */
+  int role;         /* what the relation is: 0 a stream, 1 a sink, 2 a table */
+} AirOptDef;
+
 #endif /* AIR_LIMITS_H */

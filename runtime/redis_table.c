@@ -34,7 +34,8 @@ enum { REC_OK, REC_TYPE };
 
 struct AirRedisTable {
   AirRuntime *rt;
-  AirRedisTableDef def;
+  AirRedisTableDef def; /* its pattern the one SCAN matches (glob, owned) */
+  size_t strip;         /* bytes the key column drops from each key (key_prefix) */
   char *buf;        /* the records, sorted by key, each once */
   size_t len, cap;
   size_t pos;       /* the next record */
@@ -361,6 +362,21 @@ AirRedisTable *air_redis_table_open(AirRuntime *rt, const AirRedisTableDef *def)
   if (!t) air_oom("redis table");
   t->rt = rt;
   t->def = *def;
+  /* key_prefix: the keys that start with it, glob characters in it escaped
+   * (here, not in the generated code: --set may change it) */
+  if (def->key_prefix && def->pattern)
+    air_fatal(rt, "table '%s': options 'pattern' and 'key_prefix' both select the keys; give one", def->name);
+  const char *pre = def->key_prefix ? def->key_prefix : "";
+  char *glob = malloc(2 * strlen(pre) + (def->pattern ? strlen(def->pattern) : 0) + 2);
+  if (!glob) air_oom("redis table");
+  char *g = glob;
+  for (const char *p = pre; *p; p++) {
+    if (strchr("*?[]\\", *p)) *g++ = '\\';
+    *g++ = *p;
+  }
+  strcpy(g, def->key_prefix || !def->pattern ? "*" : def->pattern);
+  t->def.pattern = glob;
+  t->strip = strlen(pre);
   snprintf(t->where, sizeof t->where - 100, "redis '%s' key '", def->address);
   t->where_key = strlen(t->where);
   Load l = {.t = t};
@@ -477,7 +493,7 @@ bool air_redis_table_next(AirRedisTable *t, AirField *f) {
       air_redis_table_bad_row(t, why);
       continue;
     }
-    size_t strip = t->def.strip < f[0].n ? t->def.strip : f[0].n;
+    size_t strip = t->strip < f[0].n ? t->strip : f[0].n;
     f[0].p += strip;
     f[0].n -= strip;
     return true;
@@ -489,6 +505,7 @@ void air_redis_table_close(AirRedisTable *t) {
   char msg[768];
   /* the counts are the same on every rank: each decides alone */
   if (over_limit(t, t->bad, t->records, msg, sizeof msg)) air_fatal(t->rt, "%s", msg);
+  free((char *)t->def.pattern);
   free(t->buf);
   free(t);
 }

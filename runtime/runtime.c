@@ -123,6 +123,11 @@ static void usage(FILE *f, const char *name) {
           "  --stats           more detail in the summary\n"
           "  --stats-json FILE write the summary as JSON\n"
           "  --quiet           no summary\n"
+          "  --set REL.OPTION=VALUE  override an option of a source, table or sink\n"
+          "                    (path, topic, brokers, rate, max_bad_rows, ...; not\n"
+          "                    source, sink or format); also from the environment as\n"
+          "                    AIRC_SET_REL__OPTION=VALUE ('.' in OPTION as '__'),\n"
+          "                    which --set overrides\n"
           "  --help            this text\n",
           name);
 }
@@ -178,7 +183,7 @@ static void parse_flags(AirRuntime *rt, int *argc, char ***argv) {
     }
     bool takes = !strcmp(flag, "--rate") || !strcmp(flag, "--duration") ||
                  !strcmp(flag, "--threads") || !strcmp(flag, "--stats-json") ||
-                 !strcmp(flag, "--on-stop");
+                 !strcmp(flag, "--on-stop") || !strcmp(flag, "--set");
     if (takes && !val) {
       if (i + 1 >= n)
         bad_flag(rt, "option '%s' needs a value", flag);
@@ -201,6 +206,15 @@ static void parse_flags(AirRuntime *rt, int *argc, char ***argv) {
       if (strcmp(val, "drop") && strcmp(val, "emit"))
         bad_flag(rt, "bad --on-stop '%s' (drop or emit)", val);
       rt->on_stop_emit = !strcmp(val, "emit");
+    } else if (!strcmp(flag, "--set")) {
+      /* checked by air_options, against the program's table */
+      const char **s = realloc(rt->sets, sizeof *s * (size_t)(rt->nsets + 1));
+      char **o = realloc(rt->set_origins, sizeof *o * (size_t)(rt->nsets + 1));
+      if (s) rt->sets = s;
+      if (o) rt->set_origins = o;
+      if (!s || !o) bad_flag(rt, "out of memory at '%s'", flag);
+      rt->sets[rt->nsets] = val;
+      rt->set_origins[rt->nsets++] = NULL;
     } else if (!strcmp(flag, "--stats-json")) {
       rt->stats_json = val;
     } else if (!strcmp(flag, "--stats")) {
@@ -425,6 +439,7 @@ int air_run(AirRuntime *rt) {
     air_queue_free(rt->outq[i]);
   free(rt->outq);
   air_stats_free(&rt->stats);
+  air_options_free(rt);
   pthread_mutex_destroy(&rt->fatal_mu);
   MPI_Comm_free(&rt->comm);
   mem_rt = NULL;

@@ -188,6 +188,15 @@ def bounded_cases(work, c):
         produce(c, "four", p, [csv_line(r) for r in parts[p]], work)
     check_bounded(work, c, "four partitions", "four", parts)
 
+    # the program compiled for topic 'one' run on 'four': --set (run-time options)
+    if os.path.exists(kexe):
+        want4 = reference(parts)[0]
+        rc, out, err, st = run(d, kexe, 2, extra=["--set", "ev.topic=four"])
+        if rc == 0 and out.splitlines() == want4:
+            h.ok("--set ev.topic=four: the program compiled for 'one' reads 'four', as the reference")
+        else:
+            h.fail("--set ev.topic=four: exit %s" % rc, unified_diff(want4, out.splitlines(), "expected", "got") + err)
+
     # two topics in one stream (partitions numbered over both: j mod N)
     check_bounded(work, c, "two topics", "one,four", [rows] + parts)
 

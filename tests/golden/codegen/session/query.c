@@ -16,6 +16,35 @@
 #include "air_query.h" /* g_rt and the q_* helpers every query uses */
 
 static AirEdge *g_edge[2]; /* edges by id (the MPI tag) */
+/* The options of the sources, tables and sinks as compiled, which --set
+ * and AIRC_SET_* may change at run time (air_options). */
+static const AirOptDef q_options[24] = {
+    {"clicks", "source", AIR_OPT_FIXED, "csv", "option \047source\047 cannot be changed at run time: the kind of source decides the code airc generated for it (change the query and compile again)", 0},
+    {"clicks", "path", AIR_OPT_PATH, "clicks.csv", NULL, 0},
+    {"clicks", "header", AIR_OPT_HEADER, "true", NULL, 0},
+    {"clicks", "rate", AIR_OPT_COUNT, "0", NULL, 0},
+    {"clicks", "seed", AIR_OPT_NA, NULL, "option \047seed\047 applies only to source = \047ysb\047 or \047datagen\047", 0},
+    {"clicks", "limit", AIR_OPT_NA, NULL, "option \047limit\047 applies only to source = \047ysb\047 or \047datagen\047", 0},
+    {"clicks", "sink", AIR_OPT_NA, NULL, "option \047sink\047 does not apply to a stream", 0},
+    {"clicks", "max_bad_rows", AIR_OPT_BAD_ROWS, NULL, NULL, 0},
+    {"clicks", "follow", AIR_OPT_BOOL, "false", NULL, 0},
+    {"clicks", "listen", AIR_OPT_NA, NULL, "option \047listen\047 applies only to source = \047tcp\047", 0},
+    {"clicks", "connect", AIR_OPT_NA, NULL, "option \047connect\047 applies only to source = \047tcp\047", 0},
+    {"clicks", "format", AIR_OPT_FIXED, NULL, "option \047format\047 cannot be changed at run time: airc generated the code that reads or writes each field for it (change the query and compile again)", 0},
+    {"clicks", "brokers", AIR_OPT_NA, NULL, "option \047brokers\047 applies only to source = \047kafka\047", 0},
+    {"clicks", "topic", AIR_OPT_NA, NULL, "option \047topic\047 applies only to source = \047kafka\047", 0},
+    {"clicks", "group", AIR_OPT_NA, NULL, "option \047group\047 applies only to source = \047kafka\047", 0},
+    {"clicks", "start", AIR_OPT_NA, NULL, "option \047start\047 applies only to source = \047kafka\047", 0},
+    {"clicks", "end", AIR_OPT_NA, NULL, "option \047end\047 applies only to source = \047kafka\047", 0},
+    {"clicks", "idle_timeout", AIR_OPT_NA, NULL, "option \047idle_timeout\047 applies only to source = \047kafka\047", 0},
+    {"clicks", "timeout", AIR_OPT_NA, NULL, "option \047timeout\047 applies only to source = \047kafka\047", 0},
+    {"clicks", "kafka.\052", AIR_OPT_NA, NULL, "option \047kafka.\052\047 applies only to source = \047kafka\047", 0},
+    {"clicks", "address", AIR_OPT_NA, NULL, "option \047address\047 does not apply to a stream", 0},
+    {"clicks", "pattern", AIR_OPT_NA, NULL, "option \047pattern\047 does not apply to a stream", 0},
+    {"clicks", "key_prefix", AIR_OPT_NA, NULL, "option \047key_prefix\047 does not apply to a stream", 0},
+    {"clicks", "layout", AIR_OPT_NA, NULL, "option \047layout\047 does not apply to a stream", 0},
+};
+
 typedef struct S0 { /* a row of clicks: the columns the queries read */
   char c0[9]; /* user_id */
   int32_t c1; /* amount */
@@ -281,19 +310,24 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
+  air_options(g_rt, q_options, 24);
   {
     static const char *const cols[] = {"user_id", "amount", "ts"};
-    static const AirCsvDef def = {
-        .path = "clicks.csv",
+    static AirCsvDef def = {
         .name = "clicks",
         .table = false,
-        .header = AIR_CSV_HEADER,
         .cols = cols,
         .ncols = 3,
         .time_col = 2,
         .wm_bound_ms = INT64_C(0),
-        .rate = INT64_C(0),
     };
+    def.path = air_opt_str(g_rt, 1);
+    def.follow = 0 != air_opt_i64(g_rt, 8);
+    def.single = def.single || def.follow;
+    def.header = (AirCsvHeader)air_opt_i64(g_rt, 2);
+    def.rate = air_opt_i64(g_rt, 3);
+    def.bad_limit = (AirBadLimit)air_opt_i64(g_rt, 7);
+    def.bad_max = air_opt_f64(g_rt, 7);
     g_csv0 = air_csv_open(g_rt, &def);
   }
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(R0), AIR_ROUTE_HASH, 1);
@@ -306,7 +340,7 @@ int main(int argc, char **argv) {
     stage2.win = air_sessions_new(sizeof(K0), sizeof(A0), INT64_C(5000), merge_A0);
   }
   {
-    static const AirCollectorDef def = {
+    static AirCollectorDef def = {
         .row_size = sizeof(O0),
         .wend_offset = offsetof(O0, wend),
         .ts_offset = offsetof(O0, ts),
@@ -315,7 +349,6 @@ int main(int argc, char **argv) {
         .compare = cmp_O0,
         .format = fmt_O0,
         .header = "user_id,n,total,WINDOW_START,WINDOW_END",
-        .path = NULL,
     };
     air_collector_new(g_rt, "results of query 1", g_edge[1], &def);
   }

@@ -16,6 +16,59 @@
 #include "air_query.h" /* g_rt and the q_* helpers every query uses */
 
 static AirEdge *g_edge[3]; /* edges by id (the MPI tag) */
+/* The options of the sources, tables and sinks as compiled, which --set
+ * and AIRC_SET_* may change at run time (air_options). */
+static const AirOptDef q_options[48] = {
+    {"a", "source", AIR_OPT_FIXED, "csv", "option \047source\047 cannot be changed at run time: the kind of source decides the code airc generated for it (change the query and compile again)", 0},
+    {"a", "path", AIR_OPT_PATH, "a.csv", NULL, 0},
+    {"a", "header", AIR_OPT_HEADER, "true", NULL, 0},
+    {"a", "rate", AIR_OPT_COUNT, "0", NULL, 0},
+    {"a", "seed", AIR_OPT_NA, NULL, "option \047seed\047 applies only to source = \047ysb\047 or \047datagen\047", 0},
+    {"a", "limit", AIR_OPT_NA, NULL, "option \047limit\047 applies only to source = \047ysb\047 or \047datagen\047", 0},
+    {"a", "sink", AIR_OPT_NA, NULL, "option \047sink\047 does not apply to a stream", 0},
+    {"a", "max_bad_rows", AIR_OPT_BAD_ROWS, NULL, NULL, 0},
+    {"a", "follow", AIR_OPT_BOOL, "false", NULL, 0},
+    {"a", "listen", AIR_OPT_NA, NULL, "option \047listen\047 applies only to source = \047tcp\047", 0},
+    {"a", "connect", AIR_OPT_NA, NULL, "option \047connect\047 applies only to source = \047tcp\047", 0},
+    {"a", "format", AIR_OPT_FIXED, NULL, "option \047format\047 cannot be changed at run time: airc generated the code that reads or writes each field for it (change the query and compile again)", 0},
+    {"a", "brokers", AIR_OPT_NA, NULL, "option \047brokers\047 applies only to source = \047kafka\047", 0},
+    {"a", "topic", AIR_OPT_NA, NULL, "option \047topic\047 applies only to source = \047kafka\047", 0},
+    {"a", "group", AIR_OPT_NA, NULL, "option \047group\047 applies only to source = \047kafka\047", 0},
+    {"a", "start", AIR_OPT_NA, NULL, "option \047start\047 applies only to source = \047kafka\047", 0},
+    {"a", "end", AIR_OPT_NA, NULL, "option \047end\047 applies only to source = \047kafka\047", 0},
+    {"a", "idle_timeout", AIR_OPT_NA, NULL, "option \047idle_timeout\047 applies only to source = \047kafka\047", 0},
+    {"a", "timeout", AIR_OPT_NA, NULL, "option \047timeout\047 applies only to source = \047kafka\047", 0},
+    {"a", "kafka.\052", AIR_OPT_NA, NULL, "option \047kafka.\052\047 applies only to source = \047kafka\047", 0},
+    {"a", "address", AIR_OPT_NA, NULL, "option \047address\047 does not apply to a stream", 0},
+    {"a", "pattern", AIR_OPT_NA, NULL, "option \047pattern\047 does not apply to a stream", 0},
+    {"a", "key_prefix", AIR_OPT_NA, NULL, "option \047key_prefix\047 does not apply to a stream", 0},
+    {"a", "layout", AIR_OPT_NA, NULL, "option \047layout\047 does not apply to a stream", 0},
+    {"b", "source", AIR_OPT_FIXED, "csv", "option \047source\047 cannot be changed at run time: the kind of source decides the code airc generated for it (change the query and compile again)", 0},
+    {"b", "path", AIR_OPT_PATH, "b.csv", NULL, 0},
+    {"b", "header", AIR_OPT_HEADER, "true", NULL, 0},
+    {"b", "rate", AIR_OPT_COUNT, "0", NULL, 0},
+    {"b", "seed", AIR_OPT_NA, NULL, "option \047seed\047 applies only to source = \047ysb\047 or \047datagen\047", 0},
+    {"b", "limit", AIR_OPT_NA, NULL, "option \047limit\047 applies only to source = \047ysb\047 or \047datagen\047", 0},
+    {"b", "sink", AIR_OPT_NA, NULL, "option \047sink\047 does not apply to a stream", 0},
+    {"b", "max_bad_rows", AIR_OPT_BAD_ROWS, NULL, NULL, 0},
+    {"b", "follow", AIR_OPT_BOOL, "false", NULL, 0},
+    {"b", "listen", AIR_OPT_NA, NULL, "option \047listen\047 applies only to source = \047tcp\047", 0},
+    {"b", "connect", AIR_OPT_NA, NULL, "option \047connect\047 applies only to source = \047tcp\047", 0},
+    {"b", "format", AIR_OPT_FIXED, NULL, "option \047format\047 cannot be changed at run time: airc generated the code that reads or writes each field for it (change the query and compile again)", 0},
+    {"b", "brokers", AIR_OPT_NA, NULL, "option \047brokers\047 applies only to source = \047kafka\047", 0},
+    {"b", "topic", AIR_OPT_NA, NULL, "option \047topic\047 applies only to source = \047kafka\047", 0},
+    {"b", "group", AIR_OPT_NA, NULL, "option \047group\047 applies only to source = \047kafka\047", 0},
+    {"b", "start", AIR_OPT_NA, NULL, "option \047start\047 applies only to source = \047kafka\047", 0},
+    {"b", "end", AIR_OPT_NA, NULL, "option \047end\047 applies only to source = \047kafka\047", 0},
+    {"b", "idle_timeout", AIR_OPT_NA, NULL, "option \047idle_timeout\047 applies only to source = \047kafka\047", 0},
+    {"b", "timeout", AIR_OPT_NA, NULL, "option \047timeout\047 applies only to source = \047kafka\047", 0},
+    {"b", "kafka.\052", AIR_OPT_NA, NULL, "option \047kafka.\052\047 applies only to source = \047kafka\047", 0},
+    {"b", "address", AIR_OPT_NA, NULL, "option \047address\047 does not apply to a stream", 0},
+    {"b", "pattern", AIR_OPT_NA, NULL, "option \047pattern\047 does not apply to a stream", 0},
+    {"b", "key_prefix", AIR_OPT_NA, NULL, "option \047key_prefix\047 does not apply to a stream", 0},
+    {"b", "layout", AIR_OPT_NA, NULL, "option \047layout\047 does not apply to a stream", 0},
+};
+
 typedef struct S0 { /* a row of a: the columns the queries read */
   char c0[7]; /* k */
   int32_t c1; /* x */
@@ -413,34 +466,43 @@ static void source1(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
+  air_options(g_rt, q_options, 48);
   {
     static const char *const cols[] = {"k", "x", "ts"};
-    static const AirCsvDef def = {
-        .path = "a.csv",
+    static AirCsvDef def = {
         .name = "a",
         .table = false,
-        .header = AIR_CSV_HEADER,
         .cols = cols,
         .ncols = 3,
         .time_col = 2,
         .wm_bound_ms = INT64_C(0),
-        .rate = INT64_C(0),
     };
+    def.path = air_opt_str(g_rt, 1);
+    def.follow = 0 != air_opt_i64(g_rt, 8);
+    def.single = def.single || def.follow;
+    def.header = (AirCsvHeader)air_opt_i64(g_rt, 2);
+    def.rate = air_opt_i64(g_rt, 3);
+    def.bad_limit = (AirBadLimit)air_opt_i64(g_rt, 7);
+    def.bad_max = air_opt_f64(g_rt, 7);
     g_csv0 = air_csv_open(g_rt, &def);
   }
   {
     static const char *const cols[] = {"k", "y", "ts"};
-    static const AirCsvDef def = {
-        .path = "b.csv",
+    static AirCsvDef def = {
         .name = "b",
         .table = false,
-        .header = AIR_CSV_HEADER,
         .cols = cols,
         .ncols = 3,
         .time_col = 2,
         .wm_bound_ms = INT64_C(1000),
-        .rate = INT64_C(0),
     };
+    def.path = air_opt_str(g_rt, 25);
+    def.follow = 0 != air_opt_i64(g_rt, 32);
+    def.single = def.single || def.follow;
+    def.header = (AirCsvHeader)air_opt_i64(g_rt, 26);
+    def.rate = air_opt_i64(g_rt, 27);
+    def.bad_limit = (AirBadLimit)air_opt_i64(g_rt, 31);
+    def.bad_max = air_opt_f64(g_rt, 31);
     g_csv1 = air_csv_open(g_rt, &def);
   }
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(R0), AIR_ROUTE_HASH, 1);
@@ -454,7 +516,7 @@ int main(int argc, char **argv) {
     stage3.win = air_windows_new(sizeof(K0), sizeof(J0));
   }
   {
-    static const AirCollectorDef def = {
+    static AirCollectorDef def = {
         .row_size = sizeof(O0),
         .wend_offset = offsetof(O0, wend),
         .ts_offset = offsetof(O0, ts),
@@ -463,7 +525,6 @@ int main(int argc, char **argv) {
         .compare = cmp_O0,
         .format = fmt_O0,
         .header = "k,x,y,WINDOW_END",
-        .path = NULL,
     };
     air_collector_new(g_rt, "results of query 1", g_edge[2], &def);
   }

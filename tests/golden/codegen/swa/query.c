@@ -16,6 +16,35 @@
 #include "air_query.h" /* g_rt and the q_* helpers every query uses */
 
 static AirEdge *g_edge[2]; /* edges by id (the MPI tag) */
+/* The options of the sources, tables and sinks as compiled, which --set
+ * and AIRC_SET_* may change at run time (air_options). */
+static const AirOptDef q_options[24] = {
+    {"events", "source", AIR_OPT_FIXED, "datagen", "option \047source\047 cannot be changed at run time: the kind of source decides the code airc generated for it (change the query and compile again)", 0},
+    {"events", "path", AIR_OPT_NA, NULL, "option \047path\047 applies only to source = \047csv\047", 0},
+    {"events", "header", AIR_OPT_NA, NULL, "option \047header\047 applies only to source = \047csv\047 or \047stdin\047", 0},
+    {"events", "rate", AIR_OPT_COUNT, "0", NULL, 0},
+    {"events", "seed", AIR_OPT_INT, "1", NULL, 0},
+    {"events", "limit", AIR_OPT_COUNT, "1000", NULL, 0},
+    {"events", "sink", AIR_OPT_NA, NULL, "option \047sink\047 does not apply to a stream", 0},
+    {"events", "max_bad_rows", AIR_OPT_NA, NULL, "option \047max_bad_rows\047 applies only to source = \047csv\047, \047stdin\047, \047tcp\047 or \047kafka\047", 0},
+    {"events", "follow", AIR_OPT_NA, NULL, "option \047follow\047 applies only to source = \047csv\047", 0},
+    {"events", "listen", AIR_OPT_NA, NULL, "option \047listen\047 applies only to source = \047tcp\047", 0},
+    {"events", "connect", AIR_OPT_NA, NULL, "option \047connect\047 applies only to source = \047tcp\047", 0},
+    {"events", "format", AIR_OPT_FIXED, NULL, "option \047format\047 cannot be changed at run time: airc generated the code that reads or writes each field for it (change the query and compile again)", 0},
+    {"events", "brokers", AIR_OPT_NA, NULL, "option \047brokers\047 applies only to source = \047kafka\047", 0},
+    {"events", "topic", AIR_OPT_NA, NULL, "option \047topic\047 applies only to source = \047kafka\047", 0},
+    {"events", "group", AIR_OPT_NA, NULL, "option \047group\047 applies only to source = \047kafka\047", 0},
+    {"events", "start", AIR_OPT_NA, NULL, "option \047start\047 applies only to source = \047kafka\047", 0},
+    {"events", "end", AIR_OPT_NA, NULL, "option \047end\047 applies only to source = \047kafka\047", 0},
+    {"events", "idle_timeout", AIR_OPT_NA, NULL, "option \047idle_timeout\047 applies only to source = \047kafka\047", 0},
+    {"events", "timeout", AIR_OPT_NA, NULL, "option \047timeout\047 applies only to source = \047kafka\047", 0},
+    {"events", "kafka.\052", AIR_OPT_NA, NULL, "option \047kafka.\052\047 applies only to source = \047kafka\047", 0},
+    {"events", "address", AIR_OPT_NA, NULL, "option \047address\047 does not apply to a stream", 0},
+    {"events", "pattern", AIR_OPT_NA, NULL, "option \047pattern\047 does not apply to a stream", 0},
+    {"events", "key_prefix", AIR_OPT_NA, NULL, "option \047key_prefix\047 does not apply to a stream", 0},
+    {"events", "layout", AIR_OPT_NA, NULL, "option \047layout\047 does not apply to a stream", 0},
+};
+
 typedef struct S0 { /* a row of events: the columns the queries read */
   int64_t c0; /* key */
   int64_t c1; /* value */
@@ -208,7 +237,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   st.maxts = AIR_WM_NONE;
   st.oe0 = air_out_open(v, inst, g_edge[0]);
   st.win1 = air_dense_new(INT64_C(0), INT64_C(9), sizeof(A0));
-  AirGen *g = air_gen_open(v, inst, INT64_C(0), INT64_C(1000), INT64_C(1), true);
+  AirGen *g = air_gen_open(v, inst, air_opt_i64(g_rt, 3), air_opt_i64(g_rt, 5), air_opt_i64(g_rt, 4), air_opt_given(g_rt, 4));
   const int64_t seed = air_gen_seed(g);
   for (;;) {
     uint64_t first, stride;
@@ -257,7 +286,8 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   }
   int64_t cut;
   if (air_gen_cut(g, &cut)) {
-    const int64_t rows = cut < INT64_C(1000) ? cut : INT64_C(1000);
+    const int64_t limit = air_opt_i64(g_rt, 5);
+    const int64_t rows = limit > 0 && limit < cut ? limit : cut;
     source0_advance(&st, q_wm_back(q_seq_max(INT64_C(0), INT64_C(1), rows), INT64_C(0)), air_now_ms(), true);
     source0_advance(&st, AIR_WM_STOP, air_now_ms(), true);
   }
@@ -269,6 +299,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
+  air_options(g_rt, q_options, 24);
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(O0), AIR_ROUTE_GATHER, 1);
   {
@@ -279,7 +310,7 @@ int main(int argc, char **argv) {
     stage2.win = air_windows_new(sizeof(K0), sizeof(A0));
   }
   {
-    static const AirCollectorDef def = {
+    static AirCollectorDef def = {
         .row_size = sizeof(O0),
         .wend_offset = offsetof(O0, wend),
         .ts_offset = offsetof(O0, ts),
@@ -288,7 +319,6 @@ int main(int argc, char **argv) {
         .compare = cmp_O0,
         .format = fmt_O0,
         .header = "key,total,n,WINDOW_END",
-        .path = NULL,
     };
     air_collector_new(g_rt, "results of query 1", g_edge[1], &def);
   }

@@ -16,6 +16,59 @@
 #include "air_query.h" /* g_rt and the q_* helpers every query uses */
 
 static AirEdge *g_edge[2]; /* edges by id (the MPI tag) */
+/* The options of the sources, tables and sinks as compiled, which --set
+ * and AIRC_SET_* may change at run time (air_options). */
+static const AirOptDef q_options[48] = {
+    {"ad_events", "source", AIR_OPT_FIXED, "ysb", "option \047source\047 cannot be changed at run time: the kind of source decides the code airc generated for it (change the query and compile again)", 0},
+    {"ad_events", "path", AIR_OPT_NA, NULL, "option \047path\047 applies only to source = \047csv\047", 0},
+    {"ad_events", "header", AIR_OPT_NA, NULL, "option \047header\047 applies only to source = \047csv\047 or \047stdin\047", 0},
+    {"ad_events", "rate", AIR_OPT_COUNT, "1000000", NULL, 0},
+    {"ad_events", "seed", AIR_OPT_INT, NULL, NULL, 0},
+    {"ad_events", "limit", AIR_OPT_COUNT, "0", NULL, 0},
+    {"ad_events", "sink", AIR_OPT_NA, NULL, "option \047sink\047 does not apply to a stream", 0},
+    {"ad_events", "max_bad_rows", AIR_OPT_NA, NULL, "option \047max_bad_rows\047 applies only to source = \047csv\047, \047stdin\047, \047tcp\047 or \047kafka\047", 0},
+    {"ad_events", "follow", AIR_OPT_NA, NULL, "option \047follow\047 applies only to source = \047csv\047", 0},
+    {"ad_events", "listen", AIR_OPT_NA, NULL, "option \047listen\047 applies only to source = \047tcp\047", 0},
+    {"ad_events", "connect", AIR_OPT_NA, NULL, "option \047connect\047 applies only to source = \047tcp\047", 0},
+    {"ad_events", "format", AIR_OPT_FIXED, NULL, "option \047format\047 cannot be changed at run time: airc generated the code that reads or writes each field for it (change the query and compile again)", 0},
+    {"ad_events", "brokers", AIR_OPT_NA, NULL, "option \047brokers\047 applies only to source = \047kafka\047", 0},
+    {"ad_events", "topic", AIR_OPT_NA, NULL, "option \047topic\047 applies only to source = \047kafka\047", 0},
+    {"ad_events", "group", AIR_OPT_NA, NULL, "option \047group\047 applies only to source = \047kafka\047", 0},
+    {"ad_events", "start", AIR_OPT_NA, NULL, "option \047start\047 applies only to source = \047kafka\047", 0},
+    {"ad_events", "end", AIR_OPT_NA, NULL, "option \047end\047 applies only to source = \047kafka\047", 0},
+    {"ad_events", "idle_timeout", AIR_OPT_NA, NULL, "option \047idle_timeout\047 applies only to source = \047kafka\047", 0},
+    {"ad_events", "timeout", AIR_OPT_NA, NULL, "option \047timeout\047 applies only to source = \047kafka\047", 0},
+    {"ad_events", "kafka.\052", AIR_OPT_NA, NULL, "option \047kafka.\052\047 applies only to source = \047kafka\047", 0},
+    {"ad_events", "address", AIR_OPT_NA, NULL, "option \047address\047 does not apply to a stream", 0},
+    {"ad_events", "pattern", AIR_OPT_NA, NULL, "option \047pattern\047 does not apply to a stream", 0},
+    {"ad_events", "key_prefix", AIR_OPT_NA, NULL, "option \047key_prefix\047 does not apply to a stream", 0},
+    {"ad_events", "layout", AIR_OPT_NA, NULL, "option \047layout\047 does not apply to a stream", 0},
+    {"campaigns", "source", AIR_OPT_FIXED, "ysb", "option \047source\047 cannot be changed at run time: the kind of source decides the code airc generated for it (change the query and compile again)", 2},
+    {"campaigns", "path", AIR_OPT_NA, NULL, "option \047path\047 applies only to source = \047csv\047", 2},
+    {"campaigns", "header", AIR_OPT_NA, NULL, "option \047header\047 applies only to source = \047csv\047", 2},
+    {"campaigns", "rate", AIR_OPT_NA, NULL, "option \047rate\047 does not apply to a table", 2},
+    {"campaigns", "seed", AIR_OPT_NA, NULL, "option \047seed\047 does not apply to a table", 2},
+    {"campaigns", "limit", AIR_OPT_NA, NULL, "option \047limit\047 does not apply to a table", 2},
+    {"campaigns", "sink", AIR_OPT_NA, NULL, "option \047sink\047 does not apply to a table", 2},
+    {"campaigns", "max_bad_rows", AIR_OPT_NA, NULL, "option \047max_bad_rows\047 applies only to source = \047csv\047 or \047redis\047", 2},
+    {"campaigns", "follow", AIR_OPT_NA, NULL, "option \047follow\047 does not apply to a table", 2},
+    {"campaigns", "listen", AIR_OPT_NA, NULL, "option \047listen\047 does not apply to a table", 2},
+    {"campaigns", "connect", AIR_OPT_NA, NULL, "option \047connect\047 does not apply to a table", 2},
+    {"campaigns", "format", AIR_OPT_FIXED, NULL, "option \047format\047 cannot be changed at run time: airc generated the code that reads or writes each field for it (change the query and compile again)", 2},
+    {"campaigns", "brokers", AIR_OPT_NA, NULL, "option \047brokers\047 does not apply to a table", 2},
+    {"campaigns", "topic", AIR_OPT_NA, NULL, "option \047topic\047 does not apply to a table", 2},
+    {"campaigns", "group", AIR_OPT_NA, NULL, "option \047group\047 does not apply to a table", 2},
+    {"campaigns", "start", AIR_OPT_NA, NULL, "option \047start\047 does not apply to a table", 2},
+    {"campaigns", "end", AIR_OPT_NA, NULL, "option \047end\047 does not apply to a table", 2},
+    {"campaigns", "idle_timeout", AIR_OPT_NA, NULL, "option \047idle_timeout\047 does not apply to a table", 2},
+    {"campaigns", "timeout", AIR_OPT_NA, NULL, "option \047timeout\047 applies only to source = \047redis\047", 2},
+    {"campaigns", "kafka.\052", AIR_OPT_NA, NULL, "option \047kafka.\052\047 does not apply to a table", 2},
+    {"campaigns", "address", AIR_OPT_NA, NULL, "option \047address\047 applies only to source = \047redis\047", 2},
+    {"campaigns", "pattern", AIR_OPT_NA, NULL, "option \047pattern\047 applies only to source = \047redis\047", 2},
+    {"campaigns", "key_prefix", AIR_OPT_NA, NULL, "option \047key_prefix\047 applies only to source = \047redis\047", 2},
+    {"campaigns", "layout", AIR_OPT_FIXED, NULL, "option \047layout\047 cannot be changed at run time: airc checked the table\047s columns against it (change the query and compile again)", 2},
+};
+
 typedef struct S0 { /* a row of ad_events: the columns the queries read */
   char c0[37]; /* ad_id */
   char c1[10]; /* event_type */
@@ -243,7 +296,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   st.maxts = AIR_WM_NONE;
   st.oe0 = air_out_open(v, inst, g_edge[0]);
   st.win1 = air_windows_new(sizeof(K0), sizeof(A0));
-  AirGen *g = air_gen_open(v, inst, INT64_C(1000000), INT64_C(0), INT64_C(0), false);
+  AirGen *g = air_gen_open(v, inst, air_opt_i64(g_rt, 3), air_opt_i64(g_rt, 5), air_opt_i64(g_rt, 4), air_opt_given(g_rt, 4));
   const int64_t seed = air_gen_seed(g);
   for (;;) {
     uint64_t first, stride;
@@ -307,6 +360,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
+  air_options(g_rt, q_options, 48);
   load_tab1();
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(O0), AIR_ROUTE_GATHER, 1);
@@ -318,7 +372,7 @@ int main(int argc, char **argv) {
     stage2.win = air_windows_new(sizeof(K0), sizeof(A0));
   }
   {
-    static const AirCollectorDef def = {
+    static AirCollectorDef def = {
         .row_size = sizeof(O0),
         .wend_offset = offsetof(O0, wend),
         .ts_offset = offsetof(O0, ts),
@@ -327,7 +381,6 @@ int main(int argc, char **argv) {
         .compare = cmp_O0,
         .format = fmt_O0,
         .header = "campaign_id,views,WINDOW_END",
-        .path = NULL,
     };
     air_collector_new(g_rt, "results of query 1", g_edge[1], &def);
   }
