@@ -738,6 +738,11 @@ struct SinkKindDef {
   unsigned opts;     /* options it takes besides 'sink' (OPT_BIT) */
   unsigned required; /* ... of which these must be given */
   const char *lib;   /* the library a program writing it links (-l...), or NULL */
+  bool file;         /* writes the file named by 'path' (else standard output, or ops) */
+  bool header;       /* CSV output starts with the header line (not a message or a hash per row) */
+  const char *ops;   /* the runtime's AirSinkOps it writes through ("air_kafka_sink_ops"), or NULL */
+  /* cg_vertices.c: `static const ... sdef = {...};`, the definition ops is given */
+  void (*emit_def)(FILE *su, const Chain *ch, const Relation *r);
 };
 extern const SinkKindDef sink_kinds[];
 extern const int nsink_kinds;
@@ -764,6 +769,8 @@ const char *op_name(OperatorKind k);
 /* The row of a source or sink kind by name (any case), or NULL. */
 const SourceKindDef *source_kind_lookup(const char *name);
 const SinkKindDef *sink_kind_lookup(const char *name);
+/* What a sink writes to, for --explain: its path, topic or address ("" for stdout). */
+const char *sink_target(const Relation *r);
 
 /* Hooks the rows name (sema_ddl.c, cg_*.c). */
 void sema_check_ysb_stream(Sema *s, Stmt *st, Relation *r);
@@ -773,6 +780,7 @@ void sema_check_tcp_stream(Sema *s, Stmt *st, Relation *r);
 void cg_tcp_global(Gen *g, const Relation *r);
 void sema_check_kafka_stream(Sema *s, Stmt *st, Relation *r);
 void cg_kafka_global(Gen *g, const Relation *r);
+void cg_kafka_sink_def(FILE *su, const Chain *ch, const Relation *r);
 void cg_csv_global(Gen *g, const Relation *r);
 void cg_stdin_global(Gen *g, const Relation *r);
 void cg_csv_row(Gen *g, const Relation *r, FILE *out, char **late);

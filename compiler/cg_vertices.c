@@ -360,7 +360,7 @@ static bool not_key_part(void *ctx, const Expr *e) {
 
 /* sink = 'kafka': the producer's settings, and the message key: the result
  * columns made of the GROUP BY keys alone (none without GROUP BY). */
-static void emit_kafka_sink(FILE *su, const Chain *ch, const Relation *r) {
+void cg_kafka_sink_def(FILE *su, const Chain *ch, const Relation *r) {
   fprintf(su, "    static const int kkeys[] = {");
   int nkey = 0;
   if (ch->sel->group_by) {
@@ -376,8 +376,7 @@ static void emit_kafka_sink(FILE *su, const Chain *ch, const Relation *r) {
     if (i) fprintf(su, ", ");
     c_str(su, r->props[i]);
   }
-  fprintf(su, "%s};\n    static const AirKafkaSinkDef kdef = {\n        .ops = &air_kafka_sink_ops,\n        .brokers = ",
-          r->nprops ? "" : "NULL");
+  fprintf(su, "%s};\n    static const AirKafkaSinkDef sdef = {\n        .brokers = ", r->nprops ? "" : "NULL");
   c_str(su, r->brokers);
   fprintf(su, ",\n        .topic = ");
   c_str(su, r->topics);
@@ -391,11 +390,11 @@ static void emit_collector(Gen *g, const Stage *st) {
   const Chain *ch = st->chain;
   int c = ch->index;
   const Operator *sink = stage_op(st, st->first);
+  const SinkKindDef *kind = sink->rel ? sink->rel->sink : NULL;
   FILE *su = g->setup.f;
   char *hdr = csv_header(ch->sel);
-  bool kafka = sink->rel && sink->rel->brokers;
   fprintf(su, "  {\n");
-  if (kafka) emit_kafka_sink(su, ch, sink->rel);
+  if (kind && kind->emit_def) kind->emit_def(su, ch, sink->rel);
   fprintf(su, "    static const AirCollectorDef def = {\n");
   fprintf(su, "        .row_size = sizeof(O%d),\n        .wend_offset = offsetof(O%d, wend),\n", c, c);
   fprintf(su, "        .ts_offset = offsetof(O%d, ts),\n        .windowed = %s,\n", c, ch->windowed ? "true" : "false");
@@ -403,17 +402,16 @@ static void emit_collector(Gen *g, const Stage *st) {
   fprintf(su, "        .compare = cmp_O%d,\n        .format = fmt_O%d,\n        .header = ", c, c);
   if (sink->rel && sink->rel->json)
     fprintf(su, "NULL /* JSON lines: no header */");
-  else if (kafka)
-    fprintf(su, "NULL /* a message per row: no header */");
+  else if (kind && !kind->header)
+    fprintf(su, "NULL /* a message or a hash per row: no header */");
   else
     c_str(su, hdr);
   fprintf(su, ",\n        .path = ");
-  if (kafka)
-    fprintf(su, "NULL,\n        .kafka = &kdef");
-  else if (sink->rel)
+  if (kind && kind->file)
     c_str(su, sink->rel->path ? sink->rel->path : "");
   else
     fprintf(su, "NULL");
+  if (kind && kind->ops) fprintf(su, ",\n        .sink_ops = &%s,\n        .sink_def = &sdef", kind->ops);
   /* Several queries on standard output: every line of each (its header
    * too) starts with the query's number as --explain shows it. */
   if (!sink->rel && g->pl->nstdout > 1) fprintf(su, ",\n        .tag = \"q%d\"", c + 1);

@@ -9,8 +9,10 @@
  *                (a column check in sema_ddl.c, emitters in cg_*.c), its
  *                template in codegen_templates/ and runtime file, tests,
  *                docs/language.md;
- *   sink kind    a row in sink_kinds, emit_collector (cg_vertices.c) and
- *                the collector's writer (runtime/collector.c), tests, docs;
+ *   sink kind    a row in sink_kinds (its options, library, whether it
+ *                writes `path`, a header; a sink that is no file names its
+ *                runtime AirSinkOps and the emitter of its definition in
+ *                cg_vertices.c), its runtime file, tests, docs;
  *   aggregate    an AggKind, a row in agg_defs (result type rule and its
  *                four emitters in cg_expr.c), tests, docs;
  *   operator     an OperatorKind and its name in op_names.
@@ -152,12 +154,18 @@ const SourceKindDef *source_kind_lookup(const char *name) {
 /* ---- sinks ------------------------------------------------------------ */
 
 const SinkKindDef sink_kinds[] = {
-    {.name = "csv", .opts = OPT_BIT(OPT_PATH) | OPT_BIT(OPT_FORMAT), .required = OPT_BIT(OPT_PATH)},
+    {.name = "csv",
+     .opts = OPT_BIT(OPT_PATH) | OPT_BIT(OPT_FORMAT),
+     .required = OPT_BIT(OPT_PATH),
+     .file = true,
+     .header = true},
     {.name = "kafka",
      .opts = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_TIMEOUT) |
              OPT_BIT(OPT_KAFKA_PROPS),
      .required = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC),
-     .lib = "-lrdkafka"},
+     .lib = "-lrdkafka",
+     .ops = "air_kafka_sink_ops",
+     .emit_def = cg_kafka_sink_def},
 };
 const int nsink_kinds = (int)(sizeof sink_kinds / sizeof sink_kinds[0]);
 
@@ -165,6 +173,10 @@ const SinkKindDef *sink_kind_lookup(const char *name) {
   for (int i = 0; i < nsink_kinds; i++)
     if (strcasecmp(name, sink_kinds[i].name) == 0) return &sink_kinds[i];
   return NULL;
+}
+
+const char *sink_target(const Relation *r) {
+  return r->path ? r->path : r->topics ? r->topics : "";
 }
 
 /* ---- aggregates ------------------------------------------------------- */

@@ -188,8 +188,11 @@ typedef struct AirCollectorDef {
   int (*compare)(const void *a, const void *b); /* total order within a window */
   void (*format)(FILE *out, const void *row);   /* one CSV line with '\n' */
   const char *header; /* CSV header line, without '\n' */
-  const char *path;   /* NULL: stdout; else path.tmp renamed to path at the end */
-  const struct AirKafkaSinkDef *kafka; /* sink = 'kafka': lines to a topic (path NULL), else NULL */
+  const char *path;   /* NULL: stdout (or sink_ops); else path.tmp renamed to path at the end */
+  /* A sink that is no file (kafka, redis, tcp; path NULL): its ops and its
+   * definition (an AirKafkaSinkDef, AirRedisSinkDef, ...), else NULL. */
+  const struct AirSinkOps *sink_ops;
+  const void *sink_def;
   const char *tag;    /* NULL, or a first field put before every line, header too
                          (several queries sharing standard output) */
 } AirCollectorDef;
@@ -441,20 +444,24 @@ typedef struct AirKafkaDef {
   int nprops;
 } AirKafkaDef;
 
+/* A sink that is not a file: rank 0's collector writes its rows, as to a
+ * file, into the FILE open() returns (fopencookie), whose writer sends them
+ * on. A write that fails sets errno, and error() says why; the collector
+ * ends the run with it. */
+typedef struct AirSinkOps {
+  /* rank 0, before the run: the sink (its peer reached within its timeout)
+   * and the FILE of its lines, or NULL and err */
+  void *(*open)(AirRuntime *rt, const void *def, FILE **out, char *err, size_t nerr);
+  /* NULL, or called before each windowed row's line with its window end */
+  void (*row)(void *s, int64_t wend);
+  /* at the end: flush f, make sure everything arrived; false and why if not */
+  bool (*finish)(void *s, FILE *f, char *why, size_t n);
+  const char *(*error)(const void *s); /* why a write failed */
+} AirSinkOps;
+
 /* sink = 'kafka' (kafka.c): the collector's lines become messages. */
-typedef struct AirKafkaSink AirKafkaSink;
-struct AirKafkaSinkDef;
-typedef struct AirKafkaSinkOps {
-  /* rank 0, before the run: the producer (brokers reached within the
-   * timeout) and the FILE whose lines it sends, or NULL and err */
-  AirKafkaSink *(*open)(AirRuntime *rt, const struct AirKafkaSinkDef *d, FILE **out, char *err, size_t nerr);
-  /* at the end: flush f, wait for every delivery; false and why if one failed */
-  bool (*finish)(AirKafkaSink *s, FILE *f, char *why, size_t n);
-  const char *(*error)(const AirKafkaSink *s); /* why a write failed */
-} AirKafkaSinkOps;
-extern const AirKafkaSinkOps air_kafka_sink_ops;
+extern const AirSinkOps air_kafka_sink_ops;
 typedef struct AirKafkaSinkDef {
-  const AirKafkaSinkOps *ops; /* &air_kafka_sink_ops */
   const char *brokers;
   const char *topic;
   int64_t timeout_ms;       /* delivery timeout (message.timeout.ms), and the start's */

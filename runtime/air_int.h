@@ -309,4 +309,18 @@ int air_sink_files_settle(AirRuntime *rt, int status);
 /* Remove every sink's path.tmp (a fatal error; any thread, rank 0). */
 void air_sink_files_remove(AirRuntime *rt);
 
+/* sinks.c: the bytes a collector writes into a sink's FILE, cut into
+ * lines (a line end inside a quoted CSV field is no cut; JSON lines have
+ * none). air_lines_feed calls line(ctx, p, n) for each whole line, without
+ * its line end. */
+typedef struct AirLines {
+  char *p;
+  size_t n, cap;
+  bool inq;  /* inside a quoted CSV field */
+  bool json; /* lines are JSON objects: quotes are no CSV quoting */
+} AirLines;
+void air_lines_feed(AirLines *l, const char *buf, size_t size, void (*line)(void *ctx, const char *p, size_t n),
+                    void *ctx);
+void air_lines_free(AirLines *l);
+
 #endif /* AIR_INT_H */
