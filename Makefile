@@ -16,7 +16,8 @@ BISON   ?= bison
 FLEX    ?= flex
 B       := build
 
-DEB_PACKAGES := flex bison mpich libmpich-dev libcmocka-dev python3 gawk gdb librdkafka-dev kcat
+DEB_PACKAGES := flex bison mpich libmpich-dev libcmocka-dev python3 gawk gdb librdkafka-dev kcat \
+                libhiredis-dev redis-server redis-tools
 
 COMPILER_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c))
 COMPILER_OBJ := $(COMPILER_SRC:compiler/%.c=$(B)/compiler/%.o) \
@@ -139,7 +140,7 @@ FUZZ_MPI := $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-[IL]' 
 $(B)/fuzz/fuzz_csv: tests/fuzz/fuzz_csv.c $(RUNTIME_SRC) runtime/air.h $(wildcard runtime/*_int.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CSTD) $(FUZZ_FLAGS) -Iruntime $(FUZZ_MPI) tests/fuzz/fuzz_csv.c $(RUNTIME_SRC) \
-	  -lmpich -lrdkafka -lm -pthread -o $@
+	  -lmpich -lrdkafka -lhiredis -lm -pthread -o $@
 
 fuzz-csv: $(B)/fuzz/fuzz_csv
 	@mkdir -p $(B)/fuzz/csv-corpus $(B)/fuzz/csv-artifacts

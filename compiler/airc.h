@@ -409,6 +409,10 @@ struct Relation {
   int64_t timeout_ms;    /* kafka: brokers unreachable this long end the run */
   const char **props;    /* kafka.* options: name, value pairs (without 'kafka.') */
   int nprops;
+  const char *address;   /* redis sink: host:port */
+  const char *prefix;    /* redis sink: put before every key (NULL: the sink's name and ':') */
+  const char *password;  /* redis sink: AUTH, or NULL */
+  int64_t db;            /* redis sink: SELECT db */
   int64_t max_bad_rows;  /* csv: more bad rows than this fail the run, -1 = no count */
   double max_bad_pct;    /* csv: ... more than this % of the records, -1 = none */
   int64_t rate;          /* events/s over all ranks, 0 = unthrottled */
@@ -675,6 +679,10 @@ typedef enum {
   OPT_IDLE_TIMEOUT,
   OPT_TIMEOUT,
   OPT_KAFKA_PROPS, /* kafka.<librdkafka property>, any number */
+  OPT_ADDRESS,
+  OPT_PREFIX,
+  OPT_DB,
+  OPT_PASSWORD,
   OPT_COUNT
 } OptionKey;
 #define OPT_BIT(o) (1u << (o))
@@ -741,6 +749,8 @@ struct SinkKindDef {
   bool file;         /* writes the file named by 'path' (else standard output, or ops) */
   bool header;       /* CSV output starts with the header line (not a message or a hash per row) */
   const char *ops;   /* the runtime's AirSinkOps it writes through ("air_kafka_sink_ops"), or NULL */
+  /* sema.c: whether the query of its INSERT INTO fits it (NULL: any does) */
+  void (*check_insert)(Sema *s, const Stmt *ins, const Relation *r);
   /* cg_vertices.c: `static const ... sdef = {...};`, the definition ops is given */
   void (*emit_def)(FILE *su, const Chain *ch, const Relation *r);
 };
@@ -780,7 +790,9 @@ void sema_check_tcp_stream(Sema *s, Stmt *st, Relation *r);
 void cg_tcp_global(Gen *g, const Relation *r);
 void sema_check_kafka_stream(Sema *s, Stmt *st, Relation *r);
 void cg_kafka_global(Gen *g, const Relation *r);
+void sema_check_redis_insert(Sema *s, const Stmt *ins, const Relation *r);
 void cg_kafka_sink_def(FILE *su, const Chain *ch, const Relation *r);
+void cg_redis_sink_def(FILE *su, const Chain *ch, const Relation *r);
 void cg_csv_global(Gen *g, const Relation *r);
 void cg_stdin_global(Gen *g, const Relation *r);
 void cg_csv_row(Gen *g, const Relation *r, FILE *out, char **late);

@@ -386,6 +386,41 @@ void cg_kafka_sink_def(FILE *su, const Chain *ch, const Relation *r) {
           r->json ? "true" : "false");
 }
 
+/* sink = 'redis': where, the key's prefix, the hash's fields (the result
+ * columns) and the key's columns: for each GROUP BY key in turn, the first
+ * result column equal to it (sema made sure there is one). */
+void cg_redis_sink_def(FILE *su, const Chain *ch, const Relation *r) {
+  const Select *sel = ch->sel;
+  fprintf(su, "    static const char *const rcols[] = {");
+  for (int i = 0; i < sel->nout; i++) {
+    if (i) fprintf(su, ", ");
+    c_str(su, sel->out[i].name);
+  }
+  fprintf(su, "};\n    static const int rkeys[] = {");
+  int nkey = 0;
+  for (int k = 0; k < sel->nkeys; k++)
+    for (int i = 0; i < sel->nout; i++)
+      if (sel->out[i].expr && sel->out[i].expr->key_idx == k) {
+        fprintf(su, "%s%d", nkey++ ? ", " : "", i);
+        break;
+      }
+  fprintf(su, "%s};\n    static const AirRedisSinkDef sdef = {\n        .name = ", nkey ? "" : "-1");
+  c_str(su, r->name);
+  fprintf(su, ",\n        .address = ");
+  c_str(su, r->address ? r->address : "127.0.0.1:6379");
+  fprintf(su, ",\n        .prefix = ");
+  c_str(su, r->prefix ? r->prefix : r->name);
+  if (!r->prefix) fprintf(su, " \":\""); /* the default: the sink's name and ':' */
+  fprintf(su, ",\n        .password = ");
+  if (r->password)
+    c_str(su, r->password);
+  else
+    fprintf(su, "NULL");
+  fprintf(su, ",\n        .db = %d,\n        .timeout_ms = INT64_C(%" PRId64 "),\n", (int)r->db, r->timeout_ms);
+  fprintf(su, "        .columns = rcols,\n        .ncolumns = %d,\n        .key_fields = rkeys,\n        .nkey = %d,\n    };\n",
+          sel->nout, nkey);
+}
+
 static void emit_collector(Gen *g, const Stage *st) {
   const Chain *ch = st->chain;
   int c = ch->index;

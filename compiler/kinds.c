@@ -48,6 +48,10 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
     [OPT_IDLE_TIMEOUT] = {"idle_timeout", FOR_SRC},
     [OPT_TIMEOUT] = {"timeout", FOR_SRC | FOR_SINK},
     [OPT_KAFKA_PROPS] = {"kafka.*", FOR_SRC | FOR_SINK},
+    [OPT_ADDRESS] = {"address", FOR_SINK},
+    [OPT_PREFIX] = {"prefix", FOR_SINK},
+    [OPT_DB] = {"db", FOR_SINK},
+    [OPT_PASSWORD] = {"password", FOR_SINK},
 };
 
 /* ---- sources ---------------------------------------------------------- */
@@ -166,6 +170,13 @@ const SinkKindDef sink_kinds[] = {
      .lib = "-lrdkafka",
      .ops = "air_kafka_sink_ops",
      .emit_def = cg_kafka_sink_def},
+    {.name = "redis",
+     .opts = OPT_BIT(OPT_ADDRESS) | OPT_BIT(OPT_PREFIX) | OPT_BIT(OPT_TIMEOUT) | OPT_BIT(OPT_DB) |
+             OPT_BIT(OPT_PASSWORD),
+     .lib = "-lhiredis",
+     .ops = "air_redis_sink_ops",
+     .check_insert = sema_check_redis_insert,
+     .emit_def = cg_redis_sink_def},
 };
 const int nsink_kinds = (int)(sizeof sink_kinds / sizeof sink_kinds[0]);
 
@@ -176,7 +187,7 @@ const SinkKindDef *sink_kind_lookup(const char *name) {
 }
 
 const char *sink_target(const Relation *r) {
-  return r->path ? r->path : r->topics ? r->topics : "";
+  return r->path ? r->path : r->topics ? r->topics : r->address ? r->address : "";
 }
 
 /* ---- aggregates ------------------------------------------------------- */

@@ -234,6 +234,25 @@ static const char *start_opt(Sema *s, Option *o) {
   return ok ? v : NULL;
 }
 
+/* host:port, the port a number from 1 to 65535; NULL after an error */
+static const char *hostport_opt(Sema *s, Option *o, OptionKey k) {
+  const char *v = string_opt(s, o);
+  if (!v) return NULL;
+  const char *colon = strrchr(v, ':');
+  char *end = NULL;
+  long port = colon ? strtol(colon + 1, &end, 10) : 0;
+  bool spaces = strpbrk(v, " \t") != NULL;
+  /* an IPv6 address needs brackets: [::1]:9000 */
+  bool bare_v6 = colon && memchr(v, ':', (size_t)(colon - v)) && v[0] != '[';
+  if (!colon || colon == v || !colon[1] || *end || port < 1 || port > 65535 || spaces || bare_v6 ||
+      (v[0] == '[' && colon[-1] != ']')) {
+    diag_error(s->d, o->value->loc, "option '%s' must be 'host:port' with a port from 1 to 65535 (an "
+               "IPv6 address in brackets: '[::1]:9000'; no spaces)", option_keys[k].key);
+    return NULL;
+  }
+  return v;
+}
+
 static void check_options(Sema *s, Stmt *st, Relation *r) {
   Option *slot[OPT_COUNT] = {0};
   for (Option *o = st->opts; o; o = o->next) {
@@ -308,26 +327,16 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     else
       diag_error(s->d, v->loc, "option 'header' must be true, false or 'skip'");
   }
-  for (int k = OPT_LISTEN; k <= OPT_CONNECT; k++) {
-    if (!(o = slot[k])) continue;
-    const char *v = string_opt(s, o);
-    if (!v) continue;
-    /* host:port, the port a number from 1 to 65535 */
-    const char *colon = strrchr(v, ':');
-    char *end = NULL;
-    long port = colon ? strtol(colon + 1, &end, 10) : 0;
-    bool spaces = strpbrk(v, " \t") != NULL;
-    /* an IPv6 address needs brackets: [::1]:9000 */
-    bool bare_v6 = colon && memchr(v, ':', (size_t)(colon - v)) && v[0] != '[';
-    if (!colon || colon == v || !colon[1] || *end || port < 1 || port > 65535 || spaces || bare_v6 ||
-        (v[0] == '[' && colon[-1] != ']'))
-      diag_error(s->d, o->value->loc, "option '%s' must be 'host:port' with a port from 1 to 65535 (an "
-                 "IPv6 address in brackets: '[::1]:9000'; no spaces)", option_keys[k].key);
-    else if (k == OPT_LISTEN)
-      r->tcp_listen = v;
-    else
-      r->tcp_connect = v;
-  }
+  for (int k = OPT_LISTEN; k <= OPT_CONNECT; k++)
+    if ((o = slot[k])) *(k == OPT_LISTEN ? &r->tcp_listen : &r->tcp_connect) = hostport_opt(s, o, (OptionKey)k);
+  if ((o = slot[OPT_ADDRESS]))
+    r->address = hostport_opt(s, o, OPT_ADDRESS);
+  if ((o = slot[OPT_PREFIX]))
+    r->prefix = string_opt(s, o);
+  if ((o = slot[OPT_PASSWORD]))
+    r->password = string_opt(s, o);
+  if ((o = slot[OPT_DB]) && int_opt(s, o, true, &r->db) && r->db > 1000000)
+    diag_error(s->d, o->value->loc, "option 'db' must be a database number from 0 to 1000000");
   if ((o = slot[OPT_FORMAT])) {
     const char *v = string_opt(s, o);
     if (v && strcasecmp(v, "json") == 0)
@@ -816,4 +825,25 @@ void check_sink(Sema *s, Stmt *st) {
   check_options(s, st, r);
   if (fresh)
     catalog_add(s, r);
+}
+
+/* sink = 'redis': a hash per window and group key, so the query has a
+ * window and selects every GROUP BY key (else two groups' rows would
+ * overwrite one hash). */
+void sema_check_redis_insert(Sema *s, const Stmt *ins, const Relation *r) {
+  const Select *sel = ins->select;
+  if (!sel->window) {
+    diag_error(s->d, ins->name_loc, "sink '%s' (sink = 'redis') writes one hash per window and group key, and "
+               "this query has no WINDOW", r->name);
+    return;
+  }
+  int k = 0;
+  for (const Expr *g = sel->group_by; g; g = g->next, k++) {
+    bool selected = false;
+    for (int i = 0; i < sel->nout; i++)
+      selected |= sel->out[i].expr && sel->out[i].expr->key_idx == k;
+    if (!selected)
+      diag_error(s->d, g->loc, "sink '%s' (sink = 'redis') keys each hash by the GROUP BY keys: select '%s' too",
+                 r->name, g->text);
+  }
 }

@@ -472,6 +472,22 @@ typedef struct AirKafkaSinkDef {
   bool json;                /* lines are JSON objects (else CSV records) */
 } AirKafkaSinkDef;
 
+/* sink = 'redis' (redis_sink.c): a hash per window and group key, through
+ * hiredis, written pipelined. Only a query with a redis sink links it. */
+extern const AirSinkOps air_redis_sink_ops;
+typedef struct AirRedisSinkDef {
+  const char *name;         /* the sink's name, for messages */
+  const char *address;      /* host:port ([v6]:port) */
+  const char *prefix;       /* put before every key */
+  const char *password;     /* AUTH, or NULL */
+  int db;                   /* SELECT, 0: the default database */
+  int64_t timeout_ms;       /* connecting, and each reply */
+  const char *const *columns; /* the result column names: the hash's fields */
+  int ncolumns;
+  const int *key_fields;    /* the result columns of the group key, in GROUP BY order */
+  int nkey;
+} AirRedisSinkDef;
+
 /* What the query declares about a csv source or table. */
 typedef struct AirCsvDef {
   const char *path;        /* the file, as the query names it */
