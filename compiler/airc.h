@@ -793,6 +793,7 @@ void cg_kafka_global(Gen *g, const Relation *r);
 void sema_check_redis_insert(Sema *s, const Stmt *ins, const Relation *r);
 void cg_kafka_sink_def(FILE *su, const Chain *ch, const Relation *r);
 void cg_redis_sink_def(FILE *su, const Chain *ch, const Relation *r);
+void cg_tcp_sink_def(FILE *su, const Chain *ch, const Relation *r);
 void cg_csv_global(Gen *g, const Relation *r);
 void cg_stdin_global(Gen *g, const Relation *r);
 void cg_csv_row(Gen *g, const Relation *r, FILE *out, char **late);

@@ -421,6 +421,16 @@ void cg_redis_sink_def(FILE *su, const Chain *ch, const Relation *r) {
           sel->nout, nkey);
 }
 
+/* sink = 'tcp': the server, and how long it may take nothing. */
+void cg_tcp_sink_def(FILE *su, const Chain *ch, const Relation *r) {
+  (void)ch;
+  fprintf(su, "    static const AirTcpSinkDef sdef = {\n        .name = ");
+  c_str(su, r->name);
+  fprintf(su, ",\n        .address = ");
+  c_str(su, r->tcp_connect);
+  fprintf(su, ",\n        .timeout_ms = INT64_C(%" PRId64 "),\n    };\n", r->timeout_ms);
+}
+
 static void emit_collector(Gen *g, const Stage *st) {
   const Chain *ch = st->chain;
   int c = ch->index;

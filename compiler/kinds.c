@@ -38,7 +38,7 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
     [OPT_MAX_BAD_ROWS] = {"max_bad_rows", FOR_SRC | FOR_TAB},
     [OPT_FOLLOW] = {"follow", FOR_SRC},
     [OPT_LISTEN] = {"listen", FOR_SRC},
-    [OPT_CONNECT] = {"connect", FOR_SRC},
+    [OPT_CONNECT] = {"connect", FOR_SRC | FOR_SINK},
     [OPT_FORMAT] = {"format", FOR_SRC | FOR_TAB | FOR_SINK},
     [OPT_BROKERS] = {"brokers", FOR_SRC | FOR_SINK},
     [OPT_TOPIC] = {"topic", FOR_SRC | FOR_SINK},
@@ -177,6 +177,12 @@ const SinkKindDef sink_kinds[] = {
      .ops = "air_redis_sink_ops",
      .check_insert = sema_check_redis_insert,
      .emit_def = cg_redis_sink_def},
+    {.name = "tcp",
+     .opts = OPT_BIT(OPT_CONNECT) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_TIMEOUT),
+     .required = OPT_BIT(OPT_CONNECT),
+     .header = true,
+     .ops = "air_tcp_sink_ops",
+     .emit_def = cg_tcp_sink_def},
 };
 const int nsink_kinds = (int)(sizeof sink_kinds / sizeof sink_kinds[0]);
 
@@ -187,7 +193,7 @@ const SinkKindDef *sink_kind_lookup(const char *name) {
 }
 
 const char *sink_target(const Relation *r) {
-  return r->path ? r->path : r->topics ? r->topics : r->address ? r->address : "";
+  return r->path ? r->path : r->topics ? r->topics : r->address ? r->address : r->tcp_connect ? r->tcp_connect : "";
 }
 
 /* ---- aggregates ------------------------------------------------------- */

@@ -488,6 +488,14 @@ typedef struct AirRedisSinkDef {
   int nkey;
 } AirRedisSinkDef;
 
+/* sink = 'tcp' (tcp.c): the lines to a server. */
+extern const AirSinkOps air_tcp_sink_ops;
+typedef struct AirTcpSinkDef {
+  const char *name;         /* the sink's name, for messages */
+  const char *address;      /* connect = 'host:port' */
+  int64_t timeout_ms;       /* connecting; a peer that takes nothing this long */
+} AirTcpSinkDef;
+
 /* What the query declares about a csv source or table. */
 typedef struct AirCsvDef {
   const char *path;        /* the file, as the query names it */
