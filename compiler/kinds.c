@@ -163,6 +163,7 @@ const SinkKindDef sink_kinds[] = {
      .required = OPT_BIT(OPT_PATH),
      .file = true,
      .header = true},
+    {.name = "stdout", .opts = OPT_BIT(OPT_FORMAT), .header = true},
     {.name = "kafka",
      .opts = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_TIMEOUT) |
              OPT_BIT(OPT_KAFKA_PROPS),
