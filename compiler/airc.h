@@ -737,6 +737,8 @@ struct SourceKindDef {
   void (*emit_row)(Gen *g, const Relation *r, FILE *out, char **late);
   void (*holes)(const Relation *r, KindHoles *h);
   void (*emit_table)(Gen *g, const Relation *r);
+  /* whether a stream of it runs until stopped (NULL: never) */
+  bool (*unbounded)(const Relation *r);
 };
 extern const SourceKindDef source_kinds[];
 extern const int nsource_kinds;
@@ -779,6 +781,10 @@ const char *op_name(OperatorKind k);
 /* The row of a source or sink kind by name (any case), or NULL. */
 const SourceKindDef *source_kind_lookup(const char *name);
 const SinkKindDef *sink_kind_lookup(const char *name);
+/* Whether a stream runs until it is stopped (kafka without end = 'latest',
+ * tcp, stdin, csv with follow = true, a generator without limit), itself or
+ * through a stream it is derived from. */
+bool relation_unbounded(const Relation *r);
 /* What a sink writes to, for --explain: its path, topic or address ("" for stdout). */
 const char *sink_target(const Relation *r);
 

@@ -456,6 +456,9 @@ static void emit_collector(Gen *g, const Stage *st) {
     c_str(su, sink->rel->path ? sink->rel->path : "");
   else
     fprintf(su, "NULL");
+  /* an unbounded source: the file is written in place, window by window */
+  if (kind && kind->file && (relation_unbounded(ch->source) || relation_unbounded(ch->source1)))
+    fprintf(su, ",\n        .live = true");
   if (kind && kind->ops) fprintf(su, ",\n        .sink_ops = &%s,\n        .sink_def = &sdef", kind->ops);
   /* Several queries on standard output: every line of each (its header
    * too) starts with the query's number as --explain shows it. */

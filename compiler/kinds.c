@@ -56,6 +56,14 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
 
 /* ---- sources ---------------------------------------------------------- */
 
+static bool no_limit(const Relation *r) { return !r->has_limit; }
+static bool followed(const Relation *r) { return r->follow; }
+static bool always(const Relation *r) {
+  (void)r;
+  return true;
+}
+static bool no_end(const Relation *r) { return !r->until_end; }
+
 const SourceKindDef source_kinds[] = {
     {
         .name = "ysb",
@@ -72,6 +80,7 @@ const SourceKindDef source_kinds[] = {
         .emit_row = cg_gen_row,
         .holes = cg_gen_holes,
         .emit_table = cg_ysb_table,
+        .unbounded = no_limit,
     },
     {
         .name = "datagen",
@@ -85,6 +94,7 @@ const SourceKindDef source_kinds[] = {
         .check_stream = sema_check_datagen_stream,
         .emit_row = cg_gen_row,
         .holes = cg_gen_holes,
+        .unbounded = no_limit,
     },
     {
         .name = "csv",
@@ -102,6 +112,7 @@ const SourceKindDef source_kinds[] = {
         .emit_row = cg_csv_row,
         .holes = cg_csv_holes,
         .emit_table = cg_csv_table,
+        .unbounded = followed,
     },
     {
         .name = "stdin",
@@ -114,6 +125,7 @@ const SourceKindDef source_kinds[] = {
         .emit_global = cg_stdin_global,
         .emit_row = cg_csv_row,
         .holes = cg_csv_holes,
+        .unbounded = always,
     },
     {
         .name = "tcp",
@@ -128,6 +140,7 @@ const SourceKindDef source_kinds[] = {
         .emit_global = cg_tcp_global,
         .emit_row = cg_csv_row,
         .holes = cg_csv_holes,
+        .unbounded = always,
     },
     {
         .name = "kafka",
@@ -145,6 +158,7 @@ const SourceKindDef source_kinds[] = {
         .emit_global = cg_kafka_global,
         .emit_row = cg_csv_row,
         .holes = cg_csv_holes,
+        .unbounded = no_end,
     },
 };
 const int nsource_kinds = (int)(sizeof source_kinds / sizeof source_kinds[0]);
@@ -191,6 +205,16 @@ const SinkKindDef *sink_kind_lookup(const char *name) {
   for (int i = 0; i < nsink_kinds; i++)
     if (strcasecmp(name, sink_kinds[i].name) == 0) return &sink_kinds[i];
   return NULL;
+}
+
+bool relation_unbounded(const Relation *r) {
+  if (!r) return false;
+  if (r->kind == REL_SOURCE) return r->source && r->source->unbounded && r->source->unbounded(r);
+  if (r->kind != REL_DERIVED || !r->def || !r->def->select) return false;
+  const Select *sel = r->def->select;
+  for (int i = 0; i < sel->nfrom; i++)
+    if (relation_unbounded(sel->from[i].rel)) return true;
+  return false;
 }
 
 const char *sink_target(const Relation *r) {

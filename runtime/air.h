@@ -189,6 +189,8 @@ typedef struct AirCollectorDef {
   void (*format)(FILE *out, const void *row);   /* one CSV line with '\n' */
   const char *header; /* CSV header line, without '\n' */
   const char *path;   /* NULL: stdout (or sink_ops); else path.tmp renamed to path at the end */
+  bool live;          /* path is written in place (an unbounded source): flushed per
+                         window, no .tmp and no rename */
   /* A sink that is no file (kafka, redis, tcp; path NULL): its ops and its
    * definition (an AirKafkaSinkDef, AirRedisSinkDef, ...), else NULL. */
   const struct AirSinkOps *sink_ops;

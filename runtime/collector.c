@@ -14,7 +14,7 @@ typedef struct Collector {
   FILE *out;       /* stdout or the .tmp file */
   AirSinkFile *file; /* the sink file's entry in the runtime, NULL for stdout */
   void *sink;      /* a sink that is no file (def.sink_ops): out is its FILE of lines, else NULL */
-  char *tmp_path;  /* path + ".tmp", NULL for stdout (owned by file) */
+  char *tmp_path;  /* path + ".tmp", NULL for stdout and a live file (owned by file) */
   char *rows;      /* held rows (windowed) */
   size_t n, cap;   /* rows held / allocated */
   char *ready;     /* scratch for rows being written */
@@ -53,6 +53,8 @@ static void check_written(Collector *c, bool flush_failed, int err) {
   const char *why = err ? strerror(err) : "write error";
   if (c->sink)
     air_fatal(c->rt, "%s", c->def.sink_ops->error(c->sink));
+  if (!c->tmp_path && c->def.path) /* live: the windows written so far stay */
+    air_fatal(c->rt, "cannot write '%s': %s", c->def.path, why);
   if (!c->tmp_path)
     air_fatal(c->rt, "cannot write standard output: %s", why);
   fclose(c->out);
@@ -115,6 +117,13 @@ static void finish(Collector *c) {
     fclose(c->out);
     c->out = NULL;
     c->sink = NULL;
+  } else if (c->def.path && !c->tmp_path) { /* live: written in place */
+    errno = 0;
+    bad |= fclose(c->out) != 0;
+    int err = errno;
+    c->out = NULL;
+    if (bad)
+      air_fail(c->rt, "cannot write '%s': %s", c->def.path, err ? strerror(err) : "write error");
   } else if (c->tmp_path) {
     errno = 0;
     bad |= fclose(c->out) != 0;
@@ -264,7 +273,13 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
   }
   c->wm_slot = air_progress_sink(rt);
   c->min_wend = INT64_MAX;
-  if (def->path) {
+  if (def->path && def->live) {
+    /* an unbounded source: the file itself, created fresh, each window
+     * appended and flushed as it closes; a stop or an error leaves it */
+    c->out = fopen(def->path, "w");
+    if (!c->out)
+      air_fatal(rt, "cannot write '%s': %s", def->path, strerror(errno));
+  } else if (def->path) {
     size_t n = strlen(def->path);
     AirSinkFile **files = realloc(rt->files, (size_t)(rt->nfiles + 1) * sizeof *files);
     if (!files)
