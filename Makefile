@@ -354,6 +354,14 @@ check: check-set
 check-set: all
 	@python3 tests/set/run.py
 
+# The sinks that are no bounded file: redis (a redis-server of its own on
+# loopback, read back with redis-cli), tcp, stdout with JSON lines, and a
+# csv sink of an unbounded source; their failures; 1-3 ranks, fused and not.
+.PHONY: check-sinks
+check: check-sinks
+check-sinks: all
+	@python3 tests/sinks/run.py
+
 # HOPPING windows from shared slices against a per-window evaluation, with
 # rows late for some of their windows, fused and not, on 1-3 ranks.
 .PHONY: check-slices

@@ -413,10 +413,13 @@ struct Relation {
   int64_t timeout_ms;    /* kafka: brokers unreachable this long end the run */
   const char **props;    /* kafka.* options: name, value pairs (without 'kafka.') */
   int nprops;
-  const char *address;   /* redis table: host:port */
+  const char *address;   /* redis table or sink: host:port */
   const char *pattern;   /* redis table: SCAN MATCH pattern of the keys read (NULL: '*') */
   const char *key_prefix; /* redis table: keys starting with it, the key column without it (or NULL) */
   bool redis_hash;       /* redis table: layout = 'hash' (else 'string') */
+  const char *prefix;    /* redis sink: put before every key (NULL: the sink's name and ':') */
+  const char *password;  /* redis sink: AUTH, or NULL */
+  int64_t db;            /* redis sink: SELECT db */
   int64_t max_bad_rows;  /* csv: more bad rows than this fail the run, -1 = no count */
   double max_bad_pct;    /* csv: ... more than this % of the records, -1 = none */
   int64_t rate;          /* events/s over all ranks, 0 = unthrottled */
@@ -695,6 +698,9 @@ typedef enum {
   OPT_PATTERN,
   OPT_KEY_PREFIX,
   OPT_LAYOUT,
+  OPT_PREFIX,
+  OPT_DB,
+  OPT_PASSWORD,
   OPT_COUNT
 } OptionKey;
 #define OPT_BIT(o) (1u << (o))
@@ -756,6 +762,8 @@ struct SourceKindDef {
   void (*emit_row)(Gen *g, const Relation *r, FILE *out, char **late);
   void (*holes)(const Relation *r, KindHoles *h);
   void (*emit_table)(Gen *g, const Relation *r);
+  /* whether a stream of it runs until stopped (NULL: never) */
+  bool (*unbounded)(const Relation *r);
 };
 extern const SourceKindDef source_kinds[];
 extern const int nsource_kinds;
@@ -765,6 +773,13 @@ struct SinkKindDef {
   unsigned opts;     /* options it takes besides 'sink' (OPT_BIT) */
   unsigned required; /* ... of which these must be given */
   const char *lib;   /* the library a program writing it links (-l...), or NULL */
+  bool file;         /* writes the file named by 'path' (else standard output, or ops) */
+  bool header;       /* CSV output starts with the header line (not a message or a hash per row) */
+  const char *ops;   /* the runtime's AirSinkOps it writes through ("air_kafka_sink_ops"), or NULL */
+  /* sema.c: whether the query of its INSERT INTO fits it (NULL: any does) */
+  void (*check_insert)(Sema *s, const Stmt *ins, const Relation *r);
+  /* cg_vertices.c: `static const ... sdef = {...};`, the definition ops is given */
+  void (*emit_def)(FILE *su, const Chain *ch, const Relation *r);
 };
 extern const SinkKindDef sink_kinds[];
 extern const int nsink_kinds;
@@ -791,6 +806,12 @@ const char *op_name(OperatorKind k);
 /* The row of a source or sink kind by name (any case), or NULL. */
 const SourceKindDef *source_kind_lookup(const char *name);
 const SinkKindDef *sink_kind_lookup(const char *name);
+/* Whether a stream runs until it is stopped (kafka without end = 'latest',
+ * tcp, stdin, csv with follow = true, a generator without limit), itself or
+ * through a stream it is derived from. */
+bool relation_unbounded(const Relation *r);
+/* What a sink writes to, for --explain: its path, topic or address ("" for stdout). */
+const char *sink_target(const Relation *r);
 
 /* Hooks the rows name (sema_ddl.c, cg_*.c). */
 void sema_check_ysb_stream(Sema *s, Stmt *st, Relation *r);
@@ -800,6 +821,10 @@ void sema_check_tcp_stream(Sema *s, Stmt *st, Relation *r);
 void cg_tcp_global(Gen *g, const Relation *r);
 void sema_check_kafka_stream(Sema *s, Stmt *st, Relation *r);
 void cg_kafka_global(Gen *g, const Relation *r);
+void sema_check_redis_insert(Sema *s, const Stmt *ins, const Relation *r);
+void cg_kafka_sink_def(FILE *su, const Chain *ch, const Relation *r);
+void cg_redis_sink_def(FILE *su, const Chain *ch, const Relation *r);
+void cg_tcp_sink_def(FILE *su, const Chain *ch, const Relation *r);
 void cg_csv_global(Gen *g, const Relation *r);
 void cg_stdin_global(Gen *g, const Relation *r);
 void cg_csv_row(Gen *g, const Relation *r, FILE *out, char **late);

@@ -360,7 +360,7 @@ static bool not_key_part(void *ctx, const Expr *e) {
 
 /* sink = 'kafka': the producer's settings, and the message key: the result
  * columns made of the GROUP BY keys alone (none without GROUP BY). */
-static void emit_kafka_sink(FILE *su, const Chain *ch, const Relation *r) {
+void cg_kafka_sink_def(FILE *su, const Chain *ch, const Relation *r) {
   fprintf(su, "    static const int kkeys[] = {");
   int nkey = 0;
   if (ch->sel->group_by) {
@@ -376,25 +376,68 @@ static void emit_kafka_sink(FILE *su, const Chain *ch, const Relation *r) {
     if (i) fprintf(su, ", ");
     c_str(su, r->props[i]);
   }
-  fprintf(su, "%s};\n    static AirKafkaSinkDef kdef = {\n        .ops = &air_kafka_sink_ops,\n", r->nprops ? "" : "NULL");
+  fprintf(su, "%s};\n    static AirKafkaSinkDef sdef = {\n", r->nprops ? "" : "NULL");
   fprintf(su, "        .key_fields = kkeys,\n        .nkey = %d,\n        .json = %s,\n    };\n", nkey,
           r->json ? "true" : "false");
-  opt_read(su, "  ", "kdef.brokers", "air_opt_str", r, OPT_BROKERS);
-  opt_read(su, "  ", "kdef.topic", "air_opt_str", r, OPT_TOPIC);
-  opt_read(su, "  ", "kdef.timeout_ms", "air_opt_i64", r, OPT_TIMEOUT);
-  fprintf(su, "    air_opt_props(g_rt, %d, kprops, %d, &kdef.props, &kdef.nprops);\n", opt_row(r, OPT_KAFKA_PROPS),
+  opt_read(su, "  ", "sdef.brokers", "air_opt_str", r, OPT_BROKERS);
+  opt_read(su, "  ", "sdef.topic", "air_opt_str", r, OPT_TOPIC);
+  opt_read(su, "  ", "sdef.timeout_ms", "air_opt_i64", r, OPT_TIMEOUT);
+  fprintf(su, "    air_opt_props(g_rt, %d, kprops, %d, &sdef.props, &sdef.nprops);\n", opt_row(r, OPT_KAFKA_PROPS),
           r->nprops);
+}
+
+/* sink = 'redis': where, the key's prefix, the hash's fields (the result
+ * columns) and the key's columns: for each GROUP BY key in turn, the first
+ * result column equal to it (sema made sure there is one). */
+void cg_redis_sink_def(FILE *su, const Chain *ch, const Relation *r) {
+  const Select *sel = ch->sel;
+  fprintf(su, "    static const char *const rcols[] = {");
+  for (int i = 0; i < sel->nout; i++) {
+    if (i) fprintf(su, ", ");
+    c_str(su, sel->out[i].name);
+  }
+  fprintf(su, "};\n    static const int rkeys[] = {");
+  int nkey = 0;
+  for (int k = 0; k < sel->nkeys; k++)
+    for (int i = 0; i < sel->nout; i++)
+      if (sel->out[i].expr && sel->out[i].expr->key_idx == k) {
+        fprintf(su, "%s%d", nkey++ ? ", " : "", i);
+        break;
+      }
+  fprintf(su, "%s};\n    static AirRedisSinkDef sdef = {\n        .name = ", nkey ? "" : "-1");
+  c_str(su, r->name);
+  fprintf(su, ",\n        .columns = rcols,\n        .ncolumns = %d,\n        .key_fields = rkeys,\n        .nkey = %d,\n    };\n",
+          sel->nout, nkey);
+  opt_read(su, "  ", "sdef.address", "air_opt_str", r, OPT_ADDRESS);
+  /* the prefix's default: the sink's name and ':' */
+  fprintf(su, "    sdef.prefix = air_opt_given(g_rt, %d) ? air_opt_str(g_rt, %d) : ", opt_row(r, OPT_PREFIX),
+          opt_row(r, OPT_PREFIX));
+  c_str(su, r->name);
+  fprintf(su, " \":\";\n");
+  opt_read(su, "  ", "sdef.password", "air_opt_str", r, OPT_PASSWORD);
+  opt_read(su, "  ", "sdef.db", "(int)air_opt_i64", r, OPT_DB);
+  opt_read(su, "  ", "sdef.timeout_ms", "air_opt_i64", r, OPT_TIMEOUT);
+}
+
+/* sink = 'tcp': the server, and how long it may take nothing. */
+void cg_tcp_sink_def(FILE *su, const Chain *ch, const Relation *r) {
+  (void)ch;
+  fprintf(su, "    static AirTcpSinkDef sdef = {\n        .name = ");
+  c_str(su, r->name);
+  fprintf(su, ",\n    };\n");
+  opt_read(su, "  ", "sdef.address", "air_opt_str", r, OPT_CONNECT);
+  opt_read(su, "  ", "sdef.timeout_ms", "air_opt_i64", r, OPT_TIMEOUT);
 }
 
 static void emit_collector(Gen *g, const Stage *st) {
   const Chain *ch = st->chain;
   int c = ch->index;
   const Operator *sink = stage_op(st, st->first);
+  const SinkKindDef *kind = sink->rel ? sink->rel->sink : NULL;
   FILE *su = g->setup.f;
   char *hdr = csv_header(ch->sel);
-  bool kafka = sink->rel && sink->rel->brokers;
   fprintf(su, "  {\n");
-  if (kafka) emit_kafka_sink(su, ch, sink->rel);
+  if (kind && kind->emit_def) kind->emit_def(su, ch, sink->rel);
   fprintf(su, "    static AirCollectorDef def = {\n");
   fprintf(su, "        .row_size = sizeof(O%d),\n        .wend_offset = offsetof(O%d, wend),\n", c, c);
   fprintf(su, "        .ts_offset = offsetof(O%d, ts),\n        .windowed = %s,\n", c, ch->windowed ? "true" : "false");
@@ -402,16 +445,19 @@ static void emit_collector(Gen *g, const Stage *st) {
   fprintf(su, "        .compare = cmp_O%d,\n        .format = fmt_O%d,\n        .header = ", c, c);
   if (sink->rel && sink->rel->json)
     fprintf(su, "NULL /* JSON lines: no header */");
-  else if (kafka)
-    fprintf(su, "NULL /* a message per row: no header */");
+  else if (kind && !kind->header)
+    fprintf(su, "NULL /* a message or a hash per row: no header */");
   else
     c_str(su, hdr);
-  if (kafka) fprintf(su, ",\n        .kafka = &kdef");
+  /* an unbounded source (as compiled): the file is written in place, window by window */
+  if (kind && kind->file && (relation_unbounded(ch->source) || relation_unbounded(ch->source1)))
+    fprintf(su, ",\n        .live = true");
+  if (kind && kind->ops) fprintf(su, ",\n        .sink_ops = &%s,\n        .sink_def = &sdef", kind->ops);
   /* Several queries on standard output: every line of each (its header
    * too) starts with the query's number as --explain shows it. */
   if (!sink->rel && g->pl->nstdout > 1) fprintf(su, ",\n        .tag = \"q%d\"", c + 1);
   fprintf(su, ",\n    };\n");
-  if (sink->rel && !kafka) opt_read(su, "  ", "def.path", "air_opt_str", sink->rel, OPT_PATH);
+  if (kind && kind->file) opt_read(su, "  ", "def.path", "air_opt_str", sink->rel, OPT_PATH);
   fprintf(su, "    air_collector_new(g_rt, \"results of query %d\", g_edge[%d], &def);\n  }\n", c + 1, st->edge);
   free(hdr);
 }

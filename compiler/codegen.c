@@ -278,6 +278,7 @@ static void emit_options(Gen *g) {
   static const char *const types[] = {
       [AIR_OPT_NA] = "AIR_OPT_NA",           [AIR_OPT_FIXED] = "AIR_OPT_FIXED",
       [AIR_OPT_PATH] = "AIR_OPT_PATH",       [AIR_OPT_NAME] = "AIR_OPT_NAME",
+      [AIR_OPT_TEXT] = "AIR_OPT_TEXT",
       [AIR_OPT_BOOL] = "AIR_OPT_BOOL",       [AIR_OPT_HEADER] = "AIR_OPT_HEADER",
       [AIR_OPT_COUNT] = "AIR_OPT_COUNT",     [AIR_OPT_INT] = "AIR_OPT_INT",
       [AIR_OPT_DURATION] = "AIR_OPT_DURATION", [AIR_OPT_TIMEOUT] = "AIR_OPT_TIMEOUT",

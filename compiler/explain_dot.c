@@ -110,7 +110,7 @@ static void buf_op(Buf *b, const Stage *st, const Operator *op, int i) {
     break;
   case OP_SINK:
     if (op->rel && op->rel->kind == REL_DERIVED) buf_printf(b, ": stream %s", op->rel->name);
-    else if (op->rel) buf_printf(b, ": %s (%s '%s')", op->rel->name, op->rel->sink->name, op->rel->path ? op->rel->path : op->rel->topics ? op->rel->topics : "");
+    else if (op->rel) buf_printf(b, ": %s (%s '%s')", op->rel->name, op->rel->sink->name, sink_target(op->rel));
     else buf_printf(b, ": stdout");
     if (ch->windowed) buf_printf(b, "\n  each window once the watermark passes its end");
     break;

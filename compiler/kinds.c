@@ -9,8 +9,10 @@
  *                (a column check in sema_ddl.c, emitters in cg_*.c), its
  *                template in codegen_templates/ and runtime file, tests,
  *                docs/language.md;
- *   sink kind    a row in sink_kinds, emit_collector (cg_vertices.c) and
- *                the collector's writer (runtime/collector.c), tests, docs;
+ *   sink kind    a row in sink_kinds (its options, library, whether it
+ *                writes `path`, a header; a sink that is no file names its
+ *                runtime AirSinkOps and the emitter of its definition in
+ *                cg_vertices.c), its runtime file, tests, docs;
  *   aggregate    an AggKind, a row in agg_defs (result type rule and its
  *                four emitters in cg_expr.c), tests, docs;
  *   operator     an OperatorKind and its name in op_names.
@@ -42,7 +44,7 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
     [OPT_MAX_BAD_ROWS] = {"max_bad_rows", FOR_SRC | FOR_TAB, AIR_OPT_BAD_ROWS, NULL, NULL},
     [OPT_FOLLOW] = {"follow", FOR_SRC, AIR_OPT_BOOL, "false", NULL},
     [OPT_LISTEN] = {"listen", FOR_SRC, AIR_OPT_HOSTPORT, NULL, NULL},
-    [OPT_CONNECT] = {"connect", FOR_SRC, AIR_OPT_HOSTPORT, NULL, NULL},
+    [OPT_CONNECT] = {"connect", FOR_SRC | FOR_SINK, AIR_OPT_HOSTPORT, NULL, NULL},
     [OPT_FORMAT] = {"format", FOR_SRC | FOR_TAB | FOR_SINK, AIR_OPT_FIXED, NULL,
                     "option 'format' cannot be changed at run time: airc generated the code that reads or "
                     "writes each field for it (change the query and compile again)"},
@@ -54,15 +56,26 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
     [OPT_IDLE_TIMEOUT] = {"idle_timeout", FOR_SRC, AIR_OPT_DURATION, NULL, NULL},
     [OPT_TIMEOUT] = {"timeout", FOR_SRC | FOR_TAB | FOR_SINK, AIR_OPT_TIMEOUT, "30 s", NULL},
     [OPT_KAFKA_PROPS] = {"kafka.*", FOR_SRC | FOR_SINK, AIR_OPT_PROPS, NULL, NULL},
-    [OPT_ADDRESS] = {"address", FOR_TAB, AIR_OPT_HOSTPORT, NULL, NULL},
+    [OPT_ADDRESS] = {"address", FOR_TAB | FOR_SINK, AIR_OPT_HOSTPORT, "127.0.0.1:6379", NULL},
     [OPT_PATTERN] = {"pattern", FOR_TAB, AIR_OPT_NAME, NULL, NULL},
     [OPT_KEY_PREFIX] = {"key_prefix", FOR_TAB, AIR_OPT_NAME, NULL, NULL},
     [OPT_LAYOUT] = {"layout", FOR_TAB, AIR_OPT_FIXED, NULL,
                     "option 'layout' cannot be changed at run time: airc checked the table's columns against it "
                     "(change the query and compile again)"},
+    [OPT_PREFIX] = {"prefix", FOR_SINK, AIR_OPT_TEXT, NULL, NULL},
+    [OPT_DB] = {"db", FOR_SINK, AIR_OPT_COUNT, "0", NULL},
+    [OPT_PASSWORD] = {"password", FOR_SINK, AIR_OPT_NAME, NULL, NULL},
 };
 
 /* ---- sources ---------------------------------------------------------- */
+
+static bool no_limit(const Relation *r) { return !r->has_limit; }
+static bool followed(const Relation *r) { return r->follow; }
+static bool always(const Relation *r) {
+  (void)r;
+  return true;
+}
+static bool no_end(const Relation *r) { return !r->until_end; }
 
 const SourceKindDef source_kinds[] = {
     {
@@ -80,6 +93,7 @@ const SourceKindDef source_kinds[] = {
         .emit_row = cg_gen_row,
         .holes = cg_gen_holes,
         .emit_table = cg_ysb_table,
+        .unbounded = no_limit,
     },
     {
         .name = "datagen",
@@ -93,6 +107,7 @@ const SourceKindDef source_kinds[] = {
         .check_stream = sema_check_datagen_stream,
         .emit_row = cg_gen_row,
         .holes = cg_gen_holes,
+        .unbounded = no_limit,
     },
     {
         .name = "csv",
@@ -110,6 +125,7 @@ const SourceKindDef source_kinds[] = {
         .emit_row = cg_csv_row,
         .holes = cg_csv_holes,
         .emit_table = cg_csv_table,
+        .unbounded = followed,
     },
     {
         .name = "stdin",
@@ -122,6 +138,7 @@ const SourceKindDef source_kinds[] = {
         .emit_global = cg_stdin_global,
         .emit_row = cg_csv_row,
         .holes = cg_csv_holes,
+        .unbounded = always,
     },
     {
         .name = "tcp",
@@ -136,6 +153,7 @@ const SourceKindDef source_kinds[] = {
         .emit_global = cg_tcp_global,
         .emit_row = cg_csv_row,
         .holes = cg_csv_holes,
+        .unbounded = always,
     },
     {
         .name = "kafka",
@@ -154,6 +172,7 @@ const SourceKindDef source_kinds[] = {
         .emit_global = cg_kafka_global,
         .emit_row = cg_csv_row,
         .holes = cg_csv_holes,
+        .unbounded = no_end,
     },
     {
         .name = "redis",
@@ -180,12 +199,32 @@ const SourceKindDef *source_kind_lookup(const char *name) {
 /* ---- sinks ------------------------------------------------------------ */
 
 const SinkKindDef sink_kinds[] = {
-    {.name = "csv", .opts = OPT_BIT(OPT_PATH) | OPT_BIT(OPT_FORMAT), .required = OPT_BIT(OPT_PATH)},
+    {.name = "csv",
+     .opts = OPT_BIT(OPT_PATH) | OPT_BIT(OPT_FORMAT),
+     .required = OPT_BIT(OPT_PATH),
+     .file = true,
+     .header = true},
+    {.name = "stdout", .opts = OPT_BIT(OPT_FORMAT), .header = true},
     {.name = "kafka",
      .opts = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_TIMEOUT) |
              OPT_BIT(OPT_KAFKA_PROPS),
      .required = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC),
-     .lib = "-lrdkafka"},
+     .lib = "-lrdkafka",
+     .ops = "air_kafka_sink_ops",
+     .emit_def = cg_kafka_sink_def},
+    {.name = "redis",
+     .opts = OPT_BIT(OPT_ADDRESS) | OPT_BIT(OPT_PREFIX) | OPT_BIT(OPT_TIMEOUT) | OPT_BIT(OPT_DB) |
+             OPT_BIT(OPT_PASSWORD),
+     .lib = "-lhiredis",
+     .ops = "air_redis_sink_ops",
+     .check_insert = sema_check_redis_insert,
+     .emit_def = cg_redis_sink_def},
+    {.name = "tcp",
+     .opts = OPT_BIT(OPT_CONNECT) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_TIMEOUT),
+     .required = OPT_BIT(OPT_CONNECT),
+     .header = true,
+     .ops = "air_tcp_sink_ops",
+     .emit_def = cg_tcp_sink_def},
 };
 const int nsink_kinds = (int)(sizeof sink_kinds / sizeof sink_kinds[0]);
 
@@ -193,6 +232,20 @@ const SinkKindDef *sink_kind_lookup(const char *name) {
   for (int i = 0; i < nsink_kinds; i++)
     if (strcasecmp(name, sink_kinds[i].name) == 0) return &sink_kinds[i];
   return NULL;
+}
+
+bool relation_unbounded(const Relation *r) {
+  if (!r) return false;
+  if (r->kind == REL_SOURCE) return r->source && r->source->unbounded && r->source->unbounded(r);
+  if (r->kind != REL_DERIVED || !r->def || !r->def->select) return false;
+  const Select *sel = r->def->select;
+  for (int i = 0; i < sel->nfrom; i++)
+    if (relation_unbounded(sel->from[i].rel)) return true;
+  return false;
+}
+
+const char *sink_target(const Relation *r) {
+  return r->path ? r->path : r->topics ? r->topics : r->address ? r->address : r->tcp_connect ? r->tcp_connect : "";
 }
 
 /* ---- aggregates ------------------------------------------------------- */

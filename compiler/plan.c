@@ -150,6 +150,7 @@ Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat) {
   pl->chains = arena_alloc(a, sizeof(Chain) * (n ? n : 1));
   /* the first INSERT INTO each sink, by catalog index */
   Stmt **first = arena_alloc(a, sizeof(Stmt *) * (size_t)(cat && cat->nrels ? cat->nrels : 1));
+  Stmt *stdout_by = NULL; /* the INSERT INTO a sink = 'stdout' */
   for (Stmt *st = p->stmts; st; st = st->next) {
     if (!st->select) continue;
     if (st->kind == ST_INSERT && st->rel) {
@@ -171,7 +172,21 @@ Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat) {
     ch->index = pl->nchains++;
     build_chain(a, ch);
     if (!ch->derived && st->kind != ST_INSERT) pl->nstdout++;
+    /* a sink = 'stdout' has standard output to itself: its lines are not
+     * tagged with the query's number (JSON lines stay JSON) */
+    if (st->kind == ST_INSERT && st->rel && st->rel->sink && !st->rel->sink->file && !st->rel->sink->ops) {
+      if (stdout_by)
+        diag_error(d, st->name_loc, "sink '%s' (sink = 'stdout') would share standard output with another query; "
+                   "write one of them to a file or another sink", st->rel->name);
+      stdout_by = st;
+    }
   }
+  for (Stmt *st = p->stmts; st && stdout_by; st = st->next)
+    if (st->select && st->kind == ST_SELECT) {
+      diag_error(d, stdout_by->name_loc, "sink '%s' (sink = 'stdout') would share standard output with the "
+                 "SELECT on line %d; write one of them to a file or another sink", stdout_by->rel->name, st->loc.line);
+      break;
+    }
   if (pl->nchains == 0 && d->nerrors == 0) {
     SrcLoc end = {1, 1, 1};
     diag_error(d, end, "the program has no query: add a SELECT or INSERT INTO statement");

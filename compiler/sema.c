@@ -398,7 +398,10 @@ static void check_insert(Sema *s, Stmt *st) {
     st->rel = r;
     r->written = true;
   }
+  int before = s->d->nerrors;
   check_select(s, st->select, NULL, NULL);
+  if (st->rel && st->rel->sink && st->rel->sink->check_insert && s->d->nerrors == before)
+    st->rel->sink->check_insert(s, st, st->rel);
 }
 
 /* ---------------------------------------------------------------------

@@ -355,6 +355,14 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
       diag_error(s->d, o->value->loc, "option 'layout' must be 'string' (a key's value is the other column) "
                  "or 'hash' (a hash's fields are the other columns)");
   }
+  if ((o = slot[OPT_PREFIX]))
+    r->prefix = string_opt(s, o);
+  if ((o = slot[OPT_PASSWORD])) {
+    r->password = string_opt(s, o);
+    if (r->password && !r->password[0]) diag_error(s->d, o->value->loc, "option 'password' %s", AIR_MSG_EMPTY);
+  }
+  if ((o = slot[OPT_DB]) && int_opt(s, o, true, &r->db) && r->db > 1000000)
+    diag_error(s->d, o->value->loc, "option 'db' must be a database number from 0 to 1000000");
   if ((o = slot[OPT_FORMAT])) {
     const char *v = string_opt(s, o);
     if (v && strcasecmp(v, "json") == 0)
@@ -900,4 +908,25 @@ void check_sink(Sema *s, Stmt *st) {
   check_options(s, st, r);
   if (fresh)
     catalog_add(s, r);
+}
+
+/* sink = 'redis': a hash per window and group key, so the query has a
+ * window and selects every GROUP BY key (else two groups' rows would
+ * overwrite one hash). */
+void sema_check_redis_insert(Sema *s, const Stmt *ins, const Relation *r) {
+  const Select *sel = ins->select;
+  if (!sel->window) {
+    diag_error(s->d, ins->name_loc, "sink '%s' (sink = 'redis') writes one hash per window and group key, and "
+               "this query has no WINDOW", r->name);
+    return;
+  }
+  int k = 0;
+  for (const Expr *g = sel->group_by; g; g = g->next, k++) {
+    bool selected = false;
+    for (int i = 0; i < sel->nout; i++)
+      selected |= sel->out[i].expr && sel->out[i].expr->key_idx == k;
+    if (!selected)
+      diag_error(s->d, g->loc, "sink '%s' (sink = 'redis') keys each hash by the GROUP BY keys: select '%s' too",
+                 r->name, g->text);
+  }
 }

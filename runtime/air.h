@@ -217,8 +217,13 @@ typedef struct AirCollectorDef {
   int (*compare)(const void *a, const void *b); /* total order within a window */
   void (*format)(FILE *out, const void *row);   /* one CSV line with '\n' */
   const char *header; /* CSV header line, without '\n' */
-  const char *path;   /* NULL: stdout; else path.tmp renamed to path at the end */
-  const struct AirKafkaSinkDef *kafka; /* sink = 'kafka': lines to a topic (path NULL), else NULL */
+  const char *path;   /* NULL: stdout (or sink_ops); else path.tmp renamed to path at the end */
+  bool live;          /* path is written in place (an unbounded source): flushed per
+                         window, no .tmp and no rename */
+  /* A sink that is no file (kafka, redis, tcp; path NULL): its ops and its
+   * definition (an AirKafkaSinkDef, AirRedisSinkDef, ...), else NULL. */
+  const struct AirSinkOps *sink_ops;
+  const void *sink_def;
   const char *tag;    /* NULL, or a first field put before every line, header too
                          (several queries sharing standard output) */
 } AirCollectorDef;
@@ -471,20 +476,24 @@ typedef struct AirKafkaDef {
   int nprops;
 } AirKafkaDef;
 
+/* A sink that is not a file: rank 0's collector writes its rows, as to a
+ * file, into the FILE open() returns (fopencookie), whose writer sends them
+ * on. A write that fails sets errno, and error() says why; the collector
+ * ends the run with it. */
+typedef struct AirSinkOps {
+  /* rank 0, before the run: the sink (its peer reached within its timeout)
+   * and the FILE of its lines, or NULL and err */
+  void *(*open)(AirRuntime *rt, const void *def, FILE **out, char *err, size_t nerr);
+  /* NULL, or called before each windowed row's line with its window end */
+  void (*row)(void *s, int64_t wend);
+  /* at the end: flush f, make sure everything arrived; false and why if not */
+  bool (*finish)(void *s, FILE *f, char *why, size_t n);
+  const char *(*error)(const void *s); /* why a write failed */
+} AirSinkOps;
+
 /* sink = 'kafka' (kafka.c): the collector's lines become messages. */
-typedef struct AirKafkaSink AirKafkaSink;
-struct AirKafkaSinkDef;
-typedef struct AirKafkaSinkOps {
-  /* rank 0, before the run: the producer (brokers reached within the
-   * timeout) and the FILE whose lines it sends, or NULL and err */
-  AirKafkaSink *(*open)(AirRuntime *rt, const struct AirKafkaSinkDef *d, FILE **out, char *err, size_t nerr);
-  /* at the end: flush f, wait for every delivery; false and why if one failed */
-  bool (*finish)(AirKafkaSink *s, FILE *f, char *why, size_t n);
-  const char *(*error)(const AirKafkaSink *s); /* why a write failed */
-} AirKafkaSinkOps;
-extern const AirKafkaSinkOps air_kafka_sink_ops;
+extern const AirSinkOps air_kafka_sink_ops;
 typedef struct AirKafkaSinkDef {
-  const AirKafkaSinkOps *ops; /* &air_kafka_sink_ops */
   const char *brokers;
   const char *topic;
   int64_t timeout_ms;       /* delivery timeout (message.timeout.ms), and the start's */
@@ -525,6 +534,30 @@ void air_redis_table_bad_row(AirRedisTable *t, const char *why);
 const char *air_redis_table_where(AirRedisTable *t); /* "redis 'addr' key 'k'" */
 /* Ends the run when the bad rows pass max_bad_rows (or all are bad); frees t. */
 void air_redis_table_close(AirRedisTable *t);
+
+/* sink = 'redis' (redis_sink.c): a hash per window and group key, through
+ * hiredis, written pipelined. Only a query with a redis sink links it. */
+extern const AirSinkOps air_redis_sink_ops;
+typedef struct AirRedisSinkDef {
+  const char *name;         /* the sink's name, for messages */
+  const char *address;      /* host:port ([v6]:port) */
+  const char *prefix;       /* put before every key */
+  const char *password;     /* AUTH, or NULL */
+  int db;                   /* SELECT, 0: the default database */
+  int64_t timeout_ms;       /* connecting, and each reply */
+  const char *const *columns; /* the result column names: the hash's fields */
+  int ncolumns;
+  const int *key_fields;    /* the result columns of the group key, in GROUP BY order */
+  int nkey;
+} AirRedisSinkDef;
+
+/* sink = 'tcp' (tcp.c): the lines to a server. */
+extern const AirSinkOps air_tcp_sink_ops;
+typedef struct AirTcpSinkDef {
+  const char *name;         /* the sink's name, for messages */
+  const char *address;      /* connect = 'host:port' */
+  int64_t timeout_ms;       /* connecting; a peer that takes nothing this long */
+} AirTcpSinkDef;
 
 /* What the query declares about a csv source or table. */
 typedef struct AirCsvDef {

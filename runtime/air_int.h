@@ -324,4 +324,32 @@ int air_sink_files_settle(AirRuntime *rt, int status);
 /* Remove every sink's path.tmp (a fatal error; any thread, rank 0). */
 void air_sink_files_remove(AirRuntime *rt);
 
+/* sinks.c: the bytes a collector writes into a sink's FILE, cut into
+ * lines (a line end inside a quoted CSV field is no cut; JSON lines have
+ * none). air_lines_feed calls line(ctx, p, n) for each whole line, without
+ * its line end. */
+typedef struct AirLines {
+  char *p;
+  size_t n, cap;
+  bool inq;  /* inside a quoted CSV field */
+  bool json; /* lines are JSON objects: quotes are no CSV quoting */
+} AirLines;
+void air_lines_feed(AirLines *l, const char *buf, size_t size, void (*line)(void *ctx, const char *p, size_t n),
+                    void *ctx);
+void air_lines_free(AirLines *l);
+/* A sink's first failure: who it is ("redis sink 'out' (host:port)"), set
+ * at open, and the reason. The first member of a sink's struct, so that
+ * air_sink_error (an AirSinkOps.error) takes the sink itself. */
+typedef struct AirSinkErr {
+  bool failed;
+  char who[300];
+  char why[700];
+} AirSinkErr;
+void air_sink_fail(AirSinkErr *e, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* the first wins */
+bool air_sink_report(const AirSinkErr *e, char *why, size_t n); /* true when it did not fail, else why */
+const char *air_sink_error(const void *sink);
+/* tcp.c: "host:port" ("[v6]:port" too) into host (brackets removed) and
+ * port, each with its size; false when malformed. */
+bool air_split_hostport(const char *spec, char *host, size_t nh, char *port, size_t np);
+
 #endif /* AIR_INT_H */

@@ -47,6 +47,7 @@ typedef enum AirOptType {
   AIR_OPT_FIXED,    /* part of the compiled plan (source, sink, format): refused */
   AIR_OPT_PATH,     /* a file name, not empty */
   AIR_OPT_NAME,     /* a string, not empty (a consumer group) */
+  AIR_OPT_TEXT,     /* any string, empty too (a redis sink's key prefix) */
   AIR_OPT_BOOL,     /* true or false (also 1, 0) */
   AIR_OPT_HEADER,   /* true, false or skip */
   AIR_OPT_COUNT,    /* an integer >= 0 (rate, limit) */

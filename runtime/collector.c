@@ -13,8 +13,8 @@ typedef struct Collector {
   AirCollectorDef def;
   FILE *out;       /* stdout or the .tmp file */
   AirSinkFile *file; /* the sink file's entry in the runtime, NULL for stdout */
-  AirKafkaSink *kafka; /* sink = 'kafka': out is its FILE of lines, else NULL */
-  char *tmp_path;  /* path + ".tmp", NULL for stdout (owned by file) */
+  void *sink;      /* a sink that is no file (def.sink_ops): out is its FILE of lines, else NULL */
+  char *tmp_path;  /* path + ".tmp", NULL for stdout and a live file (owned by file) */
   char *rows;      /* held rows (windowed) */
   size_t n, cap;   /* rows held / allocated */
   char *ready;     /* scratch for rows being written */
@@ -34,6 +34,8 @@ static void write_row(Collector *c, const char *row, int64_t now) {
     fputs(c->def.tag, c->out);
     fputc(',', c->out);
   }
+  if (c->sink && c->def.sink_ops->row && c->def.windowed)
+    c->def.sink_ops->row(c->sink, row_i64(row, c->def.wend_offset));
   c->def.format(c->out, row);
   if (c->def.latency)
     air_latency_record(c->rt, (double)(now - row_i64(row, c->def.ts_offset)));
@@ -49,8 +51,10 @@ static void check_written(Collector *c, bool flush_failed, int err) {
   if (!flush_failed && !ferror(c->out))
     return;
   const char *why = err ? strerror(err) : "write error";
-  if (c->kafka)
-    air_fatal(c->rt, "%s", c->def.kafka->ops->error(c->kafka));
+  if (c->sink)
+    air_fatal(c->rt, "%s", c->def.sink_ops->error(c->sink));
+  if (!c->tmp_path && c->def.path) /* live: the windows written so far stay */
+    air_fatal(c->rt, "cannot write '%s': %s", c->def.path, why);
   if (!c->tmp_path)
     air_fatal(c->rt, "cannot write standard output: %s", why);
   fclose(c->out);
@@ -104,15 +108,22 @@ static void on_batch(AirVertex *v, int input, const void *rows, size_t nrows, vo
 static void finish(Collector *c) {
   const char *shown = c->def.path ? c->def.path : "standard output";
   bool bad = ferror(c->out) != 0;
-  if (c->kafka) {
+  if (c->sink) {
     char why[768];
-    if (!c->def.kafka->ops->finish(c->kafka, c->out, why, sizeof why))
+    if (!c->def.sink_ops->finish(c->sink, c->out, why, sizeof why))
       air_fail(c->rt, "%s", why);
     else if (bad)
-      air_fail(c->rt, "%s", c->def.kafka->ops->error(c->kafka));
+      air_fail(c->rt, "%s", c->def.sink_ops->error(c->sink));
     fclose(c->out);
     c->out = NULL;
-    c->kafka = NULL;
+    c->sink = NULL;
+  } else if (c->def.path && !c->tmp_path) { /* live: written in place */
+    errno = 0;
+    bad |= fclose(c->out) != 0;
+    int err = errno;
+    c->out = NULL;
+    if (bad)
+      air_fail(c->rt, "cannot write '%s': %s", c->def.path, err ? strerror(err) : "write error");
   } else if (c->tmp_path) {
     errno = 0;
     bad |= fclose(c->out) != 0;
@@ -250,19 +261,25 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
    * are flushed after each batch anyway, so full buffering loses nothing. */
   static char stdout_buf[1 << 16];
   static bool stdout_buffered;
-  if (def->kafka) {
+  if (def->sink_ops) {
     char err[768] = "";
-    c->kafka = def->kafka->ops->open(rt, def->kafka, &c->out, err, sizeof err);
-    if (!c->kafka) air_fatal(rt, "%s", err);
+    c->sink = def->sink_ops->open(rt, def->sink_def, &c->out, err, sizeof err);
+    if (!c->sink) air_fatal(rt, "%s", err);
   }
-  if (!def->path && !def->kafka && !stdout_buffered) {
+  if (!def->path && !def->sink_ops && !stdout_buffered) {
     fflush(stdout);
     setvbuf(stdout, stdout_buf, _IOFBF, sizeof stdout_buf);
     stdout_buffered = true;
   }
   c->wm_slot = air_progress_sink(rt);
   c->min_wend = INT64_MAX;
-  if (def->path) {
+  if (def->path && def->live) {
+    /* an unbounded source: the file itself, created fresh, each window
+     * appended and flushed as it closes; a stop or an error leaves it */
+    c->out = fopen(def->path, "w");
+    if (!c->out)
+      air_fatal(rt, "cannot write '%s': %s", def->path, strerror(errno));
+  } else if (def->path) {
     size_t n = strlen(def->path);
     AirSinkFile **files = realloc(rt->files, (size_t)(rt->nfiles + 1) * sizeof *files);
     if (!files)

@@ -487,21 +487,18 @@ const AirKafkaOps air_kafka_ops = {
  * must be delivered within `timeout` too, or the run fails. A full
  * producer queue waits (backpressure), it does not drop. */
 
-struct AirKafkaSink {
+typedef struct KSink {
   AirRuntime *rt;
   rd_kafka_t *rk;
   char *topic;
   const AirKafkaSinkDef *def;
-  char *line;         /* the line being written */
-  size_t n, cap;
-  bool inq;           /* inside a quoted CSV field */
+  AirLines lines;     /* the line being written */
   char *key;          /* its key */
   size_t kcap;
   atomic_int failed;  /* a delivery failed */
   char why[512];      /* ... why (the first) */
   long long delivered;
-};
-typedef AirKafkaSink KSink;
+} KSink;
 
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) {
   (void)rk;
@@ -555,7 +552,7 @@ static size_t line_key(const KSink *s, const char *p, size_t n, char *out, size_
 }
 
 static void produce_line(KSink *s) {
-  size_t n = s->n;
+  size_t n = s->lines.n;
   /* a key is part of its line, and braces: room for all of it */
   if (n + 3 > s->kcap) {
     char *k = realloc(s->key, n + 3);
@@ -564,10 +561,10 @@ static void produce_line(KSink *s) {
     s->kcap = n + 3;
   }
   char *key = s->key;
-  size_t kn = s->def->nkey > 0 ? line_key(s, s->line, n, key, s->kcap) : 0;
+  size_t kn = s->def->nkey > 0 ? line_key(s, s->lines.p, n, key, s->kcap) : 0;
   for (;;) {
     rd_kafka_resp_err_t e = rd_kafka_producev(
-        s->rk, RD_KAFKA_V_TOPIC(s->topic), RD_KAFKA_V_VALUE(s->line, n), RD_KAFKA_V_KEY(kn ? key : NULL, kn),
+        s->rk, RD_KAFKA_V_TOPIC(s->topic), RD_KAFKA_V_VALUE(s->lines.p, n), RD_KAFKA_V_KEY(kn ? key : NULL, kn),
         RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
     if (e == RD_KAFKA_RESP_ERR_NO_ERROR) break;
     if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
@@ -581,25 +578,15 @@ static void produce_line(KSink *s) {
   rd_kafka_poll(s->rk, 0);
 }
 
+static void ksink_line(void *ctx, const char *p, size_t n) {
+  (void)p;
+  (void)n; /* the line is s->lines' own buffer */
+  produce_line(ctx);
+}
+
 static ssize_t ksink_write(void *cookie, const char *buf, size_t size) {
   KSink *s = cookie;
-  for (size_t i = 0; i < size; i++) {
-    /* a CSV field may hold a line end inside its quotes ("" toggles twice) */
-    if (buf[i] == '"' && !s->def->json) s->inq = !s->inq;
-    if (buf[i] == '\n' && !s->inq) {
-      produce_line(s);
-      s->n = 0;
-      continue;
-    }
-    if (s->n == s->cap) {
-      size_t cap = s->cap ? s->cap * 2 : 4096;
-      char *l = realloc(s->line, cap);
-      if (!l) air_oom("kafka sink line");
-      s->line = l;
-      s->cap = cap;
-    }
-    s->line[s->n++] = buf[i];
-  }
+  air_lines_feed(&s->lines, buf, size, ksink_line, s);
   if (atomic_load(&s->failed)) {
     errno = EIO;
     return -1;
@@ -610,18 +597,20 @@ static ssize_t ksink_write(void *cookie, const char *buf, size_t size) {
 static int ksink_close(void *cookie) {
   KSink *s = cookie;
   rd_kafka_destroy(s->rk);
-  free(s->line);
+  air_lines_free(&s->lines);
   free(s->key);
   free(s->topic);
   free(s);
   return 0;
 }
 
-static AirKafkaSink *ksink_open(AirRuntime *rt, const AirKafkaSinkDef *d, FILE **out, char *err, size_t nerr) {
+static void *ksink_open(AirRuntime *rt, const void *def, FILE **out, char *err, size_t nerr) {
+  const AirKafkaSinkDef *d = def;
   KSink *s = calloc(1, sizeof *s);
   if (!s) air_oom("kafka sink");
   s->rt = rt;
   s->def = d;
+  s->lines.json = d->json;
   s->topic = strdup(d->topic);
   char e2[512], tmo[32];
   snprintf(tmo, sizeof tmo, "%lld", (long long)(d->timeout_ms > 0 ? d->timeout_ms : 30000));
@@ -683,7 +672,8 @@ fail:
 
 /* Every message delivered within the timeout, or why not. The FILE is
  * flushed first; it is closed by the caller. */
-static bool ksink_finish(AirKafkaSink *s, FILE *f, char *why, size_t n) {
+static bool ksink_finish(void *sink, FILE *f, char *why, size_t n) {
+  KSink *s = sink;
   fflush(f);
   int64_t tmo = s->def->timeout_ms > 0 ? s->def->timeout_ms : 30000;
   rd_kafka_flush(s->rk, (int)tmo);
@@ -700,9 +690,12 @@ static bool ksink_finish(AirKafkaSink *s, FILE *f, char *why, size_t n) {
   return true;
 }
 
-static const char *ksink_error(const AirKafkaSink *s) { return s && s->why[0] ? s->why : "write error"; }
+static const char *ksink_error(const void *sink) {
+  const KSink *s = sink;
+  return s && s->why[0] ? s->why : "write error";
+}
 
-const AirKafkaSinkOps air_kafka_sink_ops = {
+const AirSinkOps air_kafka_sink_ops = {
     .open = ksink_open,
     .finish = ksink_finish,
     .error = ksink_error,

@@ -68,6 +68,9 @@ static bool parse_value(const AirOptDef *d, const char *key, const char *text, A
     if (!*text) bad = AIR_MSG_EMPTY;
     v->s = text;
     break;
+  case AIR_OPT_TEXT:
+    v->s = text;
+    break;
   case AIR_OPT_BOOL:
     if (word_is(text, "true", "1")) v->i = 1;
     else if (word_is(text, "false", "0")) v->i = 0;

@@ -81,8 +81,7 @@ static void errf(char *err, size_t n, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* "host:port" into its parts (host without brackets); false when malformed. */
-static bool split_spec(const char *spec, char *host, size_t nh, char *port, size_t np) {
+bool air_split_hostport(const char *spec, char *host, size_t nh, char *port, size_t np) {
   const char *colon = strrchr(spec, ':');
   if (!colon || colon == spec || !colon[1]) return false;
   size_t hl = (size_t)(colon - spec);
@@ -112,7 +111,7 @@ static void peer_free(Peer *p) {
 
 AirTcp *air_tcp_open(const char *spec, bool listen_mode, const char *who, char *err, size_t nerr) {
   char host[256], port[16];
-  if (!split_spec(spec, host, sizeof host, port, sizeof port)) {
+  if (!air_split_hostport(spec, host, sizeof host, port, sizeof port)) {
     errf(err, nerr, "'%s' is not host:port", spec);
     return NULL;
   }

@@ -13,8 +13,10 @@ import difflib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
+import time
 
 
 class Harness:
@@ -87,3 +89,25 @@ def run_stats(mpirun, d, exe, np, timeout=60, extra=()):
     except (OSError, ValueError):
         st = {}
     return r.returncode, r.stdout, r.stderr, st
+
+
+def free_port(host="127.0.0.1"):
+    """A TCP port on host that nothing listens on (now)."""
+    s = socket.socket()
+    s.bind((host, 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_listening(port, secs=10, host="127.0.0.1"):
+    """Whether something listens on host:port within secs (the probe
+    connection sends nothing)."""
+    deadline = time.time() + secs
+    while time.time() < deadline:
+        try:
+            socket.create_connection((host, port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False

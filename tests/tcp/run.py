@@ -27,7 +27,7 @@ import time
 
 ROOT = os.getcwd()
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from lib import Harness, unified_diff  # noqa: E402
+from lib import Harness, free_port, unified_diff, wait_listening  # noqa: E402
 
 AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
@@ -42,14 +42,6 @@ QUERY = """CREATE STREAM events (key BIGINT, v BIGINT, ts TIMESTAMP,
 SELECT key, COUNT(*) AS n, SUM(v) AS s, WINDOW_END FROM events GROUP BY key
 WINDOW TUMBLING (SIZE 1 SECOND);
 """
-
-
-def free_port():
-    s = socket.socket()
-    s.bind((HOST, 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def rows_for(key, n):
@@ -128,17 +120,6 @@ def compile_query(d, how, port, variant, json_lines=False):
     ok = h.compile(AIRC, d, "q.airq", exe, ["--no-fuse"] if variant == "nofuse" else [],
                    label="%s %s" % (how, variant))
     return exe if ok else None
-
-
-def wait_listening(port, secs=10):
-    deadline = time.time() + secs
-    while time.time() < deadline:
-        try:
-            socket.create_connection((HOST, port), timeout=1).close()
-            return True
-        except OSError:
-            time.sleep(0.05)
-    return False
 
 
 def listen_case(work):
