@@ -9,6 +9,12 @@ redis-cli, always stopped (make check-redis, part of check).
   and 3 ranks, fused and --no-fuse. With pattern = '*' the 'campaigns' set
   is a bad row (counted, located by its key); with a UUID pattern it is not
   read at all.
+- YSB the original way, end to end: campaigns in Redis as above, the ad
+  events as JSON messages (the original generator's seven fields) in a
+  3-partition topic of librdkafka's mock cluster, fed with kcat, and the
+  views per campaign and window written back to Redis by sink = 'redis',
+  read with redis-cli against a Python reference, on 1, 2 and 3 ranks,
+  fused and --no-fuse.
 - The same YSB query with the ysb generator's own campaign table and with
   that mapping stored in Redis: the same counts per campaign.
 - layout = 'hash' with key_prefix: typed columns (a BIGINT key from the
@@ -20,7 +26,8 @@ redis-cli, always stopped (make check-redis, part of check).
 
     python3 tests/redis/run.py      (from the repository root)
 Environment: AIRC (build/airc), MPIRUN (mpirun), REDIS_SERVER
-(redis-server), REDIS_CLI (redis-cli), KEEP=1.
+(redis-server), REDIS_CLI (redis-cli), MOCK (build/tests/mock_cluster),
+KEEP=1.
 """
 import os
 import random
@@ -38,6 +45,7 @@ AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
 REDIS_SERVER = os.environ.get("REDIS_SERVER", "redis-server")
 REDIS_CLI = os.environ.get("REDIS_CLI", "redis-cli")
+MOCK = os.path.abspath(os.environ.get("MOCK", "build/tests/mock_cluster"))
 
 h = Harness("redis")
 rng = random.Random(20261206)
@@ -170,6 +178,95 @@ def ysb_original(work, rd):
                 h.ok("%s: %d result rows as the reference, %d bad row%s" % (tag, len(want) - 1, bad,
                                                                             "" if bad == 1 else "s"))
     rd.cli("FLUSHALL")
+
+
+YSB_KAFKA = """CREATE STREAM ad_events (user_id VARCHAR(36), page_id VARCHAR(36), ad_id VARCHAR(36),
+                         ad_type VARCHAR(10), event_type VARCHAR(9), event_time TIMESTAMP,
+                         ip_address VARCHAR(15), WATERMARK FOR event_time AS event_time - INTERVAL '1' SECOND)
+  WITH (source = 'kafka', brokers = '{brokers}', topic = 'ad-events', format = 'json', end = 'latest',
+        timeout = '10 s');
+CREATE TABLE campaigns (ad_id VARCHAR(36), campaign_id VARCHAR(36), PRIMARY KEY (ad_id))
+  WITH (source = 'redis', address = '127.0.0.1:{port}', pattern = '{glob}');
+CREATE SINK counts WITH (sink = 'redis', address = '127.0.0.1:{port}', prefix = 'views:');
+INSERT INTO counts
+SELECT c.campaign_id, COUNT(*) AS views, WINDOW_END
+FROM ad_events e JOIN campaigns c ON e.ad_id = c.ad_id
+WHERE e.event_type = 'view'
+GROUP BY c.campaign_id WINDOW TUMBLING (SIZE 10 SECONDS);
+"""
+
+
+def ysb_kafka_redis(work, rd):
+    """Kafka in, Redis out, campaigns in Redis: the original benchmark."""
+    d = os.path.join(work, "ysb_kafka")
+    os.mkdir(d)
+    mock = subprocess.Popen([MOCK, "1", "ad-events:3"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        brokers = mock.stdout.readline().strip()
+        if not brokers.startswith("127.0.0.1:"):
+            h.fail("ysb kafka->redis: the mock cluster did not start", mock.stderr.read())
+            return
+        campaigns = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(10)]
+        ads = {str(uuid.UUID(int=rng.getrandbits(128))): c for c in campaigns for _ in range(10)}
+        rd.fill([["SET", a, c] for a, c in ads.items()] + [["SADD", "campaigns"] + campaigns])
+        ad_list = sorted(ads) + [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(3)]
+        parts, acc = [[], [], []], {}
+        for i in range(6000):
+            a, t = rng.choice(ad_list), 1764806400000 + i * 7
+            et = rng.choice(["view", "click", "purchase"])
+            parts[i % 3].append('{"user_id": "%s", "page_id": "%s", "ad_id": "%s", "ad_type": "banner", '
+                                '"event_type": "%s", "event_time": %d, "ip_address": "1.2.3.4"}' % (
+                                    uuid.UUID(int=rng.getrandbits(128)), uuid.UUID(int=rng.getrandbits(128)),
+                                    a, et, t))
+            if et == "view" and a in ads:
+                key = (ads[a], t // 10000 * 10000 + 10000)
+                acc[key] = acc.get(key, 0) + 1
+        for p, lines in enumerate(parts):
+            path = os.path.join(d, "p%d.json" % p)
+            with open(path, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            r = subprocess.run(["kcat", "-P", "-b", brokers, "-t", "ad-events", "-p", str(p), "-l", path],
+                               capture_output=True, text=True, timeout=60)
+            if r.returncode != 0:
+                h.fail("ysb kafka->redis: kcat", r.stderr)
+                return
+        want = {("views:%s:%d" % (c, w)): {"campaign_id": c, "views": str(n), "WINDOW_END": str(w)}
+                for (c, w), n in acc.items()}
+        src = YSB_KAFKA.format(brokers=brokers, port=rd.port, glob=UUID_GLOB)
+        for np, v, exe in variants(d, "ysbk", src):
+            tag = "ysb kafka->redis: np=%d %s" % (np, v)
+            for k in rd.cli("--scan", "--pattern", "views:*").split():
+                rd.cli("DEL", k)
+            rc, _, err, st = run(d, exe, np)
+            keys = sorted(rd.cli("--scan", "--pattern", "views:*").split())
+            got = {}
+            if keys:
+                r = subprocess.run([REDIS_CLI, "-p", str(rd.port)], input="".join("HGETALL %s\n" % k for k in keys),
+                                   capture_output=True, text=True, timeout=30)
+                vals = r.stdout.split("\n")
+                i = 0
+                for k in keys:  # each HGETALL: 3 fields, 6 lines
+                    got[k] = dict(zip(vals[i:i + 6:2], vals[i + 1:i + 6:2]))
+                    i += 6
+            if rc != 0:
+                h.fail("%s: exit %s" % (tag, rc), err)
+            elif got != want:
+                diff = [k for k in sorted(set(got) | set(want)) if got.get(k) != want.get(k)][:5]
+                h.fail("%s: %d hashes, %d expected; first differing keys %s" % (tag, len(got), len(want), diff),
+                       err)
+            elif st.get("events_in") != 6000 or st.get("kafka_lag") != 0:
+                h.fail("%s: events %s, kafka_lag %s" % (tag, st.get("events_in"), st.get("kafka_lag")), err)
+            else:
+                h.ok("%s: %d hashes (campaign, window) in redis as the reference" % (tag, len(want)))
+    finally:
+        try:
+            mock.stdin.close()
+            mock.wait(10)
+        except (OSError, subprocess.TimeoutExpired):
+            mock.kill()
+            mock.wait()
+        rd.cli("FLUSHALL")
 
 
 YSB_GEN = """CREATE STREAM ad_events (ad_id VARCHAR(36), event_type VARCHAR(9), ts TIMESTAMP)
@@ -360,6 +457,7 @@ def main():
         rd = Redis(work)
         try:
             ysb_original(work, rd)
+            ysb_kafka_redis(work, rd)
             ysb_generator(work, rd)
             hash_layout(work, rd)
             many_keys(work, rd)
