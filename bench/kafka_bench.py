@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """kafka_bench.py - YSB the original way (issue 12's benchmark): ad events
-pre-loaded into a multi-partition topic of librdkafka's mock cluster, airc
-reading them on 1 and 2 ranks, joining them to the campaigns and counting
-views per campaign per 10 s window, beside, measured in the same run:
+pre-loaded into a multi-partition topic of librdkafka's mock cluster, the
+campaigns kept in Redis as the original's setup keeps them (SET ad
+campaign), airc reading the events on 1 and 2 ranks, joining them to the
+campaigns and writing the views per campaign per 10 s window to Redis
+(sink = 'redis'), beside, measured in the same run:
 
   (a) the same query on airc's in-process ysb generator (same N events),
   (b) a bare librdkafka consumer of the same topic (bench/kafka_tool.c
@@ -13,7 +15,10 @@ views per campaign per 10 s window, beside, measured in the same run:
       --ysb, when make bench built it: its ceiling).
 
 Every airc run's counts are checked against a Python count of the same
-events (kafka_tool's generator re-done here). Medians of --runs runs.
+events (kafka_tool's generator re-done here): the Redis run's hashes read
+back with redis-cli, the others' CSV. A redis-server of its own on a free
+loopback port, in a temporary directory, stopped at the end. Medians of
+--runs runs.
 Writes build/bench/kafka.csv and kafka.md; make bench-kafka runs it alone,
 make bench runs it after bench.py.
 
@@ -77,20 +82,23 @@ COLUMNS = """user_id VARCHAR(36), page_id VARCHAR(36), ad_id VARCHAR(36), ad_typ
   WATERMARK FOR event_time AS event_time - INTERVAL '1' SECOND"""
 QUERY = """
 CREATE TABLE campaigns (ad_id VARCHAR(36), campaign_id VARCHAR(36), PRIMARY KEY (ad_id))
-  WITH (source = 'csv', path = '{campaigns}', header = true);
-SELECT c.campaign_id, COUNT(*) AS views, WINDOW_END
+  WITH ({table});
+{insert}SELECT c.campaign_id, COUNT(*) AS views, WINDOW_END
 FROM ad_events e JOIN campaigns c ON e.ad_id = c.ad_id
 WHERE e.event_type = 'view'
 GROUP BY c.campaign_id
 WINDOW TUMBLING (SIZE 10 SECONDS);
 """
 SOURCES = {  # case -> its CREATE STREAM
+    "kafka, redis": "CREATE STREAM ad_events ({cols})\n  WITH (source = 'kafka', brokers = '{brokers}', "
+                    "topic = 'ysb', format = 'json', end = 'latest');",
     "kafka": "CREATE STREAM ad_events ({cols})\n  WITH (source = 'kafka', brokers = '{brokers}', topic = 'ysb', "
              "format = 'json', end = 'latest');",
     "json file": "CREATE STREAM ad_events ({cols})\n  WITH (source = 'csv', path = '{json}', format = 'json');",
     "csv file": "CREATE STREAM ad_events ({cols})\n  WITH (source = 'csv', path = '{csv}');",
 }
 CASE_NAMES = {
+    "kafka, redis": "airc, source = 'kafka', format = 'json'; campaigns from and counts to Redis (the original)",
     "kafka": "airc, source = 'kafka', format = 'json'",
     "json file": "airc, source = 'csv', format = 'json' (the same events in a file)",
     "csv file": "airc, source = 'csv' (the same events as CSV)",
@@ -105,6 +113,42 @@ WHERE e.event_type = 'view'
 GROUP BY c.campaign_id
 WINDOW TUMBLING (SIZE 10 SECONDS);
 """
+
+
+class Redis:
+    """redis-server on a free loopback port, its data in d, nothing saved."""
+
+    def __init__(self, d):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+        self.p = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                                   "--appendonly", "no", "--dir", d],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while self.cli("PING").strip() != "PONG":
+            if time.time() > deadline:
+                sys.exit("bench-kafka: redis-server did not start")
+            time.sleep(0.05)
+
+    def cli(self, *args, stdin=None):
+        return subprocess.run(["redis-cli", "-p", str(self.port)] + list(args), input=stdin, capture_output=True,
+                              text=True, timeout=120).stdout
+
+    def rows(self):
+        """The sink's hashes as the query's CSV rows, in its order."""
+        keys = self.cli("--scan", "--pattern", "views:*").split()
+        vals = self.cli(stdin="".join("HMGET %s campaign_id views WINDOW_END\n" % k for k in keys)).split("\n")
+        rows = [tuple(vals[3 * i:3 * i + 3]) for i in range(len(keys))]
+        return ["%s,%s,%s" % r for r in sorted(rows, key=lambda r: (int(r[2]), r[0]))]
+
+    def close(self):
+        self.p.terminate()
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
 
 
 class Mock:
@@ -129,9 +173,12 @@ def compile_query(src, exe):
         sys.exit("bench-kafka: airc %s:\n%s" % (src, p.stderr))
 
 
-def run_airc(exe, ranks, d, want):
+def run_airc(exe, ranks, d, want, rd=None):
     """events/s from the run's own --stats-json (air_run's clock, after
-    setup: as the bare consumer's, after metadata), the rows checked."""
+    setup: as the bare consumer's, after metadata), the rows checked (in
+    Redis when rd: emptied first)."""
+    if rd:
+        rd.cli("EVAL", "for _, k in ipairs(redis.call('KEYS', 'views:*')) do redis.call('DEL', k) end", "0")
     sj = os.path.join(d, "stats.json")
     out = os.path.join(d, "out.csv")
     argv = [MPIRUN, "-np", str(ranks), exe, "--quiet", "--stats-json", sj]
@@ -139,7 +186,7 @@ def run_airc(exe, ranks, d, want):
         p = subprocess.run(argv, stdout=fo, stderr=subprocess.PIPE, text=True, timeout=300, cwd=d)
     if p.returncode != 0:
         sys.exit("bench-kafka: %s on %d ranks failed:\n%s" % (exe, ranks, p.stderr))
-    rows = [l for l in open(out).read().splitlines()[1:]]
+    rows = rd.rows() if rd else open(out).read().splitlines()[1:]
     st = json.load(open(sj))
     ok = want is None or rows == want
     return st["events_per_s"], st["events_in"], ok
@@ -162,7 +209,7 @@ def main():
             sys.exit("bench-kafka: %s missing: run make bench-kafka" % f)
     n = cfg.events
     d = tempfile.mkdtemp(prefix="airc-kbench.")
-    mock = None
+    mock = rd = None
     rows = []
     try:
         log("reference counts of %d events" % n)
@@ -171,6 +218,8 @@ def main():
             f.write("ad_id,campaign_id\n")
             for a in range(1000):
                 f.write("%s,%s\n" % (ad_id(a), campaign_id(a)))
+        rd = Redis(d)
+        rd.cli(stdin=subprocess.run([TOOL, "ads"], capture_output=True, text=True, check=True).stdout)
         mock = Mock(["ysb:%d" % cfg.partitions])
         t = time.time()
         subprocess.run([TOOL, "load-ysb", mock.brokers, "ysb", str(cfg.partitions), str(n)], check=True)
@@ -216,11 +265,16 @@ def main():
             with open(src, "w") as f:
                 f.write(tpl.format(cols=COLUMNS, brokers=mock.brokers, json=os.path.join(d, "events.json"),
                                    csv=os.path.join(d, "events.csv")))
-                f.write(QUERY.format(campaigns=os.path.join(d, "campaigns.csv")))
-            exe = os.path.join(d, kind.replace(" ", "_"))
+                redis = kind == "kafka, redis"
+                table = ("source = 'redis', address = '127.0.0.1:%d'" % rd.port if redis else
+                         "source = 'csv', path = '%s', header = true" % os.path.join(d, "campaigns.csv"))
+                insert = ("CREATE SINK counts WITH (sink = 'redis', address = '127.0.0.1:%d', prefix = 'views:');\n"
+                          "INSERT INTO counts\n" % rd.port if redis else "")
+                f.write(QUERY.format(table=table, insert=insert))
+            exe = os.path.join(d, kind.replace(" ", "_").replace(",", ""))
             compile_query(src, exe)
-            for ranks in ((1, 2) if kind == "kafka" else (1,)):
-                rate, ev, ok = median_of(cfg.runs, lambda: run_airc(exe, ranks, d, want))
+            for ranks in ((1, 2) if kind.startswith("kafka") else (1,)):
+                rate, ev, ok = median_of(cfg.runs, lambda: run_airc(exe, ranks, d, want, rd if redis else None))
                 rows.append({"case": CASE_NAMES[kind],
                              "ranks": ranks, "events_per_s": rate, "of_bare": rate / ceil,
                              "same_rows": ok and ev == n})
@@ -239,10 +293,12 @@ def main():
     finally:
         if mock:
             mock.close()
+        if rd:
+            rd.close()
         shutil.rmtree(d, ignore_errors=True)
     write(rows, cfg)
     bad = [r for r in rows if r["same_rows"] is False]
-    kafka1 = [r for r in rows if r["case"].startswith("airc, source = 'kafka'") and r["ranks"] == 1]
+    kafka1 = [r for r in rows if r["case"] == CASE_NAMES["kafka, redis"] and r["ranks"] == 1]
     if bad:
         sys.exit("bench-kafka: wrong rows in %s" % ", ".join(r["case"] for r in bad))
     if kafka1 and kafka1[0]["of_bare"] < 0.7:
