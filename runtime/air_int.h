@@ -308,6 +308,9 @@ AirTcp *air_tcp_open(const char *spec, bool listen_mode, const char *who, char *
  * timeout_ms; -1 with errno on a failure of poll. Never 0: a tcp stream
  * has no end but a stop. */
 ssize_t air_tcp_read(AirTcp *t, char *out, size_t n, int timeout_ms);
+/* The sender of the bytes the last air_tcp_read gave ("127.0.0.1:40122")
+ * and the number of their first line among that sender's lines. */
+const char *air_tcp_from(const AirTcp *t, long *first_line);
 void air_tcp_close(AirTcp *t); /* accepts NULL */
 
 /* collector.c: sink files. Results are written to path.tmp; air_run renames

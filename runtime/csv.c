@@ -65,6 +65,8 @@ struct AirCsv {
   bool polled;    /* not a regular file: wait in poll(2), never in read(2) */
   bool follow;    /* a growing file (follow = true): its end is no end, wait for more */
   AirTcp *tcp;    /* source = 'tcp': the bytes come from here (rank 0), fd is -1 */
+  struct TcpSeg *segs; /* tcp: which sender each stretch of buf came from, oldest first */
+  int nsegs, capsegs;
   AirKafka *kafka; /* source = 'kafka': one message at a time in buf (kafka.c), fd is -1 */
   const AirKafkaOps *kops;
   int kpart;       /* the message's partition (this rank's index) */
@@ -373,6 +375,7 @@ void air_csv_close(AirCsv *c) {
   if (!c) return;
   if (c->fd >= 0) close(c->fd);
   air_tcp_close(c->tcp);
+  free(c->segs);
   if (c->kops) c->kops->close(c->kafka);
   free(c->buf);
   free(c->spans);
@@ -410,6 +413,54 @@ static const char *over_limit(const AirCsv *c, uint64_t bad, uint64_t records, c
   return msg;
 }
 
+/* tcp: buf[at, at + len) came from sender `who`, its first line number
+ * `line` among that sender's lines, so a bad row names its sender and line. */
+struct TcpSeg {
+  size_t at, len;
+  long line;
+  char who[64];
+};
+
+static void tcp_seg_add(AirCsv *c, size_t at, size_t len) {
+  if (c->nsegs == c->capsegs) {
+    int cap = c->capsegs ? 2 * c->capsegs : 8;
+    struct TcpSeg *s = realloc(c->segs, (size_t)cap * sizeof *s);
+    if (!s) csv_oom();
+    c->segs = s;
+    c->capsegs = cap;
+  }
+  struct TcpSeg *s = &c->segs[c->nsegs++];
+  s->at = at;
+  s->len = len;
+  snprintf(s->who, sizeof s->who, "%s", air_tcp_from(c->tcp, &s->line));
+}
+
+/* buf lost its first `gone` bytes: stretches before them go */
+static void tcp_seg_shift(AirCsv *c, size_t gone) {
+  int k = 0;
+  for (int i = 0; i < c->nsegs; i++) {
+    struct TcpSeg s = c->segs[i];
+    if (s.at + s.len <= gone) continue;
+    s.at -= gone; /* a stretch starts at or after a record start, never before pos */
+    c->segs[k++] = s;
+  }
+  c->nsegs = k;
+}
+
+/* "sender 127.0.0.1:40122, its line 17" for the record at buf[at] */
+static bool tcp_where(const AirCsv *c, size_t at, char *out, size_t n) {
+  for (int i = 0; i < c->nsegs; i++) {
+    const struct TcpSeg *s = &c->segs[i];
+    if (at < s->at || at >= s->at + s->len) continue;
+    long line = s->line;
+    for (const char *q = c->buf + s->at, *e = c->buf + at; (q = memchr(q, '\n', (size_t)(e - q))); q++)
+      line++;
+    snprintf(out, n, "sender %s, its line %ld", s->who, line);
+    return true;
+  }
+  return false;
+}
+
 void air_csv_bad_row(AirCsv *c, long line, const char *why) {
   c->bad++;
   /* every rank reads all of a table: one of them speaks for it */
@@ -420,7 +471,11 @@ void air_csv_bad_row(AirCsv *c, long line, const char *why) {
     c->kops->where(c->kafka, c->kpart, c->koff, where, sizeof where);
     fprintf(stderr, "%s: %s\n", where, why);
   } else if (speak && c->bad <= CSV_BAD_SHOWN) {
-    fprintf(stderr, "%s:%ld: %s\n", c->path, line, why);
+    char from[128];
+    if (c->tcp && tcp_where(c, c->rec, from, sizeof from))
+      fprintf(stderr, "%s:%ld (%s): %s\n", c->path, line, from, why);
+    else
+      fprintf(stderr, "%s:%ld: %s\n", c->path, line, why);
   }
   char msg[768];
   if (c->rt && c->bad_limit == AIR_BAD_COUNT &&
@@ -580,6 +635,7 @@ static void refill(AirCsv *c) {
   if (c->pos > 0) {
     memmove(c->buf, c->buf + c->pos, c->len - c->pos);
     c->len -= c->pos;
+    if (c->tcp) tcp_seg_shift(c, c->pos);
     c->pos = 0;
   }
   if (c->len == c->cap) {
@@ -596,6 +652,7 @@ static void refill(AirCsv *c) {
     return;
   }
   if (c->stopped) return;
+  if (c->tcp && n > 0) tcp_seg_add(c, c->len, (size_t)n);
   c->len += (size_t)n;
   c->offset += (uint64_t)n;
   c->eof = n == 0;

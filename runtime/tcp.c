@@ -19,6 +19,7 @@
  */
 #include "air_int.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -47,6 +48,8 @@ typedef struct Peer {
   bool odd;         /* an odd number of quotes in buf[0..scanned) */
   size_t cut;       /* bytes of buf up to the last safe line end found */
   bool eof;         /* the sender closed: buf is its last bytes */
+  char name[64];    /* its address, "127.0.0.1:40122" (connecting: the server's) */
+  long lines;       /* lines of it handed out so far */
 } Peer;
 
 struct AirTcp {
@@ -65,6 +68,9 @@ struct AirTcp {
   int retry_ms;
   bool told;        /* the current failure streak was reported */
   bool ever;        /* a connection was made once */
+  /* the sender of the bytes the last air_tcp_read gave, for air_tcp_from */
+  char last_name[64];
+  long last_line;   /* the number, in its sender's lines, of their first line */
 };
 
 static int64_t mono_ms(void) {
@@ -102,6 +108,28 @@ static bool nonblocking(int fd) {
 }
 
 static void peer_init(Peer *p, int fd) { *p = (Peer){.fd = fd}; }
+
+/* A connected socket's other end as text: "1.2.3.4:5", "[::1]:5". */
+static void peer_name(int fd, char *out, size_t n) {
+  struct sockaddr_storage sa;
+  socklen_t len = sizeof sa;
+  char host[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (getpeername(fd, (struct sockaddr *)&sa, &len) == 0) {
+    if (sa.ss_family == AF_INET) {
+      const struct sockaddr_in *a = (const struct sockaddr_in *)&sa;
+      inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+      port = ntohs(a->sin_port);
+    } else if (sa.ss_family == AF_INET6) {
+      const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&sa;
+      inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+      port = ntohs(a->sin6_port);
+      snprintf(out, n, "[%s]:%d", host, port);
+      return;
+    }
+  }
+  snprintf(out, n, "%s:%d", host, port);
+}
 
 static void peer_free(Peer *p) {
   if (p->fd >= 0) close(p->fd);
@@ -265,7 +293,11 @@ static void accept_all(AirTcp *t) {
     for (int i = 0; i < t->npeers && slot < 0; i++)
       if (t->peers[i].fd < 0 && !t->peers[i].eof && t->peers[i].len == 0) slot = i;
     if (slot < 0 && t->npeers == TCP_MAX_CLIENTS) {
-      close(fd); /* refused: at the limit */
+      char name[64];
+      peer_name(fd, name, sizeof name);
+      fprintf(stderr, "%s: sender %s refused: %d senders are connected, the most a stream takes\n", t->who, name,
+              TCP_MAX_CLIENTS);
+      close(fd);
       continue;
     }
     if (slot < 0) {
@@ -280,6 +312,8 @@ static void accept_all(AirTcp *t) {
       free(t->peers[slot].buf);
     }
     peer_init(&t->peers[slot], fd);
+    peer_name(fd, t->peers[slot].name, sizeof t->peers[slot].name);
+    fprintf(stderr, "%s: sender %s connected\n", t->who, t->peers[slot].name);
   }
 }
 
@@ -314,6 +348,7 @@ static void try_connect(AirTcp *t, int timeout_ms) {
     p->fd = fd;
   }
   if (p->fd >= 0) {
+    snprintf(p->name, sizeof p->name, "%s", t->spec);
     if (t->told) fprintf(stderr, "%s: connected to %s\n", t->who, t->spec);
     t->told = false;
     t->ever = true;
@@ -328,6 +363,11 @@ static void try_connect(AirTcp *t, int timeout_ms) {
   t->retry_ms = t->retry_ms * 2 > TCP_RETRY_MAX_MS ? TCP_RETRY_MAX_MS : t->retry_ms * 2;
 }
 
+const char *air_tcp_from(const AirTcp *t, long *first_line) {
+  *first_line = t->last_line;
+  return t->last_name;
+}
+
 ssize_t air_tcp_read(AirTcp *t, char *out, size_t n, int timeout_ms) {
   int64_t deadline = mono_ms() + timeout_ms;
   ssize_t got = -2;
@@ -337,7 +377,17 @@ ssize_t air_tcp_read(AirTcp *t, char *out, size_t n, int timeout_ms) {
       int i = (t->next + k) % t->npeers;
       Peer *p = &t->peers[i];
       size_t m = peer_take(p, out, n);
+      if (m) {
+        /* where these lines came from, for bad rows (air_tcp_from) */
+        snprintf(t->last_name, sizeof t->last_name, "%s", p->name);
+        t->last_line = p->lines + 1;
+        for (const char *q = out, *e = out + m; (q = memchr(q, '\n', (size_t)(e - q))); q++)
+          p->lines++;
+      }
       if (p->fd < 0 && p->eof && p->len == 0) {
+        if (t->listening)
+          fprintf(stderr, "%s: sender %s closed the connection after %ld line%s; still listening on %s\n", t->who,
+                  p->name, p->lines, p->lines == 1 ? "" : "s", t->spec);
         free(p->buf);
         peer_init(p, -1);
         if (!t->listening) { /* the server went away: reconnect */

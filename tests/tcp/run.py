@@ -153,7 +153,51 @@ def listen_case(work):
             t.start()
         for t in threads:
             t.join(30)
-        stop_and_check(p, d, label, sent)
+        err = stop_and_check(p, d, label, sent)
+        if err is not None:
+            # the probe of wait_listening is a sender too
+            ups = err.count("stream 'events': sender 127.0.0.1:")
+            downs = err.count("closed the connection after 800 lines; still listening on")
+            if ups < 10 or downs != 4:
+                h.fail("%s: %d connect/disconnect lines, %d after 800 lines (expected 4 and more)" % (
+                    label, ups, downs), err)
+            else:
+                h.ok(label + ": each sender's connection and its end (after 800 lines) logged")
+
+
+def bad_rows_case(work):
+    """A bad line names its sender and its line among that sender's lines."""
+    d = os.path.join(work, "bad_rows")
+    os.mkdir(d)
+    port = free_port()
+    exe = compile_query(d, "listen", port, "fuse")
+    if not exe:
+        return
+    p = start(d, exe, 2)
+    if not wait_listening(port):
+        p.kill()
+        h.fail("bad rows: nothing listens on the port", p.communicate()[1])
+        return
+    sent, expect = [], []
+    for k, bad_at in ((5, 3), (6, 7)):
+        rows = rows_for(k, 9)
+        lines = ["%d,%d,%d" % r for r in rows]
+        lines.insert(bad_at - 1, "%d,not a number,5" % k)
+        s = socket.create_connection((HOST, port))
+        me = "%s:%d" % s.getsockname()
+        s.sendall(("\n".join(lines) + "\n").encode())
+        s.close()
+        time.sleep(0.3)  # one sender after the other: known line order
+        sent += rows
+        expect.append("(sender %s, its line %d): column v: not a valid BIGINT" % (me, bad_at))
+        expect.append("sender %s closed the connection after 10 lines" % me)
+    err = stop_and_check(p, d, "bad rows: 2 senders, a bad line each", sent)
+    if err is not None:
+        missing = [e for e in expect if e not in err]
+        if missing:
+            h.fail("bad rows: stderr does not say %s" % missing, err)
+        else:
+            h.ok("bad rows: each bad line located by its sender and its line there")
 
 
 def connect_case(work):
@@ -255,6 +299,7 @@ def main():
     with h.workdir() as work:
         listen_case(work)
         connect_case(work)
+        bad_rows_case(work)
         errors(work)
     return h.summary()
 
