@@ -204,6 +204,20 @@ static const char *option_text(Sema *s, const Option *o) {
 /* Each option of r as --set sees it at run time (codegen writes the table):
  * its compiled text or default, its type, and why --set refuses it, in the
  * words the compiler uses for the same option in the query. */
+/* The refusal of option k for relations of r's kind and source or sink
+ * kind: the same text for all of them, made once. */
+static const char **why_slot(Sema *s, const Relation *r, int k) {
+  int nk = nsource_kinds > nsink_kinds ? nsource_kinds : nsink_kinds;
+  if (!s->why_cache) {
+    size_t n = (size_t)3 * (size_t)nk * OPT_COUNT;
+    s->why_cache = arena_alloc(s->arena, sizeof(char *) * n);
+    memset(s->why_cache, 0, sizeof(char *) * n);
+  }
+  int which = r->kind == REL_SINK ? 0 : r->kind == REL_TABLE ? 1 : 2;
+  int kind = r->kind == REL_SINK ? (int)(r->sink - sink_kinds) : (int)(r->source - source_kinds);
+  return &s->why_cache[((size_t)which * (size_t)nk + (size_t)kind) * OPT_COUNT + (size_t)k];
+}
+
 static void record_options(Sema *s, Relation *r, Option **slot) {
   bool sink = r->kind == REL_SINK;
   int by = sink ? OPT_SINK : OPT_SOURCE, which = sink ? KN_SINK : r->kind == REL_TABLE ? KN_TABLE : KN_STREAM;
@@ -215,18 +229,24 @@ static void record_options(Sema *s, Relation *r, Option **slot) {
   for (int k = 0; k < OPT_COUNT; k++) {
     const OptionKeyDef *d = &option_keys[k];
     AirOptType t = sink && k == OPT_TOPIC ? AIR_OPT_TOPIC : d->type;
-    const char *why = NULL;
+    const char *why = NULL, **cached = why_slot(s, r, k);
     if (!(d->rels & (1u << r->kind))) {
       t = AIR_OPT_NA;
-      why = arena_printf(s->arena, "option '%s' does not apply to a %s", d->key, rel_kind_name(r));
+      if (!*cached) *cached = arena_printf(s->arena, "option '%s' does not apply to a %s", d->key, rel_kind_name(r));
+      why = *cached;
     } else if (k == by || t == AIR_OPT_FIXED) {
       t = AIR_OPT_FIXED;
       why = d->why;
     } else if (!(opts & OPT_BIT(k))) {
-      const char *takers = kind_names(s, which, OPT_BIT(k));
       t = AIR_OPT_NA;
-      why = *takers ? arena_printf(s->arena, "option '%s' applies only to %s = %s", d->key, option_keys[by].key, takers)
-                    : arena_printf(s->arena, "option '%s' does not apply to %s = '%s'", d->key, option_keys[by].key, kind);
+      if (!*cached) {
+        const char *takers = kind_names(s, which, OPT_BIT(k));
+        *cached = *takers ? arena_printf(s->arena, "option '%s' applies only to %s = %s", d->key,
+                                         option_keys[by].key, takers)
+                          : arena_printf(s->arena, "option '%s' does not apply to %s = '%s'", d->key,
+                                         option_keys[by].key, kind);
+      }
+      why = *cached;
     } else if (k == OPT_HEADER && r->json) {
       t = AIR_OPT_NA;
       why = "option 'header' does not apply to format = 'json' (keys name the fields)";

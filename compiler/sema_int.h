@@ -16,6 +16,7 @@ typedef struct Sema {
   Arena *arena;       /* everything sema allocates */
   Diag *d;            /* where errors go */
   Catalog *cat;       /* relations declared so far */
+  const char **why_cache; /* record_options: a refusal's text per (relation kind, kind, option) */
 } Sema;
 
 /* A growable array of pointers in the arena (old blocks are left behind;
