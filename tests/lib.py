@@ -111,3 +111,43 @@ def wait_listening(port, secs=10, host="127.0.0.1"):
         except OSError:
             time.sleep(0.05)
     return False
+
+
+class RedisServer:
+    """A redis-server of a test's own: 127.0.0.1, a free port, its files in
+    a new directory under work, nothing saved. cli() runs redis-cli against
+    it; stop() ends it (the tests call it in a finally)."""
+
+    password = None  # AUTH for cli(), once the test set one
+
+    def __init__(self, work, server="redis-server", cli="redis-cli"):
+        self.client = cli
+        self.port = free_port()
+        self.dir = os.path.join(work, "redis-%d" % self.port)
+        os.mkdir(self.dir)
+        self.p = subprocess.Popen([server, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                                   "--appendonly", "no", "--dir", self.dir],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if self.cli("PING").strip() == "PONG":
+                return
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("redis-server did not start on port %d" % self.port)
+
+    def cli(self, *args, db=0, stdin=None, raw=False):
+        auth = ["-a", self.password, "--no-auth-warning"] if self.password else []
+        r = subprocess.run([self.client, "-h", "127.0.0.1", "-p", str(self.port), "-n", str(db)] +
+                           (["--raw"] if raw else []) + auth + list(args),
+                           input=stdin, capture_output=True, text=True, timeout=120)
+        return r.stdout
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.terminate()
+            try:
+                self.p.wait(10)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()

@@ -39,7 +39,7 @@ import uuid
 
 ROOT = os.getcwd()
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from lib import Harness, run_stats, unified_diff  # noqa: E402
+from lib import Harness, RedisServer, free_port, run_stats, unified_diff  # noqa: E402
 
 AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
@@ -52,34 +52,11 @@ rng = random.Random(20261206)
 UUID_GLOB = "????????-????-????-????-????????????"
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+class Redis(RedisServer):
+    """The test's own redis-server (tests/lib.py), filled through redis-cli --pipe."""
 
-
-class Redis:
-    """redis-server on 127.0.0.1, its data in d, nothing saved."""
-
-    def __init__(self, d):
-        self.port = free_port()
-        self.p = subprocess.Popen([REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                   "--appendonly", "no", "--dir", d],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            if self.cli("PING").strip() == "PONG":
-                return
-            time.sleep(0.05)
-        self.close()
-        raise RuntimeError("redis-server did not start on port %d" % self.port)
-
-    def cli(self, *args):
-        r = subprocess.run([REDIS_CLI, "-p", str(self.port)] + list(args), capture_output=True, text=True,
-                           timeout=30)
-        return r.stdout
+    def __init__(self, work):
+        super().__init__(work, REDIS_SERVER, REDIS_CLI)
 
     def fill(self, commands):
         """Commands (lists of strings) through redis-cli --pipe (RESP)."""
@@ -90,18 +67,13 @@ class Redis:
                 b = a.encode()
                 out.append("$%d\r\n" % len(b))
                 out.append(a + "\r\n")
-        r = subprocess.run([REDIS_CLI, "-p", str(self.port), "--pipe"], input="".join(out), capture_output=True,
+        r = subprocess.run([self.client, "-p", str(self.port), "--pipe"], input="".join(out), capture_output=True,
                            text=True, timeout=120)
         if r.returncode != 0 or "errors: 0" not in r.stdout:
             raise RuntimeError("redis-cli --pipe: " + r.stdout + r.stderr)
 
     def close(self):
-        self.p.terminate()
-        try:
-            self.p.wait(10)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.wait()
+        self.stop()
 
 
 def run(d, exe, np, timeout=60, extra=()):

@@ -34,7 +34,7 @@ import time
 
 ROOT = os.getcwd()
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from lib import Harness, free_port, unified_diff, wait_listening  # noqa: E402
+from lib import Harness, RedisServer, free_port, unified_diff, wait_listening  # noqa: E402
 
 AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
@@ -121,30 +121,11 @@ def expect_failure(label, r, msg, secs=None, limit=None):
 
 # ---- redis -------------------------------------------------------------------
 
-class Redis:
-    """A redis-server of the test's own: loopback, a free port, no saving."""
-
-    def __init__(self, work):
-        self.port = free_port()
-        self.dir = os.path.join(work, "redis-%d" % self.port)
-        os.mkdir(self.dir)
-        self.p = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", HOST, "--save", "",
-                                   "--appendonly", "no", "--dir", self.dir],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            if self.cli("PING").strip() == "PONG":
-                return
-            time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    password = None
+class Redis(RedisServer):
+    """The test's own redis-server (tests/lib.py), read back as hashes."""
 
     def cli(self, *args, db=0, stdin=None):
-        auth = ["-a", self.password, "--no-auth-warning"] if self.password else []
-        r = subprocess.run(["redis-cli", "-h", HOST, "-p", str(self.port), "-n", str(db), "--raw"] + auth + list(args),
-                           input=stdin, capture_output=True, text=True, timeout=20)
-        return r.stdout
+        return super().cli(*args, db=db, stdin=stdin, raw=True)
 
     def hashes(self, pattern, db=0):
         """{key: {field: value}} of the keys matching pattern."""
@@ -160,15 +141,6 @@ class Redis:
             part = lines[i * per:(i + 1) * per]
             out[k] = dict(zip(part[0::2], part[1::2]))
         return out
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.p.terminate()
-            try:
-                self.p.wait(10)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
 
 
 def redis_expected(ref, prefix):
