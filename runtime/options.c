@@ -279,14 +279,16 @@ static void apply(struct AirOpts *o, const char *origin, const char *rel, size_t
       while (k < pv->nprops && strcasecmp(pv->props[2 * k], key + 6) != 0) k++;
       if (k == pv->nprops) {
         const char **np = realloc(pv->props, sizeof *np * (size_t)(2 * pv->nprops + 2));
-        if (!np) {
+        char *name = strdup(key + 6); /* key is the caller's buffer; freed by air_options_free */
+        if (np) pv->props = np;
+        if (!np || !name) {
+          free(name);
           refuse(vd, origin, "out of memory");
           return;
         }
-        pv->props = np;
+        pv->props[2 * k] = name;
         pv->nprops++;
       }
-      pv->props[2 * k] = key + 6;
       pv->props[2 * k + 1] = text;
       pv->origin = origin;
       return;
@@ -495,6 +497,8 @@ void air_options_free(AirRuntime *rt) {
   struct AirOpts *o = rt->opts;
   if (o) {
     for (int i = 0; i < o->n; i++) {
+      for (int k = 0; k < o->vals[i].nprops; k++)
+        free((char *)o->vals[i].props[2 * k]); /* the names overridden: strdup'd by apply */
       free(o->vals[i].props);
       free(o->vals[i].merged);
       free(o->vals[i].joined);

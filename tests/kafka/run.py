@@ -196,6 +196,22 @@ def bounded_cases(work, c):
             h.ok("--set ev.topic=four: the program compiled for 'one' reads 'four', as the reference")
         else:
             h.fail("--set ev.topic=four: exit %s" % rc, unified_diff(want4, out.splitlines(), "expected", "got") + err)
+        # kafka.* properties set at run time reach librdkafka by their names
+        os.environ["AIRC_SET_ev__kafka__fetch__wait__max__ms"] = "10"
+        try:
+            rc, out, err, st = run(d, kexe, 3, extra=["--set", "ev.topic=four",
+                                                      "--set", "ev.kafka.queued.min.messages=1000"])
+            rc2, _, err2, _ = run(d, kexe, 2, extra=["--set", "ev.kafka.nonsense.prop=1"])
+        finally:
+            del os.environ["AIRC_SET_ev__kafka__fetch__wait__max__ms"]
+        if rc == 0 and out.splitlines() == want4:
+            h.ok("kafka.* set at run time (--set and AIRC_SET_): taken, the same rows")
+        else:
+            h.fail("kafka.* set at run time: exit %s" % rc, err)
+        if rc2 == 1 and "option 'kafka.nonsense.prop'" in err2 and '"nonsense.prop"' in err2:
+            h.ok("--set ev.kafka.nonsense.prop=1: refused by librdkafka, named as given")
+        else:
+            h.fail("--set ev.kafka.nonsense.prop=1: exit %s, not named" % rc2, err2)
 
     # two topics in one stream (partitions numbered over both: j mod N)
     check_bounded(work, c, "two topics", "one,four", [rows] + parts)
