@@ -435,13 +435,21 @@ static void tcp_seg_add(AirCsv *c, size_t at, size_t len) {
   snprintf(s->who, sizeof s->who, "%s", air_tcp_from(c->tcp, &s->line));
 }
 
-/* buf lost its first `gone` bytes: stretches before them go */
+/* buf is about to lose its first `gone` bytes: stretches within them go,
+ * one cut by them keeps its rest, its first line number advanced past the
+ * lines it lost (counted here, before the bytes move) */
 static void tcp_seg_shift(AirCsv *c, size_t gone) {
   int k = 0;
   for (int i = 0; i < c->nsegs; i++) {
     struct TcpSeg s = c->segs[i];
     if (s.at + s.len <= gone) continue;
-    s.at -= gone; /* a stretch starts at or after a record start, never before pos */
+    if (s.at < gone) {
+      for (const char *q = c->buf + s.at, *e = c->buf + gone; (q = memchr(q, '\n', (size_t)(e - q))); q++)
+        s.line++;
+      s.len -= gone - s.at;
+      s.at = gone;
+    }
+    s.at -= gone;
     c->segs[k++] = s;
   }
   c->nsegs = k;
@@ -633,9 +641,9 @@ static void refill(AirCsv *c) {
     return;
   }
   if (c->pos > 0) {
+    if (c->tcp) tcp_seg_shift(c, c->pos);
     memmove(c->buf, c->buf + c->pos, c->len - c->pos);
     c->len -= c->pos;
-    if (c->tcp) tcp_seg_shift(c, c->pos);
     c->pos = 0;
   }
   if (c->len == c->cap) {
