@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -45,6 +44,9 @@ PARSER = os.path.join(OUT, "json_parsers")
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
 
 M64 = (1 << 64) - 1
+
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from lib import RedisServer  # noqa: E402
 
 
 def log(msg):
@@ -115,26 +117,8 @@ WINDOW TUMBLING (SIZE 10 SECONDS);
 """
 
 
-class Redis:
-    """redis-server on a free loopback port, its data in d, nothing saved."""
-
-    def __init__(self, d):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        self.port = s.getsockname()[1]
-        s.close()
-        self.p = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                   "--appendonly", "no", "--dir", d],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 10
-        while self.cli("PING").strip() != "PONG":
-            if time.time() > deadline:
-                sys.exit("bench-kafka: redis-server did not start")
-            time.sleep(0.05)
-
-    def cli(self, *args, stdin=None):
-        return subprocess.run(["redis-cli", "-p", str(self.port)] + list(args), input=stdin, capture_output=True,
-                              text=True, timeout=120).stdout
+class Redis(RedisServer):
+    """The bench's own redis-server (tests/lib.py), read back as the query's rows."""
 
     def rows(self):
         """The sink's hashes as the query's CSV rows, in its order."""
@@ -144,11 +128,7 @@ class Redis:
         return ["%s,%s,%s" % r for r in sorted(rows, key=lambda r: (int(r[2]), r[0]))]
 
     def close(self):
-        self.p.terminate()
-        try:
-            self.p.wait(10)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
+        self.stop()
 
 
 class Mock:
