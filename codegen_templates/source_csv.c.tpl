@@ -1,5 +1,5 @@
 /* Pipeline @ID@: source @SOURCE@, @DESC@ (template source_csv.c.tpl).
- * This rank reads its share of the file's records; malformed rows are
+ * This rank reads its blocks of the file's records; malformed rows are
  * skipped and counted. Every query reading this source runs in this loop.
  * Lateness and watermarks follow the file's record order only (air.h). */
 static void @FN@(AirVertex *v, int inst, void *ctx) {

@@ -279,7 +279,7 @@ void emit_source(Gen *g, const Relation *r) {
   if (r->ingestion_time) {
     fprintf(ce, "    %s_advance(&st, now, now, false);\n", fn);
   } else if (r->source->time == TIME_SCANNED) {
-    /* every record this rank scanned, others' too: no later W(i) is lower */
+    /* every record before the last one read, whichever rank's: no later W(i) is lower */
     fprintf(ce, "    %s_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), false);\n", fn);
   } else {
     fprintf(ce, "    if (st.maxts != AIR_WM_NONE)\n      %s_advance(&st, st.maxts - INT64_C(%" PRId64 "), now, false);\n",

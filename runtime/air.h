@@ -563,7 +563,7 @@ typedef struct AirTcpSinkDef {
 typedef struct AirCsvDef {
   const char *path;        /* the file, as the query names it */
   const char *name;        /* the stream's or table's name, for messages */
-  bool table;              /* every rank reads every record (else its share) */
+  bool table;              /* every rank reads every record (else its blocks) */
   bool single;             /* rank 0 alone reads it, whatever the file is (standard
                               input: under a launcher other ranks' is not the same) */
   bool json;               /* format = 'json': one object per line, keys = cols */
@@ -590,8 +590,10 @@ typedef struct AirCsvDef {
 } AirCsvDef;
 /* Open the file before the run (main thread; every rank opens its csv
  * sources and tables in the same order). A stream's reader gives this rank
- * the records whose index (after the header) % world == rank, a table's
- * every record. Ends the run on every rank with "cannot open 'path':
+ * the records of its blocks of the file (on one rank, every record; on
+ * more, the file after its header is cut in blocks dealt round robin, each
+ * starting at a record boundary, found before the run), a table's every
+ * record. Ends the run on every rank with "cannot open 'path':
  * reason" when the file cannot be opened, or with "path:line: header ...
  * does not match the columns of ..." when def->header is AIR_CSV_HEADER
  * and the header's fields are not the declared names, in order (ASCII
@@ -613,13 +615,14 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line);
 /* Lateness of a stream's records is a function of the file alone (record
  * order and the WATERMARK bound), whatever the ranks and their chunks:
  * record i's event time *counts* when it has ncols fields and its time
- * column is a valid TIMESTAMP (its other fields may be bad). The reader
- * parses the time column of every record it scans, other ranks' too.
+ * column is a valid TIMESTAMP (its other fields may be bad). Before the
+ * run each rank learns the largest counted event time before each of its
+ * blocks (csv.c's split).
  * W(i) = (the largest counted event time of records 0..i-1) - bound, or
  * AIR_WM_NONE while none counted: a row is late for a window that ended
  * by W(i). air_csv_row_wm (below) is W(i) of the record just returned;
  * air_csv_scanned_wm is the largest counted event time of every record
- * scanned so far (its own and others') - bound, the watermark to send: no
+ * before the record just read (of its block and every earlier one) - bound, the watermark to send: no
  * later record's W is below it. */
 int64_t air_csv_scanned_wm(AirCsv *c);
 /* The source vertex reading c: a stop then parks the reader between

@@ -19,8 +19,9 @@
  *    quoting: the record is consumed to its line end and reported as -2;
  *  - an opening quote never closed before end of file is bad quoting of the
  *    line it starts on; reading resumes on the next line.
- * Every rank scans the whole of a regular file so all agree on record
- * indices; each keeps the records whose index % world equals its rank.
+ * A stream's regular file is split in blocks among the ranks, each
+ * reading only its own (the split, near the end of this file); every rank
+ * agrees on record indices, line numbers and W(i) all the same.
  * Anything else (a FIFO, standard input) rank 0 alone reads (air_csv_open),
  * and so a file followed as it grows (follow = true): at its end the reader
  * waits for more bytes (a last line without its line end is not a record
@@ -92,8 +93,6 @@ struct AirCsv {
   size_t rec;     /* start of the record just scanned */
   long line;      /* 1-based line number at pos */
   uint64_t index; /* records seen after the header */
-  int rank;       /* this reader keeps index % world == rank */
-  int world;
   bool start;     /* nothing consumed yet: a byte order mark may come */
   Span *spans;    /* field boundaries of the current record */
   int nspans;     /* allocated entries of spans */
@@ -104,13 +103,19 @@ struct AirCsv {
   char *error;    /* what ends the run, when kept (tests, or rank 0 alone reading) */
   bool keep_error; /* keep it in error instead of air_fatal */
   int64_t maxts;      /* the largest counted event time scanned, or AIR_WM_NONE */
-  AirPace pace;       /* replay at a rate: this rank's share of it */
+  double rate;        /* replay at this many records/s (a stream's; 0: unthrottled) */
+  AirPace pace;       /* ... this rank's share of it */
   uint64_t budget;    /* records of this rank's the pacer let go, not read yet */
   AirVertex *v;       /* the source vertex a stop parks (air_csv_bind), or NULL */
   int64_t cut;        /* records before it are read after a stop, -1 while none */
+  uint64_t stop_at;   /* no byte at or after this file offset is read (UINT64_MAX: none) */
+  struct CsvSplit *split; /* a regular file's stream read in blocks by the ranks (below) */
+  int64_t cutmax;         /* split: the largest event time before the cut */
 };
 
 static _Noreturn void csv_oom(void) { air_oom("csv buffer"); }
+static void split_mpi(AirRuntime *rt, AirCsv *c, uint64_t size);
+static void split_free(struct CsvSplit *s);
 
 static void ensure_spans(AirCsv *c, int max) {
   if (max <= c->nspans) return;
@@ -161,7 +166,7 @@ static void check_header(AirCsv *c, const AirCsvDef *def) {
 }
 
 /* A reader of fd (-1: none yet) without its header read. */
-static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd, int rank, int world) {
+static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd) {
   AirCsv *c = calloc(1, sizeof *c);
   if (!c) csv_oom();
   c->rt = rt;
@@ -180,11 +185,10 @@ static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd, int rank
   c->spans = malloc((size_t)c->nspans * sizeof *c->spans);
   if (!c->path || !c->name || !c->buf || !c->spans) csv_oom();
   c->line = 1;
-  c->rank = rank;
-  c->world = world < 1 ? 1 : world;
   c->start = true;
   c->eof = fd < 0;
   c->cut = -1;
+  c->stop_at = UINT64_MAX;
   c->follow = def->follow && !def->table;
   c->json = def->json;
   c->cols = def->cols;
@@ -194,7 +198,8 @@ static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd, int rank
   for (int k = 0; k < def->ncols; k++) c->col_len[k] = def->cols ? strlen(def->cols[k]) : 0;
   c->bad_limit = def->bad_limit;
   c->bad_max = def->bad_max;
-  air_pace_init(&c->pace, def->table ? 0 : (double)def->rate / (double)c->world);
+  c->rate = def->table ? 0 : (double)def->rate;
+  air_pace_init(&c->pace, c->rate);
   return c;
 }
 
@@ -217,19 +222,19 @@ static int open_input(const char *path, bool *polled) {
   return fd;
 }
 
-static AirCsv *open_reader(AirRuntime *rt, const AirCsvDef *def, int rank, int world, bool keep_error) {
+static AirCsv *open_reader(AirRuntime *rt, const AirCsvDef *def, bool keep_error) {
   bool polled = false;
   int fd = open_input(def->path, &polled);
   if (fd < 0) return NULL;
-  AirCsv *c = reader_new(rt, def, fd, rank, world);
+  AirCsv *c = reader_new(rt, def, fd);
   c->polled = polled;
   c->keep_error = keep_error || !rt;
   if (def->header != AIR_CSV_NO_HEADER) check_header(c, def);
   return c;
 }
 
-AirCsv *air_csv_open_at(AirRuntime *rt, const AirCsvDef *def, int rank, int world) {
-  return open_reader(rt, def, rank, world, false);
+AirCsv *air_csv_open_at(AirRuntime *rt, const AirCsvDef *def) {
+  return open_reader(rt, def, false);
 }
 
 const char *air_csv_error(const AirCsv *c) { return c->error; }
@@ -246,7 +251,7 @@ static void read_all_bytes(AirCsv *c) {
  * FIFO or pipe would each get part of its bytes. So rank 0 looks at the
  * path and tells every rank (this runs on the main thread of every rank,
  * in the same order, before air_run: a collective is safe). A regular file
- * every rank opens and reads (a table whole, a stream for its share); of
+ * every rank opens and reads (a table whole, a stream its blocks); of
  * anything else, rank 0 alone reads a stream, taking every record (the
  * other ranks' share is empty: they end at once, and the plan's exchanges
  * spread the keyed work), and reads a table whole and sends its bytes to
@@ -281,7 +286,7 @@ static AirCsv *open_tcp(AirRuntime *rt, const AirCsvDef *d) {
     err[sizeof err - 1] = '\0';
     air_fatal(rt, "stream '%s': %s", d->name ? d->name : "?", err);
   }
-  AirCsv *c = reader_new(rt, d, -1, 0, 1);
+  AirCsv *c = reader_new(rt, d, -1);
   if (t) {
     c->tcp = t;
     c->eof = false;
@@ -295,7 +300,7 @@ static AirCsv *open_kafka(AirRuntime *rt, const AirCsvDef *d) {
   char err[768] = "";
   AirKafka *k = d->kafka->ops->open(rt, d->kafka, d->name ? d->name : "?", err, sizeof err);
   if (!k) air_fatal(rt, "%s", err);
-  AirCsv *c = reader_new(rt, d, -1, 0, 1);
+  AirCsv *c = reader_new(rt, d, -1);
   c->kafka = k;
   c->kops = d->kafka->ops;
   c->kfloor = AIR_WM_NONE;
@@ -311,8 +316,10 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
   if (!d.table && d.kafka) return open_kafka(rt, &d);
   int verdict[3] = {IN_REGULAR, 0, 0}; /* kind, errno, length of rank 0's error */
   AirCsv *c = NULL;
+  uint64_t size = 0; /* a regular file's, as rank 0 sees it */
   if (rt->rank == 0) {
     struct stat st;
+    if (stat(d.path, &st) == 0) size = (uint64_t)st.st_size;
     if (stat(d.path, &st) != 0 || S_ISDIR(st.st_mode)) {
       verdict[0] = IN_ERROR;
       verdict[1] = S_ISDIR(st.st_mode) ? EISDIR : errno;
@@ -321,7 +328,7 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
       AirCsvDef raw = d;
       raw.header = AIR_CSV_NO_HEADER; /* a table's is checked after the copy */
       /* errors are kept, and told to every rank below: the others wait */
-      c = open_reader(rt, d.table ? &raw : &d, 0, 1, true);
+      c = open_reader(rt, d.table ? &raw : &d, true);
       if (!c) {
         verdict[0] = IN_ERROR;
         verdict[1] = errno;
@@ -342,15 +349,20 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
     air_fatal(rt, "%s", msg);
   }
   if (verdict[0] == IN_REGULAR) {
-    c = air_csv_open_at(rt, &d, d.table ? 0 : rt->rank, d.table ? 1 : rt->world);
+    bool split = !d.table && rt->world > 1;
+    c = air_csv_open_at(rt, &d);
     if (!c) air_fatal(rt, "cannot open '%s': %s", d.path, strerror(errno));
+    if (split) {
+      MPI_Bcast(&size, 1, MPI_UINT64_T, 0, rt->comm);
+      if (!c->error) split_mpi(rt, c, size);
+    }
   } else if (!d.table) {
-    if (rt->rank != 0) c = reader_new(rt, &d, -1, 0, 1); /* an empty share */
+    if (rt->rank != 0) c = reader_new(rt, &d, -1); /* an empty share */
   } else {
     uint64_t n = rt->rank == 0 ? c->len : 0;
     MPI_Bcast(&n, 1, MPI_UINT64_T, 0, rt->comm);
     if (rt->rank != 0) {
-      c = reader_new(rt, &d, -1, 0, 1);
+      c = reader_new(rt, &d, -1);
       if (n > c->cap) {
         air_memory_check(n, "a table read from a pipe");
         free(c->buf);
@@ -380,6 +392,7 @@ void air_csv_close(AirCsv *c) {
   free(c->buf);
   free(c->spans);
   free(c->col_len);
+  split_free(c->split);
   free(c->path);
   free(c->name);
   free(c->error);
@@ -653,7 +666,15 @@ static void refill(AirCsv *c) {
     c->buf = b;
     c->cap *= 2;
   }
-  ssize_t n = read_some(c, c->buf + c->len, c->cap - c->len);
+  size_t room = c->cap - c->len;
+  if (c->stop_at != UINT64_MAX) { /* a block's end (the split, below) */
+    if (c->offset >= c->stop_at) {
+      c->eof = true;
+      return;
+    }
+    if (room > c->stop_at - c->offset) room = (size_t)(c->stop_at - c->offset);
+  }
+  ssize_t n = read_some(c, c->buf + c->len, room);
   if (n == -2) return; /* c->idle: nothing yet */
   if (n < 0) {
     read_failed(c, "cannot read '%s': %s", c->path, strerror(errno));
@@ -1164,18 +1185,423 @@ static int64_t minus_bound(const AirCsv *c, int64_t maxts) {
   return wm;
 }
 
+/* Record nf's event time, when it counts (ncols fields, a valid TIMESTAMP
+ * in the time column): AIR_PARSE_OK and *ts. */
+static inline AirParse record_ts(const AirCsv *c, int nf, int64_t *ts) {
+  if (nf != c->ncols || c->time_col < 0) return AIR_PARSE_INVALID;
+  const Span *t = &c->spans[c->time_col];
+  /* "" in a number makes it no number: no need to unescape */
+  return t->esc ? AIR_PARSE_INVALID : air_parse_ts((AirField){c->buf + t->a, t->b - t->a}, ts);
+}
+
+/* ---- a regular file's stream split across ranks in blocks -------------
+ * On more than one rank, a stream read from a regular file is cut into
+ * blocks of AIR_CSV_BLOCK bytes (default 4 MiB) after its header, dealt
+ * round robin: block b is rank b % world's. Each rank reads only its own
+ * blocks (before, every rank scanned the whole file and kept the records
+ * i with i % world == rank, so ranks added scanning, not speed). Round
+ * robin, not one range per rank, so the ranks move through the file's
+ * event time together: the windows held open waiting for the slowest rank
+ * span a few blocks, not half the file.
+ *
+ * A block holds the records that start at or after its first record
+ * boundary at or after its offset, up to the next block's. Finding that
+ * boundary from the middle of a file is ambiguous: a line end may be
+ * inside a quoted field. So a block's owner takes the first line start
+ * after its offset as a candidate and scans from there to the first record
+ * boundary at or after the next block's offset (the scan is the reader's
+ * own, so quoting, CRLF, a lone CR and blank lines are what the main pass
+ * sees), counting records and lines and keeping the largest counted event
+ * time. The ranks exchange these (one MPI_Allreduce of a table, MAX), and
+ * every rank checks the chain from the header on: a block whose candidate
+ * is not where the scan of the block before it (itself checked) ended
+ * started inside quotes; its owner scans it again from that end, and the
+ * exchange repeats. A file without quoted line ends takes one round; one
+ * with them at many block starts takes more rounds (each at least one
+ * block further), never a wrong split.
+ *
+ * Then every rank knows, for each of its blocks, the index of its first
+ * record, its first line number and the largest counted event time of all
+ * records before it, which is what W(i) needs: record indices, line
+ * numbers, lateness and cuts are those of a whole-file read, whatever the
+ * split and the number of ranks. The cost is the scan above, the event
+ * time of each own record parsed a second time (one pass over the rank's
+ * share before the run, not over the file). A file is read up to its size
+ * when the run starts (rank 0's stat): what is appended later is not read
+ * (follow = true reads a growing file). */
+
+enum { BK_START, BK_END, BK_RECS, BK_LINES, BK_MAXTS, BK_FIELDS };
+#define CSV_BLOCK_DEFAULT (4u << 20)
+#define CSV_BLOCKS_MAX (1u << 16) /* a larger file takes larger blocks */
+
+typedef struct CsvSplit {
+  uint64_t data, size; /* the first record's offset (after a header), the file's size */
+  uint64_t block;      /* bytes per block */
+  size_t nblocks;
+  int rank, world;     /* block b is rank b % world's */
+  int64_t *tab;        /* nblocks x BK_FIELDS, combined over ranks with MAX */
+  bool *valid;         /* BK_START is the block's first record boundary */
+  uint64_t *from;      /* own blocks: where the next scan starts, SPLIT_NONE for none */
+  int64_t *recbase, *linebase, *maxbefore; /* per block, once every one is valid */
+  long line0;          /* the first record's line number */
+  size_t next;         /* the own block the main pass reads next */
+} CsvSplit;
+#define SPLIT_NONE UINT64_MAX
+
+static uint64_t split_off(const CsvSplit *s, size_t b) {
+  return b >= s->nblocks ? s->size : s->data + (uint64_t)b * s->block;
+}
+
+/* The reader at file offset `at`, its buffer empty, reading up to stop. */
+static void reader_seek(AirCsv *c, uint64_t at, uint64_t stop) {
+  c->pos = c->len = 0;
+  c->offset = at;
+  c->stop_at = stop;
+  c->eof = at >= stop;
+  if (lseek(c->fd, (off_t)at, SEEK_SET) < 0)
+    read_failed(c, "cannot read '%s': %s", c->path, strerror(errno));
+}
+
+/* The first line start at or after `at` (data: the first record), or the
+ * file's size: after a '\n', or after a '\r' not followed by '\n'. */
+static uint64_t line_start_after(AirCsv *c, const CsvSplit *s, uint64_t at) {
+  if (at <= s->data) return s->data;
+  char b[1 << 16];
+  uint64_t p = at - 1; /* b[0] is the byte before the candidate */
+  while (p < s->size) {
+    ssize_t n = pread(c->fd, b, sizeof b, (off_t)p);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n < 0) read_failed(c, "cannot read '%s': %s", c->path, strerror(errno));
+      return s->size;
+    }
+    if ((uint64_t)n > s->size - p) n = (ssize_t)(s->size - p);
+    for (ssize_t k = 0; k < n; k++) {
+      if (b[k] == '\n') return p + (uint64_t)k + 1;
+      if (b[k] == '\r') {
+        if (k + 1 < n) {
+          if (b[k + 1] != '\n') return p + (uint64_t)k + 1;
+        } else if (p + (uint64_t)k + 1 >= s->size) {
+          return s->size;
+        } else {
+          break; /* the next read decides: it starts at this '\r' */
+        }
+      }
+    }
+    p += (uint64_t)n - (b[n - 1] == '\r' && p + (uint64_t)n < s->size ? 1 : 0);
+  }
+  return s->size;
+}
+
+/* The csv record at p (before e) when it holds no quote and its line end
+ * is in the buffer: where the next one starts, its field count in *nf
+ * (0 for an empty line) and its field tc in [*ta, *tb); else NULL (scan
+ * decides). A third of the split's cost went to the general scan. */
+static inline const char *plain_record(const char *p, const char *e, int tc, int *nf, const char **ta,
+                                       const char **tb) {
+  int n = 0;
+  const char *fa = p, *start = p;
+  for (; p < e; p++) {
+    unsigned char ch = (unsigned char)*p;
+    if (ch > ',') continue; /* digits and letters */
+    if (ch == ',') {
+      if (n == tc) *ta = fa, *tb = p;
+      n++;
+      fa = p + 1;
+    } else if (ch == '\n' || ch == '\r') {
+      break;
+    } else if (ch == '"') {
+      return NULL;
+    }
+  }
+  if (p == e) return NULL;
+  if (n == tc) *ta = fa, *tb = p;
+  *nf = p == start ? 0 : n + 1;
+  if (*p == '\n') return p + 1;
+  if (p + 1 == e) return NULL; /* "\r\n" or a lone '\r': the next byte decides */
+  return p + (p[1] == '\n' ? 2 : 1);
+}
+
+/* Scan own block b from `from` to the first record boundary at or after
+ * the next block's offset: its row of the table. */
+static void split_scan(AirCsv *c, CsvSplit *s, size_t b, uint64_t from, int64_t maxrecs) {
+  int64_t *row = s->tab + b * BK_FIELDS;
+  uint64_t lim = split_off(s, b + 1);
+  int64_t recs = 0, lines = 0, maxts = AIR_WM_NONE;
+  /* The largest plain time field (digits, no leading zero, at most 14 of
+   * them: always a valid TIMESTAMP) is kept as text: for those, longer is
+   * larger and equal lengths compare as bytes, so most records cost a
+   * memcmp, not a parse; one parse at the end. A field that is not
+   * larger as text cannot hold a larger number (a non-digit leaves it
+   * fewer digits), whatever it is. Other fields are parsed. */
+  char best[16];
+  size_t bestn = 0;
+  reader_seek(c, from, s->size);
+  ensure_spans(c, c->time_col + 1);
+  while (c->offset - c->len + c->pos < lim && recs < maxrecs && !c->error) {
+    const char *ta = NULL, *tb = NULL, *next;
+    int pf;
+    if (!c->json && (next = plain_record(c->buf + c->pos, c->buf + c->len, c->time_col, &pf, &ta, &tb))) {
+      lines++;
+      c->pos = (size_t)(next - c->buf);
+      if (pf == 0) continue; /* an empty line: no record */
+      recs++;
+      if (pf != c->ncols) continue;
+      size_t n = (size_t)(tb - ta);
+      if (n - 1 < 14 && (ta[0] != '0' || n == 1)) {
+        if (n < bestn) continue;
+        if (n == bestn) { /* inline: a call to memcmp cost more than the compare */
+          size_t k = 0;
+          while (k < n && ta[k] == best[k]) k++;
+          if (k == n || (unsigned char)ta[k] < (unsigned char)best[k]) continue;
+        }
+        size_t k = 0;
+        while (k < n && (unsigned)(ta[k] - '0') <= 9) k++;
+        if (k == n) {
+          memcpy(best, ta, n);
+          bestn = n;
+          continue;
+        }
+      }
+      int64_t ts;
+      if (air_parse_ts((AirField){ta, n}, &ts) == AIR_PARSE_OK && ts > maxts) maxts = ts;
+      continue;
+    }
+    size_t end = 0;
+    long nl = 0;
+    int nf = c->json ? scan_json(c, c->time_col + 1, &end, &nl) : scan(c, c->time_col + 1, &end, &nl);
+    if (nf == SCAN_MORE) {
+      refill(c);
+      continue;
+    }
+    if (nf == SCAN_EOF) break;
+    lines += nl;
+    bool blank = nf == JSON_BLANK || (nf >= 0 && blank_record(c, nf));
+    int64_t ts;
+    if (!blank) {
+      recs++;
+      if (record_ts(c, nf, &ts) == AIR_PARSE_OK && ts > maxts) maxts = ts;
+    }
+    c->pos = end;
+  }
+  int64_t ts;
+  if (bestn && air_parse_ts((AirField){best, bestn}, &ts) == AIR_PARSE_OK && ts > maxts) maxts = ts;
+  row[BK_START] = (int64_t)from;
+  row[BK_END] = (int64_t)(c->offset - c->len + c->pos);
+  row[BK_RECS] = recs;
+  row[BK_LINES] = lines;
+  row[BK_MAXTS] = maxts;
+}
+
+/* The split of c's file (its header read) over world ranks, c being rank's
+ * reader; size is the file's size as rank 0 saw it, block the bytes per
+ * block (0: the default). Nothing is scanned yet. */
+static CsvSplit *split_new(AirCsv *c, uint64_t size, uint64_t block, int rank, int world) {
+  CsvSplit *s = calloc(1, sizeof *s);
+  if (!s) csv_oom();
+  if (c->start) { /* no header: a byte order mark may start the file */
+    char bom[3];
+    s->data = pread(c->fd, bom, 3, 0) == 3 && memcmp(bom, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    c->start = false;
+  } else {
+    s->data = c->offset - (c->len - c->pos);
+  }
+  s->size = size > s->data ? size : s->data;
+  s->block = block ? block : CSV_BLOCK_DEFAULT;
+  uint64_t bytes = s->size - s->data;
+  if (bytes / s->block >= CSV_BLOCKS_MAX) s->block = bytes / CSV_BLOCKS_MAX + 1;
+  s->nblocks = bytes ? (size_t)((bytes + s->block - 1) / s->block) : 1;
+  s->rank = rank;
+  s->world = world;
+  s->tab = malloc(s->nblocks * BK_FIELDS * sizeof *s->tab);
+  s->valid = calloc(s->nblocks, sizeof *s->valid);
+  s->from = malloc(s->nblocks * sizeof *s->from);
+  s->recbase = malloc(s->nblocks * sizeof *s->recbase);
+  s->linebase = malloc(s->nblocks * sizeof *s->linebase);
+  s->maxbefore = malloc(s->nblocks * sizeof *s->maxbefore);
+  if (!s->tab || !s->valid || !s->from || !s->recbase || !s->linebase || !s->maxbefore) csv_oom();
+  for (size_t b = 0; b < s->nblocks; b++)
+    s->from[b] = (int)(b % (size_t)world) != rank ? SPLIT_NONE
+                 : b == 0 ? s->data : line_start_after(c, s, split_off(s, b));
+  s->line0 = c->line;
+  s->next = (size_t)rank;
+  return s;
+}
+
+/* One round: scan the own blocks that need it. The table then holds this
+ * rank's rows and INT64_MIN in the others', for the MAX over ranks. */
+static void split_round(AirCsv *c, CsvSplit *s) {
+  for (size_t b = 0; b < s->nblocks; b++) {
+    int64_t *row = s->tab + b * BK_FIELDS;
+    if ((int)(b % (size_t)s->world) != s->rank) {
+      for (int k = 0; k < BK_FIELDS; k++) row[k] = INT64_MIN;
+    } else if (s->from[b] != SPLIT_NONE) {
+      split_scan(c, s, b, s->from[b], INT64_MAX);
+      s->from[b] = SPLIT_NONE;
+    }
+  }
+}
+
+/* With every rank's rows in the table: true when each block starts where
+ * the block before it ended (the first after the header), and then each
+ * block's first record index, line and the largest event time before it
+ * are known; else the own blocks to scan again are marked. */
+static bool split_resolve(CsvSplit *s) {
+  bool all = true;
+  for (size_t b = 0; b < s->nblocks; b++) {
+    const int64_t *row = s->tab + b * BK_FIELDS;
+    s->valid[b] = false;
+    if (b == 0) {
+      s->valid[b] = row[BK_START] == (int64_t)s->data;
+    } else if (s->valid[b - 1]) {
+      int64_t want = s->tab[(b - 1) * BK_FIELDS + BK_END];
+      s->valid[b] = row[BK_START] == want;
+      if (!s->valid[b] && (int)(b % (size_t)s->world) == s->rank) s->from[b] = (uint64_t)want;
+    }
+    all = all && s->valid[b];
+  }
+  if (!all) return false;
+  int64_t recs = 0, line = s->line0, mx = AIR_WM_NONE;
+  for (size_t b = 0; b < s->nblocks; b++) {
+    const int64_t *row = s->tab + b * BK_FIELDS;
+    s->recbase[b] = recs;
+    s->linebase[b] = line;
+    s->maxbefore[b] = mx;
+    recs += row[BK_RECS];
+    line += row[BK_LINES];
+    if (row[BK_MAXTS] > mx) mx = row[BK_MAXTS];
+  }
+  return true;
+}
+
+/* The reader at the start of its next own block; false when none is left. */
+static bool split_next(AirCsv *c) {
+  CsvSplit *s = c->split;
+  if (s->next >= s->nblocks) return false;
+  size_t b = s->next;
+  /* past a stop's cut: not entered (its start would raise the watermark
+   * above W(cut)) */
+  if (c->cut >= 0 && s->recbase[b] >= c->cut) return false;
+  s->next += (size_t)s->world;
+  const int64_t *row = s->tab + b * BK_FIELDS;
+  reader_seek(c, (uint64_t)row[BK_START], (uint64_t)row[BK_END]);
+  c->index = (uint64_t)s->recbase[b];
+  c->line = s->linebase[b];
+  if (s->maxbefore[b] > c->maxts) c->maxts = s->maxbefore[b];
+  return true;
+}
+
+/* A stop's cut at record k (cut.c, the same k on every rank): the largest
+ * counted event time of records 0..k-1, which the reader's last watermark
+ * must be (every rank's the same, as when each scanned the whole file; a
+ * rank whose blocks end before k knows it only for whole blocks). The
+ * part of the block holding k before it is scanned here again, by a
+ * reader of its own (a new open file description: the main reader's
+ * offset and buffer stay as they are). */
+static int64_t split_cut_max(AirCsv *c, int64_t k) {
+  CsvSplit *s = c->split;
+  size_t b = 0;
+  while (b + 1 < s->nblocks && s->recbase[b + 1] <= k) b++;
+  const int64_t *row = s->tab + b * BK_FIELDS;
+  int64_t mx = s->maxbefore[b], part = k - s->recbase[b];
+  if (part >= row[BK_RECS]) return row[BK_MAXTS] > mx ? row[BK_MAXTS] : mx;
+  if (part <= 0) return mx;
+  char self[64];
+  snprintf(self, sizeof self, "/proc/self/fd/%d", c->fd);
+  int fd = open(self, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fd = open(c->path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    read_failed(c, "cannot read '%s' again for the stop: %s", c->path, strerror(errno));
+    return mx;
+  }
+  AirCsv t = {.path = c->path, .name = c->name, .ncols = c->ncols, .time_col = c->time_col, .fd = fd,
+              .json = c->json, .cols = c->cols, .col_len = c->col_len, .kinds = c->kinds, .rt = c->rt,
+              .keep_error = c->keep_error, .cap = CSV_BUF_INIT, .stop_at = UINT64_MAX};
+  t.buf = malloc(t.cap);
+  if (!t.buf) csv_oom();
+  int64_t saved[BK_FIELDS];
+  memcpy(saved, row, sizeof saved);
+  split_scan(&t, s, b, (uint64_t)row[BK_START], part);
+  int64_t got = row[BK_MAXTS];
+  memcpy(s->tab + b * BK_FIELDS, saved, sizeof saved);
+  close(fd);
+  free(t.buf);
+  free(t.spans);
+  free(t.error);
+  return got > mx ? got : mx;
+}
+
+static void split_free(CsvSplit *s) {
+  if (!s) return;
+  free(s->tab);
+  free(s->valid);
+  free(s->from);
+  free(s->recbase);
+  free(s->linebase);
+  free(s->maxbefore);
+  free(s);
+}
+
+static uint64_t split_block_env(void) {
+  const char *e = getenv("AIR_CSV_BLOCK");
+  char *end;
+  unsigned long long v = e ? strtoull(e, &end, 10) : 0;
+  return e && *e && !*end ? (uint64_t)v : 0;
+}
+
+/* c (rank's reader, its header read) reads its blocks from now on. */
+static void split_attach(AirCsv *c, CsvSplit *s) {
+  c->split = s;
+  air_pace_init(&c->pace, c->rate / s->world); /* each rank paces its share */
+  if (!split_next(c)) { /* no block of its own: nothing to read */
+    c->pos = c->len = 0;
+    c->stop_at = c->offset;
+    c->eof = true;
+  }
+}
+
+/* The split over MPI: rounds until every block is where the one before it ended. */
+static void split_mpi(AirRuntime *rt, AirCsv *c, uint64_t size) {
+  CsvSplit *s = split_new(c, size, split_block_env(), rt->rank, rt->world);
+  for (int round = 1;; round++) {
+    split_round(c, s);
+    MPI_Allreduce(MPI_IN_PLACE, s->tab, (int)(s->nblocks * BK_FIELDS), MPI_INT64_T, MPI_MAX, rt->comm);
+    if (split_resolve(s)) break;
+    if (round == 3 && rt->rank == 0)
+      fprintf(stderr, "%s: note: stream '%s': line ends inside quoted fields at many block starts of "
+              "'%s': its split across ranks takes more rounds\n", rt->name, c->name, c->path);
+  }
+  split_attach(c, s);
+}
+
+void air_csv_split_local(AirCsv **readers, int world, uint64_t size, uint64_t block) {
+  CsvSplit *s[world];
+  for (int r = 0; r < world; r++) s[r] = split_new(readers[r], size, block, r, world);
+  size_t n = s[0]->nblocks * BK_FIELDS;
+  for (;;) {
+    for (int r = 0; r < world; r++) split_round(readers[r], s[r]);
+    for (size_t k = 0; k < n; k++) /* what MPI_Allreduce(MAX) makes */
+      for (int r = 1; r < world; r++)
+        if (s[r]->tab[k] > s[0]->tab[k]) s[0]->tab[k] = s[r]->tab[k];
+    for (int r = 1; r < world; r++) memcpy(s[r]->tab, s[0]->tab, n * sizeof *s[0]->tab);
+    bool all = true;
+    for (int r = 0; r < world; r++) all = split_resolve(s[r]) && all;
+    if (all) break;
+  }
+  for (int r = 0; r < world; r++) split_attach(readers[r], s[r]);
+}
+
 int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
   if (max < 0) max = 0;
-  /* Every record's time column is parsed, for the watermark; of other
-   * ranks' records nothing else is looked at. */
-  int want_others = c->time_col + 1;
-  int want_mine = max > want_others ? max : want_others;
-  ensure_spans(c, want_mine);
+  /* the time column is parsed for the watermark even when not asked for */
+  int want = max > c->time_col + 1 ? max : c->time_col + 1;
+  ensure_spans(c, want);
   while (!c->done) {
     if (c->cut < 0 && c->v && (c->stopped || air_should_stop(c->rt))) {
       /* A stop: park between records, then read the records before the
        * cut every rank agreed on (cut.c), and no more. */
       c->cut = air_source_park(c->v, (int64_t)c->index);
+      if (c->split && c->cut >= 0) c->cutmax = split_cut_max(c, c->cut);
       if (c->kafka) { /* each rank's own partitions: it ends where it is */
         c->cut = (int64_t)c->index;
         c->kops->lag(c->kafka);
@@ -1183,16 +1609,16 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
       c->stopped = false;
     }
     if (c->cut >= 0 && c->index >= (uint64_t)c->cut) break;
-    bool mine = c->index % (uint64_t)c->world == (uint64_t)c->rank;
-    if (mine && c->budget == 0) {
+    if (c->budget == 0) {
       /* a slice of about 1 ms of records at a time (all when unthrottled) */
       if (!c->v && c->rt && air_should_stop(c->rt)) break;
       if (!(c->budget = air_pace_take(&c->pace, CSV_PACE_MAX))) return AIR_CSV_WAIT;
     }
     long start;
-    int nf = next_record(c, mine ? want_mine : want_others, &start);
+    int nf = next_record(c, want, &start);
     if (nf == SCAN_WAIT) return AIR_CSV_WAIT; /* the writer is idle: the loop sends its watermark */
     if (nf == SCAN_EOF && c->stopped && c->v) continue; /* the stop came while waiting */
+    if (nf == SCAN_EOF && c->split && !c->stopped && split_next(c)) continue;
     if (nf == SCAN_EOF) break;
     c->index++;
     /* a kafka message is one record: more lines in it make it a bad row */
@@ -1202,9 +1628,7 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
     int64_t before = *maxts, ts = 0;
     AirParse ok = AIR_PARSE_INVALID;
     if (nf == c->ncols && c->time_col >= 0 && !c->kmulti) {
-      const Span *t = &c->spans[c->time_col];
-      /* "" in a number makes it no number: no need to unescape */
-      if (!t->esc) ok = air_parse_ts((AirField){c->buf + t->a, t->b - t->a}, &ts);
+      ok = record_ts(c, nf, &ts);
       if (ok == AIR_PARSE_OK && ts > *maxts) *maxts = ts;
     } else if (c->tmsg && nf == c->ncols && !c->kmulti) {
       /* the message's timestamp, counted as a time field of the record would be */
@@ -1213,7 +1637,6 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
            : ts < AIR_TS_MIN || ts > AIR_TS_MAX ? AIR_PARSE_RANGE : AIR_PARSE_OK;
       if (ok == AIR_PARSE_OK && ts > *maxts) *maxts = ts;
     }
-    if (!mine) continue;
     c->budget--;
     c->taken++;
     c->row.wm = minus_bound(c, before);
@@ -1226,6 +1649,8 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
     return nf;
   }
   c->done = true;
+  /* past the cut: its watermark, W(cut), whichever rank read what */
+  if (c->split && c->cut >= 0 && c->cutmax > c->maxts) c->maxts = c->cutmax;
   if (c->follow && c->pos < c->len && !memchr(c->buf + c->pos, '\n', c->len - c->pos) &&
       !memchr(c->buf + c->pos, '\r', c->len - c->pos))
     fprintf(stderr, "%s:%ld: warning: stream '%s' stopped before this last line ended (%zu bytes "

@@ -29,15 +29,19 @@ AirGen *air_gen_open_at(AirRuntime *rt, int rank, int world, int instance,
                         int threads, int64_t rate, int64_t limit,
                         int64_t seed);
 
-/* A CSV reader dealing records index % world == rank to this reader (pass
- * rank 0, world 1 for every record). NULL with errno set when the file
+/* A CSV reader of every record (air_csv_split_local then deals a regular
+ * file's blocks to several readers, as ranks). NULL with errno set when the file
  * cannot be opened. With rt NULL what would end the run (a header that
  * does not match, a read error, a file that shrank) is kept for
  * air_csv_error instead, the input then ending. Anything but a regular
  * file is read by this reader alone, waiting in poll(2). Owned by the
  * caller; free with air_csv_close. */
-AirCsv *air_csv_open_at(AirRuntime *rt, const AirCsvDef *def, int rank, int world);
+AirCsv *air_csv_open_at(AirRuntime *rt, const AirCsvDef *def);
 const char *air_csv_error(const AirCsv *c); /* that message, or NULL */
+/* The split of a regular file's stream across ranks (csv.c), without MPI:
+ * readers[r] is rank r's of world (each opened with rank 0, world 1), size
+ * the file's size, block the bytes per block (0: the default). */
+void air_csv_split_local(AirCsv **readers, int world, uint64_t size, uint64_t block);
 long air_csv_bad_count(const AirCsv *c); /* rows passed to air_csv_bad_row */
 
 #endif /* AIR_DATA_INT_H */

@@ -77,8 +77,12 @@ def expected(k, emit):
 
 
 def start(d, exe, np, args):
+    # several ranks split the csv file in blocks: small ones (the default
+    # 4 MiB is more than the file; these hold 5 windows), so a cut falls inside another rank's
+    # block and each rank's last watermark must still be W(cut)
+    env = dict(os.environ, AIR_CSV_BLOCK="4001")
     return subprocess.Popen([MPIRUN, "-np", str(np), exe] + args, cwd=d, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
 def children(pid):

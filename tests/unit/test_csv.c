@@ -29,10 +29,23 @@ static char *write_temp(const char *data, size_t n) {
 
 /* A reader of path without a declaration to check: header skips the first
  * record unchecked. */
-static AirCsv *open_csv(const char *path, bool header, int rank, int world) {
+static AirCsv *open_csv(const char *path, bool header) {
   AirCsvDef def = {.path = path, .name = "t", .header = header ? AIR_CSV_HEADER_SKIP : AIR_CSV_NO_HEADER,
                    .time_col = -1};
-  return air_csv_open_at(NULL, &def, rank, world);
+  return air_csv_open_at(NULL, &def);
+}
+
+/* world readers of def's file, its blocks of `block` bytes dealt to them
+ * as to ranks (air_csv_split_local). */
+static void open_split(const AirCsvDef *def, int world, uint64_t block, AirCsv **rs) {
+  struct stat st;
+  assert_int_equal(stat(def->path, &st), 0);
+  for (int r = 0; r < world; r++) {
+    rs[r] = air_csv_open_at(NULL, def);
+    assert_non_null(rs[r]);
+    assert_null(air_csv_error(rs[r]));
+  }
+  air_csv_split_local(rs, world, (uint64_t)st.st_size, block);
 }
 
 typedef struct Rec {
@@ -41,11 +54,10 @@ typedef struct Rec {
   char f[8][64];       /* fields as C strings */
 } Rec;
 
-/* Reads every record of path (rank/world share) into recs; returns count. */
-static int read_all(const char *data, bool header, int rank, int world, Rec *recs,
-                    int maxrecs) {
+/* Reads every record of path into recs; returns count. */
+static int read_all(const char *data, bool header, Rec *recs, int maxrecs) {
   char *path = write_temp(data, strlen(data));
-  AirCsv *c = open_csv(path, header, rank, world);
+  AirCsv *c = open_csv(path, header);
   assert_non_null(c);
   AirField f[8];
   int n = 0, nf;
@@ -71,7 +83,7 @@ static int read_all(const char *data, bool header, int rank, int world, Rec *rec
 static void test_csv_plain_and_header(void **state) {
   (void)state;
   Rec r[4];
-  int n = read_all("a,b,c\n1,2,3\n4,,6\n", true, 0, 1, r, 4);
+  int n = read_all("a,b,c\n1,2,3\n4,,6\n", true, r, 4);
   assert_int_equal(n, 2);
   assert_int_equal(r[0].nf, 3);
   assert_int_equal(r[0].line, 2);
@@ -80,7 +92,7 @@ static void test_csv_plain_and_header(void **state) {
   assert_int_equal(r[1].line, 3);
   assert_string_equal(r[1].f[1], "");
   /* without header the first line is a record */
-  n = read_all("a,b,c\n1,2,3\n", false, 0, 1, r, 4);
+  n = read_all("a,b,c\n1,2,3\n", false, r, 4);
   assert_int_equal(n, 2);
   assert_string_equal(r[0].f[0], "a");
   assert_int_equal(r[0].line, 1);
@@ -91,7 +103,7 @@ static void test_csv_quoting(void **state) {
   Rec r[4];
   int n = read_all("\"x,y\",\"he said \"\"hi\"\"\",plain,\"\"\n"
                    "\"\"\"\",\"a\"\"\"\"b\"\n",
-                   false, 0, 1, r, 4);
+                   false, r, 4);
   assert_int_equal(n, 2);
   assert_int_equal(r[0].nf, 4);
   assert_string_equal(r[0].f[0], "x,y");
@@ -106,7 +118,7 @@ static void test_csv_quoting(void **state) {
 static void test_csv_crlf(void **state) {
   (void)state;
   Rec r[4];
-  int n = read_all("h1,h2\r\n1,two\r\n\"q\",\"r\"\r\n3,x\ry\r\n", true, 0, 1, r, 4);
+  int n = read_all("h1,h2\r\n1,two\r\n\"q\",\"r\"\r\n3,x\ry\r\n", true, r, 4);
   assert_int_equal(n, 4);
   assert_string_equal(r[0].f[1], "two");
   assert_string_equal(r[1].f[0], "q");
@@ -124,7 +136,7 @@ static void test_csv_crlf(void **state) {
 static void test_csv_cr_only(void **state) {
   (void)state;
   Rec r[8];
-  int n = read_all("a,b\r1,2\r\r\"x\ry\",3\r\"q\"\r4,\"z\r\n\"\r\"bad\"x\r5,6", true, 0, 1, r, 8);
+  int n = read_all("a,b\r1,2\r\r\"x\ry\",3\r\"q\"\r4,\"z\r\n\"\r\"bad\"x\r5,6", true, r, 8);
   assert_int_equal(n, 6);
   assert_int_equal(r[0].line, 2);
   assert_string_equal(r[0].f[1], "2");
@@ -141,7 +153,7 @@ static void test_csv_cr_only(void **state) {
   assert_int_equal(r[5].line, 10);
   assert_string_equal(r[5].f[1], "6");
   /* an unterminated quote costs its own line, ended by a lone CR */
-  n = read_all("x,\"abc\rok,3\r", false, 0, 1, r, 8);
+  n = read_all("x,\"abc\rok,3\r", false, r, 8);
   assert_int_equal(n, 2);
   assert_int_equal(r[0].nf, -2);
   assert_int_equal(r[1].line, 2);
@@ -180,7 +192,7 @@ static void test_csv_cr_at_buffer_end(void **state) {
     assert_int_equal(data[MIB - 1], '\r');
     len += strlen(tail);
     char *path = write_temp(data, len);
-    AirCsv *c = open_csv(path, false, 0, 1);
+    AirCsv *c = open_csv(path, false);
     AirField f[4];
     long line;
     for (long i = 0; i < lines; i++) assert_true(air_csv_next(c, f, 4, &line) >= 1);
@@ -206,14 +218,14 @@ static void test_csv_cr_at_buffer_end(void **state) {
 static void test_csv_bom_skipped(void **state) {
   (void)state;
   Rec r[4];
-  int n = read_all("\xEF\xBB\xBF" "a,b\n1,2\n", false, 0, 1, r, 4);
+  int n = read_all("\xEF\xBB\xBF" "a,b\n1,2\n", false, r, 4);
   assert_int_equal(n, 2);
   assert_string_equal(r[0].f[0], "a");
   assert_int_equal(r[0].line, 1);
-  n = read_all("\xEF\xBB\xBF", false, 0, 1, r, 4);
+  n = read_all("\xEF\xBB\xBF", false, r, 4);
   assert_int_equal(n, 0);
   /* only at the start of the file */
-  n = read_all("a\n\xEF\xBB\xBF" "b\n", false, 0, 1, r, 4);
+  n = read_all("a\n\xEF\xBB\xBF" "b\n", false, r, 4);
   assert_int_equal(n, 2);
   assert_string_equal(r[1].f[0], "\xEF\xBB\xBF" "b");
 }
@@ -221,7 +233,7 @@ static void test_csv_bom_skipped(void **state) {
 static void test_csv_embedded_newline(void **state) {
   (void)state;
   Rec r[4];
-  int n = read_all("\"line1\nline2\",z\nnext,1\n\"a\r\nb\",c\r\n", false, 0, 1, r, 4);
+  int n = read_all("\"line1\nline2\",z\nnext,1\n\"a\r\nb\",c\r\n", false, r, 4);
   assert_int_equal(n, 3);
   assert_string_equal(r[0].f[0], "line1\nline2");
   assert_string_equal(r[0].f[1], "z");
@@ -242,7 +254,7 @@ static void test_csv_bad_quoting(void **state) {
                    "ok,2\n"
                    "x,\"abc\n"        /* never closed */
                    "ok,3\n",
-                   false, 0, 1, r, 8);
+                   false, r, 8);
   assert_int_equal(n, 7);
   assert_int_equal(r[0].nf, -2);
   assert_int_equal(r[0].line, 1);
@@ -265,7 +277,7 @@ static void test_csv_bad_quoting(void **state) {
 static void test_csv_unterminated_resumes_next_line(void **state) {
   (void)state;
   Rec r[4];
-  int n = read_all("x,\"abc\nok,3\n", false, 0, 1, r, 4);
+  int n = read_all("x,\"abc\nok,3\n", false, r, 4);
   assert_int_equal(n, 2);
   assert_int_equal(r[0].nf, -2);
   assert_int_equal(r[0].line, 1);
@@ -277,33 +289,33 @@ static void test_csv_unterminated_resumes_next_line(void **state) {
 static void test_csv_final_record_without_newline(void **state) {
   (void)state;
   Rec r[4];
-  int n = read_all("a,b\n1,2", false, 0, 1, r, 4);
+  int n = read_all("a,b\n1,2", false, r, 4);
   assert_int_equal(n, 2);
   assert_string_equal(r[1].f[1], "2");
-  n = read_all("a,b\n\"1\",\"2\"", false, 0, 1, r, 4);
+  n = read_all("a,b\n\"1\",\"2\"", false, r, 4);
   assert_int_equal(n, 2);
   assert_string_equal(r[1].f[1], "2");
-  n = read_all("a,", false, 0, 1, r, 4);
+  n = read_all("a,", false, r, 4);
   assert_int_equal(n, 1);
   assert_int_equal(r[0].nf, 2);
-  n = read_all("a,b\r", false, 0, 1, r, 4);
+  n = read_all("a,b\r", false, r, 4);
   assert_int_equal(n, 1);
   assert_string_equal(r[0].f[1], "b");
-  n = read_all("", false, 0, 1, r, 4);
+  n = read_all("", false, r, 4);
   assert_int_equal(n, 0);
 }
 
 static void test_csv_blank_lines_skipped(void **state) {
   (void)state;
   Rec r[8];
-  int n = read_all("\nh\n1\n\n2\n\r\n3\n\n", true, 0, 1, r, 8);
+  int n = read_all("\nh\n1\n\n2\n\r\n3\n\n", true, r, 8);
   assert_int_equal(n, 3);
   assert_string_equal(r[0].f[0], "1");
   assert_int_equal(r[0].line, 3);
   assert_int_equal(r[1].line, 5);
   assert_int_equal(r[2].line, 7);
   /* a quoted empty field and bare commas are records, not blank lines */
-  n = read_all("\"\"\n,,\n", false, 0, 1, r, 8);
+  n = read_all("\"\"\n,,\n", false, r, 8);
   assert_int_equal(n, 2);
   assert_int_equal(r[0].nf, 1);
   assert_string_equal(r[0].f[0], "");
@@ -313,7 +325,7 @@ static void test_csv_blank_lines_skipped(void **state) {
 static void test_csv_field_count_beyond_max(void **state) {
   (void)state;
   char *path = write_temp("1,2,3,4,5\n", 10);
-  AirCsv *c = open_csv(path, false, 0, 1);
+  AirCsv *c = open_csv(path, false);
   AirField f[2];
   long line;
   assert_int_equal(air_csv_next(c, f, 2, &line), 5); /* true count */
@@ -326,8 +338,9 @@ static void test_csv_field_count_beyond_max(void **state) {
   free(path);
 }
 
-/* Records (some multi-line, some bad) dealt over 1..4 ranks: each record is
- * read by exactly one rank, rank r getting indices r, r+W, ... */
+/* Records (some multi-line, some bad) dealt over 1..4 ranks in blocks of
+ * several sizes: each record is read by exactly one rank, each rank's in
+ * file order. */
 static void test_csv_share_split(void **state) {
   (void)state;
   enum { N = 1000 };
@@ -341,40 +354,166 @@ static void test_csv_share_split(void **state) {
     if (i % 50 == 0) len += (size_t)sprintf(data + len, "\n"); /* blank: no index */
   }
   char *path = write_temp(data, len);
+  static const uint64_t blocks[] = {1, 7, 64, 1000, 0};
   for (int world = 1; world <= 4; world++) {
-    int *owner = calloc(N, sizeof *owner);
-    for (int rank = 0; rank < world; rank++) {
-      AirCsv *c = open_csv(path, true, rank, world);
-      AirField f[4];
-      long line;
-      int nf, k = 0;
-      while ((nf = air_csv_next(c, f, 4, &line)) != -1) {
-        int want = rank + k * world;
-        k++;
-        if (want % 17 == 5 && want % 10 != 3) {
-          assert_int_equal(nf, -2);
-          owner[want]++;
-          continue;
+    for (size_t bi = 0; bi < sizeof blocks / sizeof *blocks; bi++) {
+      int *owner = calloc(N, sizeof *owner);
+      AirCsv *rs[4];
+      AirCsvDef def = {.path = path, .name = "t", .header = AIR_CSV_HEADER_SKIP, .time_col = -1};
+      open_split(&def, world, blocks[bi], rs);
+      for (int rank = 0; rank < world; rank++) {
+        AirField f[4];
+        long line, last = 0;
+        int nf;
+        while ((nf = air_csv_next(rs[rank], f, 4, &line)) != -1) {
+          assert_true(line > last);
+          last = line;
+          int id;
+          if (nf == -2) {
+            /* a bad row: which one, from its line (lines before: header,
+             * one per record, one more per multi-line and per blank) */
+            id = -1;
+            for (int i = 0, l = 2; i < N && id < 0; i++) {
+              if (l == line) id = i;
+              l += 1 + (i % 10 == 3) + (i % 50 == 0);
+            }
+            assert_true(id >= 0 && id % 17 == 5 && id % 10 != 3);
+          } else {
+            assert_int_equal(nf, 2);
+            char buf[16];
+            memcpy(buf, f[0].p, f[0].n);
+            buf[f[0].n] = '\0';
+            id = atoi(buf);
+          }
+          owner[id]++;
         }
-        assert_int_equal(nf, 2);
-        char buf[16];
-        memcpy(buf, f[0].p, f[0].n);
-        buf[f[0].n] = '\0';
-        assert_int_equal(atoi(buf), want);
-        owner[want]++;
+        air_csv_close(rs[rank]);
       }
-      air_csv_close(c);
+      for (int i = 0; i < N; i++)
+        if (owner[i] != 1) fail_msg("world %d block %llu: record %d read %d times", world,
+                                    (unsigned long long)blocks[bi], i, owner[i]);
+      free(owner);
     }
-    for (int i = 0; i < N; i++) assert_int_equal(owner[i], 1);
-    free(owner);
   }
   unlink(path);
   free(path);
   free(data);
 }
 
-/* W(i) follows the file's record order whatever the rank count: every
- * reader parses the time column of every record, others' too. A time
+/* One record as a reader returned it. */
+typedef struct Got {
+  long line;
+  int nf;
+  int64_t wm, ts;
+  AirParse ok;
+  char text[96]; /* its fields joined by '|' */
+} Got;
+
+static int read_got(AirCsv *c, Got *g, int max) {
+  AirField f[4];
+  long line;
+  int nf, n = 0;
+  while ((nf = air_csv_next(c, f, 4, &line)) != AIR_CSV_END) {
+    assert_true(n < max);
+    Got *x = &g[n++];
+    memset(x, 0, sizeof *x);
+    x->line = line;
+    x->nf = nf;
+    x->wm = air_csv_row_wm(c);
+    x->ok = air_csv_time(c, &x->ts);
+    size_t at = 0;
+    for (int k = 0; k < nf && k < 4; k++) {
+      assert_true(at + f[k].n + 2 < sizeof x->text);
+      if (k) x->text[at++] = '|';
+      memcpy(x->text + at, f[k].p, f[k].n);
+      at += f[k].n;
+    }
+    /* the watermark to send never passes this record's W */
+    assert_true(air_csv_scanned_wm(c) >= x->wm);
+  }
+  return n;
+}
+
+/* Every block size from 1 byte to the whole file, on 2 and 3 ranks, of
+ * files with CRLF, a lone CR, line ends inside quotes (LF, CRLF, CR,
+ * blank lines), quoted times, blank lines, bad quoting, a wrong field
+ * count, a byte order mark and a header, a last line without its end, and
+ * an unterminated quote: the records of all ranks together are the
+ * records of one whole-file read, the same lines, fields, event times and
+ * W(i), each once, each rank's in file order. */
+static void test_csv_split_every_boundary(void **state) {
+  (void)state;
+  static const char *const files[] = {
+      "\xEF\xBB\xBFk,ts,t\r\n"
+      "a,100,x\r\n"
+      "b,90,\"multi\nline\"\r\n"
+      "\r\n"
+      "c,300,\"cr\rinside\"\n"
+      "d,50,\"crlf\r\ninside, \"\"q\"\"\"\n"
+      "e,400,plain\r"
+      "f,bad\"q,1\n"
+      "g,350\n"
+      "\n\n"
+      "h,\"500\",quoted ts\n"
+      "i,20,\"\n\n\"\n"
+      "j,600,\"a\r\n\r\nb\"\r\n"
+      "k,x12,bad ts\n"
+      "l,660,\"\"\"\n\"\"\"\n"
+      "m,700,last without its end",
+      "k,ts,t\n"
+      "a,10,\"x\n\"\n"
+      "b,20,z\n"
+      "c,30,\"never closed\n"
+      "d,40,w\r"
+      "e,5,y\n",
+  };
+  static const char *const cols[] = {"k", "ts", "t"};
+  for (size_t fi = 0; fi < sizeof files / sizeof *files; fi++) {
+    size_t len = strlen(files[fi]);
+    char *path = write_temp(files[fi], len);
+    AirCsvDef def = {.path = path, .name = "s", .header = AIR_CSV_HEADER, .cols = cols, .ncols = 3,
+                     .time_col = 1, .wm_bound_ms = 15};
+    Got want[64], got[64];
+    AirCsv *one = air_csv_open_at(NULL, &def);
+    int nwant = read_got(one, want, 64);
+    air_csv_close(one);
+    assert_true(nwant >= 5);
+    for (int world = 1; world <= 3; world++) {
+      for (uint64_t block = 1; block <= len + 1; block++) {
+        AirCsv *rs[3];
+        open_split(&def, world, block, rs);
+        int seen[64] = {0}, ngot = 0;
+        for (int r = 0; r < world; r++) {
+          int n = read_got(rs[r], got, 64);
+          for (int k = 0; k < n; k++) {
+            int w = 0;
+            while (w < nwant && want[w].line != got[k].line) w++;
+            if (w == nwant) fail_msg("file %zu world %d block %llu: rank %d read a record at line %ld", fi,
+                                     world, (unsigned long long)block, r, got[k].line);
+            if (k) assert_true(got[k].line > got[k - 1].line);
+            const Got *a = &want[w], *b = &got[k];
+            if (a->nf != b->nf || strcmp(a->text, b->text) != 0 || a->wm != b->wm || a->ok != b->ok ||
+                (a->ok == AIR_PARSE_OK && a->ts != b->ts))
+              fail_msg("file %zu world %d block %llu: line %ld: '%s' nf %d W %lld, not '%s' nf %d W %lld",
+                       fi, world, (unsigned long long)block, b->line, b->text, b->nf, (long long)b->wm,
+                       a->text, a->nf, (long long)a->wm);
+            seen[w]++;
+            ngot++;
+          }
+          air_csv_close(rs[r]);
+        }
+        assert_int_equal(ngot, nwant);
+        for (int w = 0; w < nwant; w++) assert_int_equal(seen[w], 1);
+      }
+    }
+    unlink(path);
+    free(path);
+  }
+}
+
+/* W(i) follows the file's record order whatever the rank count and the
+ * block size: a rank starts each of its blocks from the largest time of
+ * every record before it (the split's scan of the blocks). A time
  * counts when its record has the declared field count and a valid
  * TIMESTAMP there, even when another field is bad. */
 static void test_csv_watermarks(void **state) {
@@ -407,26 +546,35 @@ static void test_csv_watermarks(void **state) {
     if (counts[i] && ts[i] > top) top = ts[i];
   }
   static const char *const cols[] = {"k", "ts"};
+  static const uint64_t blocks[] = {1, 100, 4096, 0};
   for (int world = 1; world <= 3; world++) {
-    for (int rank = 0; rank < world; rank++) {
+    for (size_t bi = 0; bi < sizeof blocks / sizeof *blocks; bi++) {
       AirCsvDef def = {.path = path, .name = "s", .header = AIR_CSV_HEADER, .cols = cols,
                        .ncols = 2, .time_col = 1, .wm_bound_ms = BOUND};
-      AirCsv *c = air_csv_open_at(NULL, &def, rank, world);
-      assert_null(air_csv_error(c));
-      AirField f[3];
-      long line;
-      int nf;
-      for (int i = rank; (nf = air_csv_next(c, f, 3, &line)) != AIR_CSV_END; i += world) {
-        if (air_csv_row_wm(c) != want[i]) fail_msg("world %d: record %d: W %" PRId64 ", not %" PRId64, world, i, air_csv_row_wm(c), want[i]);
-        /* the watermark to send covers this record and every one before */
-        int64_t upto = i + 1 < N ? want[i + 1] : (top - BOUND);
-        assert_true(air_csv_scanned_wm(c) == upto);
-        int64_t t = 0;
-        if (nf == 2) assert_int_equal(air_csv_time(c, &t) == AIR_PARSE_OK, counts[i]);
-        if (nf == 2 && counts[i]) assert_true(t == ts[i]);
+      AirCsv *rs[3];
+      open_split(&def, world, blocks[bi], rs);
+      int total = 0;
+      for (int rank = 0; rank < world; rank++) {
+        AirCsv *c = rs[rank];
+        AirField f[3];
+        long line;
+        int nf;
+        while ((nf = air_csv_next(c, f, 3, &line)) != AIR_CSV_END) {
+          int i = (int)line - 2; /* one line per record after the header */
+          total++;
+          if (air_csv_row_wm(c) != want[i])
+            fail_msg("world %d: record %d: W %" PRId64 ", not %" PRId64, world, i, air_csv_row_wm(c), want[i]);
+          /* the watermark to send covers this record and every one before
+           * it, and no later record of this reader has a W below it */
+          int64_t upto = i + 1 < N ? want[i + 1] : (top - BOUND);
+          assert_true(air_csv_scanned_wm(c) == upto);
+          int64_t t = 0;
+          if (nf == 2) assert_int_equal(air_csv_time(c, &t) == AIR_PARSE_OK, counts[i]);
+          if (nf == 2 && counts[i]) assert_true(t == ts[i]);
+        }
+        air_csv_close(c);
       }
-      assert_true(air_csv_scanned_wm(c) == top - BOUND); /* all of the file, at its end */
-      air_csv_close(c);
+      assert_int_equal(total, N);
     }
   }
   unlink(path);
@@ -449,7 +597,7 @@ static void test_csv_large_file_and_record(void **state) {
   len += BIG;
   len += (size_t)sprintf(data + len, "\",end\n");
   char *path = write_temp(data, len);
-  AirCsv *c = open_csv(path, false, 0, 1);
+  AirCsv *c = open_csv(path, false);
   AirField f[4];
   long line;
   for (int i = 0; i < N; i++) {
@@ -499,7 +647,7 @@ static void test_csv_header_check(void **state) {
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     char *path = write_temp(cases[k].data, strlen(cases[k].data));
     AirCsvDef def = {.path = path, .name = "trips", .header = cases[k].header, .cols = cols, .ncols = 3, .time_col = 2};
-    AirCsv *c = air_csv_open_at(NULL, &def, 0, 1);
+    AirCsv *c = air_csv_open_at(NULL, &def);
     assert_non_null(c);
     const char *e = air_csv_error(c);
     if (!cases[k].error) {
@@ -530,8 +678,8 @@ static double mono_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* rate = 200 records/s over all ranks: 60 records take 0.3 s however many
- * ranks share them, and the reader hands back AIR_CSV_WAIT while it waits
+/* rate = 200 records/s over all ranks: each of 2 ranks reads its share at
+ * 100/s, and the reader hands back AIR_CSV_WAIT while it waits
  * (5 ms or more between records). */
 static void test_csv_rate(void **state) {
   (void)state;
@@ -541,20 +689,27 @@ static void test_csv_rate(void **state) {
   char *path = write_temp(data, len);
   for (int world = 1; world <= 2; world++) {
     AirCsvDef def = {.path = path, .name = "t", .time_col = -1, .rate = 200};
-    AirCsv *c = air_csv_open_at(NULL, &def, world - 1, world);
-    AirField f[2];
-    long line;
-    int nf, got = 0, waits = 0;
-    double t0 = mono_s();
-    while ((nf = air_csv_next(c, f, 2, &line)) != AIR_CSV_END) {
-      if (nf == AIR_CSV_WAIT) waits++;
-      else got++;
+    AirCsv *rs[2];
+    open_split(&def, world, 24, rs); /* blocks of 7-8 records */
+    int all = 0;
+    for (int r = 0; r < world; r++) {
+      AirField f[2];
+      long line;
+      int nf, got = 0, waits = 0;
+      double t0 = mono_s();
+      while ((nf = air_csv_next(rs[r], f, 2, &line)) != AIR_CSV_END) {
+        if (nf == AIR_CSV_WAIT) waits++;
+        else got++;
+      }
+      double secs = mono_s() - t0, want = got / (200.0 / world);
+      if (secs < want * 0.9 || secs > want + 1.5)
+        fail_msg("world %d: %d records at %d/s took %.3f s", world, got, 200 / world, secs);
+      if (world == 2) assert_true(got >= 20 && got <= 40);
+      assert_true(waits > 0);
+      all += got;
+      air_csv_close(rs[r]);
     }
-    double secs = mono_s() - t0;
-    assert_int_equal(got, 60 / world);
-    if (secs < 0.28 || secs > 2.0) fail_msg("world %d: %d records at 200/s took %.3f s", world, got, secs);
-    assert_true(waits > 0);
-    air_csv_close(c);
+    assert_int_equal(all, 60);
   }
   unlink(path);
   free(path);
@@ -604,7 +759,7 @@ static void test_csv_fifo(void **state) {
   pthread_t t;
   assert_int_equal(pthread_create(&t, NULL, fifo_writer, &w), 0);
   /* opened before the writer connects: it waits for the header */
-  AirCsv *c = air_csv_open_at(NULL, &def, 0, 1);
+  AirCsv *c = air_csv_open_at(NULL, &def);
   assert_non_null(c);
   AirField f[3];
   long line;
@@ -634,7 +789,7 @@ static void test_csv_truncated_while_read(void **state) {
   size_t len = 0;
   for (int i = 0; i < N; i++) len += (size_t)sprintf(data + len, "%d,%d\n", i, i % 7);
   char *path = write_temp(data, len);
-  AirCsv *c = open_csv(path, false, 0, 1);
+  AirCsv *c = open_csv(path, false);
   AirField f[3];
   long line;
   assert_int_equal(air_csv_next(c, f, 3, &line), 2); /* the first 1 MiB is read */
@@ -656,9 +811,9 @@ static void test_csv_truncated_while_read(void **state) {
 static void test_csv_missing_file(void **state) {
   (void)state;
   errno = 0;
-  assert_null(open_csv("/nonexistent/dir/x.csv", false, 0, 1));
+  assert_null(open_csv("/nonexistent/dir/x.csv", false));
   assert_int_equal(errno, ENOENT);
-  assert_null(open_csv("/tmp", false, 0, 1));
+  assert_null(open_csv("/tmp", false));
   assert_int_equal(errno, EISDIR);
 }
 
@@ -666,7 +821,7 @@ static void test_csv_missing_file(void **state) {
 static void test_csv_bad_row_reports_first_ten(void **state) {
   (void)state;
   char *path = write_temp("x\n", 2);
-  AirCsv *c = open_csv(path, false, 0, 1);
+  AirCsv *c = open_csv(path, false);
   char errpath[] = "/tmp/air_test_err_XXXXXX";
   int efd = mkstemp(errpath);
   fflush(stderr);
@@ -715,7 +870,7 @@ static void test_csv_json_lines(void **state) {
   static const char *const cols[] = {"a", "b"};
   AirCsvDef def = {.path = path, .name = "j", .cols = cols, .ncols = 2, .time_col = -1, .json = true,
                    .json_kinds = "sn"};
-  AirCsv *c = air_csv_open_at(NULL, &def, 0, 1);
+  AirCsv *c = air_csv_open_at(NULL, &def);
   assert_non_null(c);
   AirField f[3];
   long line;
@@ -762,6 +917,7 @@ int main(void) {
       cmocka_unit_test(test_csv_field_count_beyond_max),
       cmocka_unit_test(test_csv_share_split),
       cmocka_unit_test(test_csv_watermarks),
+      cmocka_unit_test(test_csv_split_every_boundary),
       cmocka_unit_test(test_csv_large_file_and_record),
       cmocka_unit_test(test_csv_header_check),
       cmocka_unit_test(test_csv_rate),

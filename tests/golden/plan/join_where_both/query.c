@@ -301,7 +301,7 @@ static void source0_advance(SrcState0 *st, int64_t wm, int64_t now, bool force) 
 }
 
 /* Pipeline 1: source a, csv file (template source_csv.c.tpl).
- * This rank reads its share of the file's records; malformed rows are
+ * This rank reads its blocks of the file's records; malformed rows are
  * skipped and counted. Every query reading this source runs in this loop.
  * Lateness and watermarks follow the file's record order only (air.h). */
 static void source0(AirVertex *v, int inst, void *ctx) {
@@ -395,7 +395,7 @@ static void source1_advance(SrcState1 *st, int64_t wm, int64_t now, bool force) 
 }
 
 /* Pipeline 2: source b, csv file (template source_csv.c.tpl).
- * This rank reads its share of the file's records; malformed rows are
+ * This rank reads its blocks of the file's records; malformed rows are
  * skipped and counted. Every query reading this source runs in this loop.
  * Lateness and watermarks follow the file's record order only (air.h). */
 static void source1(AirVertex *v, int inst, void *ctx) {
