@@ -410,9 +410,14 @@ $(B)/bench/kafka_tool: bench/kafka_tool.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) -O2 $(WARN) $< -lrdkafka -o $@
 
-.PHONY: bench bench-tools bench-kafka
+.PHONY: bench bench-tools bench-kafka bench-files
 bench-kafka: all $(B)/tests/mock_cluster $(B)/bench/kafka_tool
 	python3 bench/kafka_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--runs 1)
+
+# A csv file read by 1, 2 and 4 ranks beside DuckDB (bench/files_bench.py;
+# DuckDB from npm into build/bench/node, bench only).
+bench-files: all
+	python3 bench/files_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--quick)
 
 bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa $(B)/bench/ceiling_state
 	@sh tools/deps.sh --if-missing gnuplot-nox || echo "bench: without gnuplot, no plots"
@@ -422,6 +427,7 @@ bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa $(B)/bench/ceilin
 bench: bench-tools
 	python3 bench/bench.py $(BENCH_PY_FLAGS)
 	$(MAKE) --no-print-directory bench-kafka
+	$(MAKE) --no-print-directory bench-files
 
 
 # --- stress and faults --------------------------------------------------------
