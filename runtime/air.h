@@ -267,6 +267,12 @@ void air_hash_clear(AirHash *h); /* empties, keeps capacity */
  * air_hash_upsert of any table it finds the same key. */
 bool air_hash_next_h(const AirHash *h, size_t *pos, const void **key,
                      void **val, uint64_t *hash);
+/* Sorts the entries by key (cmp compares two keys): air_hash_next then
+ * gives them in that order, and the table takes no upsert or find until
+ * air_hash_clear. */
+void air_hash_sort(AirHash *h, int (*cmp)(const void *, const void *));
+/* Bytes the table holds (its slots), for the state-size statistic. */
+size_t air_hash_bytes_used(const AirHash *h);
 
 /* ======================================================================
  * Windows (window.c)
