@@ -97,6 +97,7 @@ typedef struct SegEnv {
   bool dense;          /* the window state is an AirDense (dense_key) */
   const char *slide;   /* sliced windows (StateShape.slice_ms): the AirSlide; NULL when not */
   bool own_wm;         /* wm is the stage's own watermark, which moved the slide's cut */
+  const char *raw_port; /* an adaptive partial's port to the final stage, else NULL */
   Ctx cx;              /* where columns live */
 } SegEnv;
 

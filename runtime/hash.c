@@ -135,9 +135,24 @@ static _Noreturn void out_of_memory(size_t entries) {
  * in 2 MiB pages 256. The pages come zeroed either way. */
 #define HASH_MAP_BYTES ((size_t)4 << 20)
 
+/* Bytes of slots held by every table of the process now, and at most
+ * (--stats-json state_bytes_peak). */
+static _Atomic int64_t slot_bytes, slot_bytes_peak;
+
+int64_t air_hash_peak_bytes(void) { return atomic_load_explicit(&slot_bytes_peak, memory_order_relaxed); }
+
+static void count_bytes(int64_t d) {
+  int64_t now = atomic_fetch_add_explicit(&slot_bytes, d, memory_order_relaxed) + d;
+  int64_t peak = atomic_load_explicit(&slot_bytes_peak, memory_order_relaxed);
+  while (now > peak &&
+         !atomic_compare_exchange_weak_explicit(&slot_bytes_peak, &peak, now, memory_order_relaxed,
+                                                memory_order_relaxed)) {}
+}
+
 static unsigned char *alloc_slots(size_t cap, size_t slot_size, bool *mapped) {
   if (cap > SIZE_MAX / slot_size) out_of_memory(cap);
   size_t bytes = cap * slot_size;
+  count_bytes((int64_t)bytes);
   air_memory_check(bytes, "a hash table (group keys, table rows)");
   *mapped = bytes >= HASH_MAP_BYTES;
   if (*mapped) {
@@ -154,6 +169,7 @@ static unsigned char *alloc_slots(size_t cap, size_t slot_size, bool *mapped) {
 }
 
 static void free_slots(unsigned char *s, size_t cap, size_t slot_size, bool mapped) {
+  count_bytes(-(int64_t)(cap * slot_size));
   if (mapped) munmap(s, cap * slot_size);
   else free(s);
 }

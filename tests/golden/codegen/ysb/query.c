@@ -340,7 +340,15 @@ static void source0(AirVertex *v, int inst, void *ctx) {
           if (ws + INT64_C(10000) <= st.wm) continue; /* window already closed */
           in_window = true;
           bool is_new;
-          A0 *acc = air_windows_acc(st.win1, ws, keyp, kh, &is_new);
+          A0 *acc = air_windows_partial_acc(st.win1, ws, keyp, kh, &is_new);
+          if (!acc) { /* not pre-aggregating: the row on as a partial of one row */
+            P0 *rp = air_out_row(st.oe0, (int)(hash_K0(keyp) % (uint64_t)air_world(g_rt)));
+            rp->wstart = ws;
+            rp->key = *keyp;
+            memset(&rp->acc, 0, sizeof rp->acc);
+            acc = &rp->acc;
+            is_new = true;
+          }
           if (is_new || s.c2 > acc->maxts) acc->maxts = s.c2;
           /* COUNT(*) */
           acc->a0++;
