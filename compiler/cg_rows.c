@@ -522,6 +522,12 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
   fprintf(o, "%s  while ((tab = air_windows_pop_closed(%s, wm, INT64_C(%" PRId64 "), &ws)) != NULL) {\n", ind,
           env->win, s->window->size_ms);
   if (st->partial) fprintf(o, "%s    closed = true;\n", ind);
+  else if (!is_join_stage(st) && sorts_window_keys(ch) && s->nkeys == 1 &&
+           (s->keys[0]->type.kind == TY_BIGINT || s->keys[0]->type.kind == TY_TIMESTAMP))
+    fprintf(o, "%s    air_hash_sort_i64(tab); /* the rows in the collector's order: it merges, not sorts */\n", ind);
+  else if (!is_join_stage(st) && sorts_window_keys(ch))
+    fprintf(o, "%s    air_hash_sort(tab, cmp_K%d); /* the rows in the collector's order: it merges, not sorts */\n",
+            ind, c);
   fprintf(o, "%s    size_t pos = 0;\n%s    const void *kp;\n%s    void *ap;\n", ind, ind, ind);
   fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
   fprintf(o, "%s      const K%d *key = kp;\n%s      (void)key;\n", ind, c, ind);

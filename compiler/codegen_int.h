@@ -101,6 +101,13 @@ typedef struct SegEnv {
   Ctx cx;              /* where columns live */
 } SegEnv;
 
+/* A chain whose closed windows' tables are sorted by group key before
+ * their rows go to the collector (cmp_K, air_hash_sort). */
+static inline bool sorts_window_keys(const Chain *ch) {
+  return ch->windowed && ch->join_at < 0 && !ch->derived && !ch->session && !chain_slice_ms(ch) &&
+         ch->sel->nkeys > 0;
+}
+
 /* Each function below is defined in the file its group names. */
 /* codegen.c: buffers, escaping, C types, #line, the program */
 void buf_open(Buf *b);

@@ -293,13 +293,12 @@ static int cmp_i64_key(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static void test_hash_key8_zero_and_sort(void **state) {
-  (void)state;
+static void key8_zero_and_sort(bool sort_i64, int64_t spread) {
   AirHash *h = air_hash_new(sizeof(int64_t), sizeof(Acc), 0);
   const int64_t n = 300000; /* mapped once it grows past 4 MiB */
   for (int64_t r = 0; r < 2; r++) {
     for (int64_t i = 0; i < n; i++) {
-      int64_t k = (i * 7919) % n - n / 2; /* includes 0 and negatives */
+      int64_t k = ((i * 7919) % n - n / 2) * spread; /* includes 0 and negatives */
       bool is_new;
       Acc *a = air_hash_upsert(h, &k, 0, &is_new);
       assert_int_equal(is_new, r == 0);
@@ -321,7 +320,8 @@ static void test_hash_key8_zero_and_sort(void **state) {
     seen++;
   }
   assert_int_equal(seen, n);
-  air_hash_sort(h, cmp_i64_key);
+  if (sort_i64) air_hash_sort_i64(h);
+  else air_hash_sort(h, cmp_i64_key);
   pos = 0;
   seen = 0;
   int64_t prev = INT64_MIN;
@@ -330,6 +330,7 @@ static void test_hash_key8_zero_and_sort(void **state) {
     memcpy(&k, kp, 8);
     assert_true(k > prev || seen == 0);
     assert_int_equal(((Acc *)vp)->sum, 2 * (k + 1));
+    assert_int_equal(k % spread, 0);
     prev = k;
     seen++;
   }
@@ -347,6 +348,14 @@ static void test_hash_key8_zero_and_sort(void **state) {
   while (air_hash_next(h, &pos, &kp, &vp)) seen++;
   assert_int_equal(seen, 1);
   air_hash_free(h);
+}
+
+static void test_hash_key8_zero_and_sort(void **state) {
+  (void)state;
+  key8_zero_and_sort(false, 1);
+  key8_zero_and_sort(true, 1);
+  key8_zero_and_sort(true, INT64_C(1) << 40); /* keys differing in high bytes only */
+  key8_zero_and_sort(true, INT64_C(3) << 40); /* keys of both signs, far apart */
 }
 
 int main(void) {
