@@ -198,6 +198,8 @@ typedef enum {
   AIR_STAT_EARLY_ROWS, /* their result rows (written with --on-stop emit, else left out) */
   AIR_STAT_PARTIAL_RAW, /* rows per-rank partials sent on unaggregated (window.c) */
   AIR_STAT_STATE_PEAK, /* the most bytes of hash-table slots a rank held at once, summed over ranks */
+  AIR_STAT_STATE_SETTLED, /* the same outside table doublings */
+  AIR_STAT_OUTPUT_US,  /* microseconds collectors spent merging and writing windowed results */
   AIR_STAT_SOURCE_LAG, /* a gauge, not a count: messages behind the newest offsets of the
                           kafka partitions this rank reads, as last measured (kafka.c) */
   AIR_STAT_COUNT,
@@ -276,7 +278,9 @@ void air_hash_sort(AirHash *h, int (*cmp)(const void *, const void *));
 /* The same for 8-byte keys that are one int64_t ordered as signed (a
  * BIGINT or TIMESTAMP group key): a radix sort, without comparisons. */
 void air_hash_sort_i64(AirHash *h);
-int64_t air_hash_peak_bytes(void); /* the most bytes of slots all tables of the process held at once */
+/* The most bytes of slots all tables of the process held at once; settled:
+ * outside doublings (which hold the old slots beside the new). */
+int64_t air_hash_peak_bytes(bool settled);
 
 /* ======================================================================
  * Windows (window.c)

@@ -263,6 +263,7 @@ static void write_complete(Collector *c, int64_t wm) {
       c->heap[nheap++] = k;
   }
   if (nready) {
+    double t0 = air_mono_s();
     int64_t now = air_now_ms();
     air_progress_stdout(c->rt, c->out);
     flockfile(c->out); /* whole rows on a shared stdout, as in on_batch */
@@ -286,6 +287,7 @@ static void write_complete(Collector *c, int64_t wm) {
     int err = errno;
     funlockfile(c->out);
     check_written(c, failed, err);
+    air_stat_add(c->rt, AIR_STAT_OUTPUT_US, (int64_t)((air_mono_s() - t0) * 1e6));
   }
   c->n -= nready;
   for (int k = 0; k < c->nruns; k++) {

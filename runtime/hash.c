@@ -136,17 +136,27 @@ static _Noreturn void out_of_memory(size_t entries) {
 #define HASH_MAP_BYTES ((size_t)4 << 20)
 
 /* Bytes of slots held by every table of the process now, and at most
- * (--stats-json state_bytes_peak). */
-static _Atomic int64_t slot_bytes, slot_bytes_peak;
+ * (--stats-json state_bytes_peak); the most between doublings
+ * (state_bytes_settled: a doubling holds the old slots and the new, half
+ * as many again, for as long as it moves the entries). */
+static _Atomic int64_t slot_bytes, slot_bytes_peak, slot_bytes_settled;
 
-int64_t air_hash_peak_bytes(void) { return atomic_load_explicit(&slot_bytes_peak, memory_order_relaxed); }
+int64_t air_hash_peak_bytes(bool settled) {
+  return atomic_load_explicit(settled ? &slot_bytes_settled : &slot_bytes_peak, memory_order_relaxed);
+}
+
+static void raise_to(_Atomic int64_t *peak, int64_t now) {
+  int64_t p = atomic_load_explicit(peak, memory_order_relaxed);
+  while (now > p && !atomic_compare_exchange_weak_explicit(peak, &p, now, memory_order_relaxed, memory_order_relaxed)) {
+  }
+}
 
 static void count_bytes(int64_t d) {
-  int64_t now = atomic_fetch_add_explicit(&slot_bytes, d, memory_order_relaxed) + d;
-  int64_t peak = atomic_load_explicit(&slot_bytes_peak, memory_order_relaxed);
-  while (now > peak &&
-         !atomic_compare_exchange_weak_explicit(&slot_bytes_peak, &peak, now, memory_order_relaxed,
-                                                memory_order_relaxed)) {}
+  raise_to(&slot_bytes_peak, atomic_fetch_add_explicit(&slot_bytes, d, memory_order_relaxed) + d);
+}
+
+static void count_settled(void) {
+  raise_to(&slot_bytes_settled, atomic_load_explicit(&slot_bytes, memory_order_relaxed));
 }
 
 static unsigned char *alloc_slots(size_t cap, size_t slot_size, bool *mapped) {
@@ -221,6 +231,7 @@ AirHash *air_hash_new(size_t key_size, size_t val_size, size_t initial_cap) {
   while (cap / 4 * 3 < initial_cap && cap < SIZE_MAX / 4) cap *= 2;
   set_cap(h, cap);
   h->slots = alloc_slots(cap, h->slot_size, &h->mapped);
+  count_settled();
   return h;
 }
 
@@ -282,6 +293,7 @@ static void grow(AirHash *h) {
     memcpy(SLOT(h, free_slot(h, src)), src, h->slot_size);
   }
   free_slots(old, old_cap, h->slot_size, old_mapped);
+  count_settled();
 }
 
 /* The value of key, inserted zeroed (with *is_new = true) when absent.
