@@ -917,6 +917,7 @@ def state_cases(cfg, cases=None, reps=None):
     tmp = os.path.join(OUT, "tmp")
     os.makedirs(qdir, exist_ok=True)
     os.makedirs(tmp, exist_ok=True)
+    os.makedirs(os.path.join(OUT, "bin"), exist_ok=True)
     rows = []
     f2 = lambda x: "-" if x is None else "%.2f" % x  # noqa: E731
     med = lambda xs: statistics.median(xs) if xs else None  # noqa: E731
