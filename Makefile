@@ -370,6 +370,13 @@ check: check-slices
 check-slices: all
 	@python3 tests/slices/run.py
 
+# Big state: a per-rank partial that stops pre-aggregating (and starts
+# again), sorted window tables merged on rank 0, against a Python reference.
+.PHONY: check-state
+check: check-state
+check-state: all
+	@python3 tests/state/run.py
+
 # Every example of docs/language.md compiles and runs on 2 ranks; the error
 # examples fail with their messages.
 .PHONY: check-docs

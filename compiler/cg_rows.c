@@ -67,7 +67,7 @@ static void emit_window_loop(FILE *o, const WindowSpec *w, const char *ts, const
           ind, ts, w->size_ms, w->advance_ms, ts, w->advance_ms);
   fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind, w->size_ms, wm);
   fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
-  fprintf(o, "%s  %s;\n", ind, acc);
+  fprintf(o, "%s  %s%s\n", ind, acc, acc[strlen(acc) - 1] == '}' ? "" : ";"); /* a block ends without ';' */
 }
 
 /* A row none of whose windows was open is late. */
@@ -174,8 +174,24 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
     emit_slice_update(o, ch, env, "keyp", ind);
     return;
   }
-  snprintf(acc, sizeof acc, "A%d *acc = air_windows_acc(%s, ws, keyp, kh, &is_new)", ch->index, env->win);
-  emit_window_loop(o, w, ts, env->wm, acc, ind);
+  if (env->raw_port && s->nkeys > 0) {
+    /* an adaptive per-rank partial (window.c's air_windows_partial_acc):
+     * when pre-aggregating does not pay, the row goes on as a partial of
+     * its own */
+    char racc[4096];
+    int c = ch->index;
+    snprintf(racc, sizeof racc,
+             "A%d *acc = air_windows_partial_acc(%s, ws, keyp, kh, &is_new);\n"
+             "%s  if (!acc) { /* not pre-aggregating: the row on as a partial of one row */\n"
+             "%s    P%d *rp = air_out_row(%s, (int)(hash_K%d(keyp) %% (uint64_t)air_world(g_rt)));\n"
+             "%s    rp->wstart = ws;\n%s    rp->key = *keyp;\n%s    memset(&rp->acc, 0, sizeof rp->acc);\n"
+             "%s    acc = &rp->acc;\n%s    is_new = true;\n%s  }",
+             c, env->win, ind, ind, c, env->raw_port, c, ind, ind, ind, ind, ind, ind);
+    emit_window_loop(o, w, ts, env->wm, racc, ind);
+  } else {
+    snprintf(acc, sizeof acc, "A%d *acc = air_windows_acc(%s, ws, keyp, kh, &is_new)", ch->index, env->win);
+    emit_window_loop(o, w, ts, env->wm, acc, ind);
+  }
   emit_acc_update(o, ch, &env->cx, ind2, ts);
   emit_window_loop_end(o, env->cnt, ind);
 }
@@ -506,6 +522,12 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
   fprintf(o, "%s  while ((tab = air_windows_pop_closed(%s, wm, INT64_C(%" PRId64 "), &ws)) != NULL) {\n", ind,
           env->win, s->window->size_ms);
   if (st->partial) fprintf(o, "%s    closed = true;\n", ind);
+  else if (!is_join_stage(st) && sorts_window_keys(ch) && s->nkeys == 1 &&
+           (s->keys[0]->type.kind == TY_BIGINT || s->keys[0]->type.kind == TY_TIMESTAMP))
+    fprintf(o, "%s    air_hash_sort_i64(tab); /* the rows in the collector's order: it merges, not sorts */\n", ind);
+  else if (!is_join_stage(st) && sorts_window_keys(ch))
+    fprintf(o, "%s    air_hash_sort(tab, cmp_K%d); /* the rows in the collector's order: it merges, not sorts */\n",
+            ind, c);
   fprintf(o, "%s    size_t pos = 0;\n%s    const void *kp;\n%s    void *ap;\n", ind, ind, ind);
   fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
   fprintf(o, "%s      const K%d *key = kp;\n%s      (void)key;\n", ind, c, ind);

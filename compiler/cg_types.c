@@ -120,6 +120,22 @@ void emit_chain_types(Gen *g, const Chain *ch) {
       }
     }
     fprintf(o, "  return q_cmp_i64(a->ts, b->ts);\n}\n");
+    if (sorts_window_keys(ch)) {
+      /* the group keys as cmp_O orders them: a closed window's table is
+       * sorted with it, so its rows reach the collector in order */
+      fprintf(o, "static inline int cmp_K%d(const void *pa, const void *pb) {\n", c);
+      fprintf(o, "  const K%d *a = pa, *b = pb;\n  int r;\n", c);
+      for (int i = 0; i < s->nkeys; i++) {
+        Type t = s->keys[i]->type;
+        if (t.kind == TY_VARCHAR)
+          fprintf(o, "  if ((r = strcmp(a->k%d, b->k%d)) != 0) return r;\n", i, i);
+        else if (t.kind == TY_DOUBLE)
+          fprintf(o, "  if ((r = q_order_f64(a->k%d, b->k%d)) != 0) return r;\n", i, i);
+        else
+          fprintf(o, "  if ((r = q_cmp_i64(a->k%d, b->k%d)) != 0) return r;\n", i, i);
+      }
+      fprintf(o, "  return 0;\n}\n");
+    }
     fprintf(o, "static void fmt_O%d(FILE *f, const void *row) {\n  const O%d *r = row;\n", c, c);
     const Relation *sink = ch->ops[ch->nops - 1].rel;
     if (sink && sink->json) {

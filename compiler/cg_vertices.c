@@ -19,7 +19,7 @@ static bool loop_stage_of(const Stage *st, const Relation *r) {
 }
 
 static void source_env(const Stage *st, SegEnv *env, bool ptr, char *win, size_t nw, char *ts,
-                       size_t nt, char *slide, size_t ns) {
+                       size_t nt, char *slide, size_t ns, char *raw, size_t nr) {
   memset(env, 0, sizeof *env);
   stage_ctx(st, &env->cx, true);
   env->cnt = "st.";
@@ -32,6 +32,10 @@ static void source_env(const Stage *st, SegEnv *env, bool ptr, char *win, size_t
   colref(ts, nt, &env->cx, st->leg, leg_source(st)->time_col);
   env->ts = ts;
   env->dense = st->state.kind == STATE_DENSE;
+  if (st->partial && st->state.kind == STATE_WINDOWS && !st->state.slice_ms && st->nouts == 1) {
+    snprintf(raw, nr, ptr ? "st->oe%d" : "st.oe%d", st->outs[0]);
+    env->raw_port = raw;
+  }
   if (st->state.slice_ms) {
     /* a hash partial's slices are its AirSlide; a dense one's are in the
      * AirDense, its extras and cut in the AirSlide */
@@ -230,8 +234,8 @@ void emit_source(Gen *g, const Relation *r) {
     const Stage *st = &ph->stages[i];
     if (!loop_stage_of(st, r)) continue;
     SegEnv env;
-    char win[32], ts[96], slide[32];
-    source_env(st, &env, true, win, sizeof win, ts, sizeof ts, slide, sizeof slide);
+    char win[32], ts[96], slide[32], raw[32];
+    source_env(st, &env, true, win, sizeof win, ts, sizeof ts, slide, sizeof slide, raw, sizeof raw);
     fprintf(f, "  {\n    bool closed = false;\n");
     if (st->partial) emit_close_windows(g, f, st, &env, "    ");
     fprintf(f, "    if (wm == AIR_WM_END) {\n");
@@ -267,8 +271,8 @@ void emit_source(Gen *g, const Relation *r) {
       fprintf(open.f, "  st.win%d = air_windows_new(sizeof(K%d), sizeof(A%d));\n", st->id, st->chain->index,
               st->chain->index);
     SegEnv env;
-    char win[32], ts[96], slide[32];
-    source_env(st, &env, false, win, sizeof win, ts, sizeof ts, slide, sizeof slide);
+    char win[32], ts[96], slide[32], raw[32];
+    source_env(st, &env, false, win, sizeof win, ts, sizeof ts, slide, sizeof slide, raw, sizeof raw);
     env.late_fill = late_fill;
     emit_ops(g, branches.f, st, st->first, st->last, &env, "      ");
   }

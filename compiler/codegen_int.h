@@ -97,8 +97,16 @@ typedef struct SegEnv {
   bool dense;          /* the window state is an AirDense (dense_key) */
   const char *slide;   /* sliced windows (StateShape.slice_ms): the AirSlide; NULL when not */
   bool own_wm;         /* wm is the stage's own watermark, which moved the slide's cut */
+  const char *raw_port; /* an adaptive partial's port to the final stage, else NULL */
   Ctx cx;              /* where columns live */
 } SegEnv;
+
+/* A chain whose closed windows' tables are sorted by group key before
+ * their rows go to the collector (cmp_K, air_hash_sort). */
+static inline bool sorts_window_keys(const Chain *ch) {
+  return ch->windowed && ch->join_at < 0 && !ch->derived && !ch->session && !chain_slice_ms(ch) &&
+         ch->sel->nkeys > 0;
+}
 
 /* Each function below is defined in the file its group names. */
 /* codegen.c: buffers, escaping, C types, #line, the program */

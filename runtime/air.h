@@ -196,6 +196,10 @@ typedef enum {
   AIR_STAT_MESSAGES,   /* MPI messages sent to other ranks */
   AIR_STAT_EARLY_WINDOWS, /* windows still open at a stop's cut (closed early) */
   AIR_STAT_EARLY_ROWS, /* their result rows (written with --on-stop emit, else left out) */
+  AIR_STAT_PARTIAL_RAW, /* rows per-rank partials sent on unaggregated (window.c) */
+  AIR_STAT_STATE_PEAK, /* the most bytes of hash-table slots a rank held at once, summed over ranks */
+  AIR_STAT_STATE_SETTLED, /* the same outside table doublings */
+  AIR_STAT_OUTPUT_US,  /* microseconds collectors spent merging and writing windowed results */
   AIR_STAT_SOURCE_LAG, /* a gauge, not a count: messages behind the newest offsets of the
                           kafka partitions this rank reads, as last measured (kafka.c) */
   AIR_STAT_COUNT,
@@ -267,6 +271,16 @@ void air_hash_clear(AirHash *h); /* empties, keeps capacity */
  * air_hash_upsert of any table it finds the same key. */
 bool air_hash_next_h(const AirHash *h, size_t *pos, const void **key,
                      void **val, uint64_t *hash);
+/* Sorts the entries by key (cmp compares two keys): air_hash_next then
+ * gives them in that order, and the table takes no upsert or find until
+ * air_hash_clear. */
+void air_hash_sort(AirHash *h, int (*cmp)(const void *, const void *));
+/* The same for 8-byte keys that are one int64_t ordered as signed (a
+ * BIGINT or TIMESTAMP group key): a radix sort, without comparisons. */
+void air_hash_sort_i64(AirHash *h);
+/* The most bytes of slots all tables of the process held at once; settled:
+ * outside doublings (which hold the old slots beside the new). */
+int64_t air_hash_peak_bytes(bool settled);
 
 /* ======================================================================
  * Windows (window.c)
@@ -300,6 +314,11 @@ AirHash *air_windows_pop_closed(AirWindows *w, int64_t wm, int64_t size_ms,
                                 int64_t *win_start);
 void air_windows_recycle(AirWindows *w, AirHash *h);
 size_t air_windows_open_count(const AirWindows *w);
+/* air_windows_acc for a per-rank partial, or NULL when pre-aggregating
+ * does not pay (window.c): the caller then sends the row on as a partial
+ * of its own. */
+void *air_windows_partial_acc(AirWindows *w, int64_t win_start, const void *key, uint64_t hash, bool *is_new);
+int64_t air_windows_raw_rows(void); /* rows every partial of the process sent on unaggregated */
 /* The earliest open window's start, false when none is open. */
 bool air_windows_first_start(const AirWindows *w, int64_t *win_start);
 

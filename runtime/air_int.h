@@ -144,6 +144,7 @@ struct AirVertex {
   AirBatchFn on_batch;
   AirWatermarkFn on_wm;
   void *ctx;
+  int batch_sender;       /* consumers: during on_batch, the batch's sender (rank * ppr + instance) */
   void (*destroy)(void *ctx); /* internal users (collector): frees ctx at the end */
   AirQueue *inq;          /* consumers: input batches */
   AirWm wm;               /* consumers: watermark over all input senders */

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---- air_hash_bytes ----------------------------------------------------
  * Sixteen bytes per step: two words, each xored with a constant, multiplied
@@ -65,7 +66,16 @@ uint64_t air_hash_bytes(const void *data, size_t len) {
   return air_mix64(h);
 }
 
-/* ---- the table ---------------------------------------------------------- */
+/* ---- the table ----------------------------------------------------------
+ *
+ * Two slot layouts. A table of 8-byte keys (a BIGINT group key, the
+ * commonest) stores {key, value}: the key is one load to compare, so a
+ * stored hash would only cost 8 bytes a slot (a BIGINT key with SUM and
+ * COUNT and the latest event time: 32 bytes a slot instead of 40). Key 0
+ * marks an empty slot, and a real key 0 lives beside the array (zero_val).
+ * A slot's home comes from the key alone (mix64 of its bits), so growing
+ * needs no hash from the caller. Other tables store {hash, key, value}; a
+ * stored hash of 0 marks an empty slot. */
 
 /* Keys compare equal. An 8-byte key (a BIGINT group key) is one load and
  * compare instead of a call to memcmp: perf showed memcmp at 12% of SWA. */
@@ -85,21 +95,31 @@ struct AirHash {
   size_t mask;          /* cap - 1 */
   uint64_t mul;         /* this table's odd multiplier: a key's first slot is */
   unsigned shift;       /* (hash * mul) >> shift, the top log2(cap) bits */
-  size_t count;         /* occupied slots */
+  size_t count;         /* occupied slots (and the zero key) */
   size_t grow_at;       /* count that triggers doubling (75% of cap) */
   size_t key_size;      /* bytes per key */
   size_t val_size;      /* bytes per value */
+  size_t key_off;       /* key offset in a slot: 0 (key8) or 8 */
   size_t val_off;       /* value offset in a slot (8-byte aligned) */
   size_t slot_size;     /* bytes per slot (multiple of 8) */
+  bool key8;            /* the {key, value} layout of 8-byte keys */
+  bool mapped;          /* slots come from mmap (a big table), not calloc */
+  bool has_zero;        /* key8: key 0 is present, its value in zero_val */
+  bool sorted;          /* air_hash_sort ran: the first count slots in order */
+  unsigned char *zero_val; /* key8: the value of key 0 (val_size bytes) */
 };
 
-/* A slot starts with the key's hash; 0 marks an empty slot, so a real hash
- * of 0 is stored as 1 (it only costs an extra memcmp on a rare collision). */
-#define SLOT_HASH(h, i) (*(uint64_t *)((h)->slots + (i) * (h)->slot_size))
-#define SLOT_KEY(h, i) ((h)->slots + (i) * (h)->slot_size + 8)
-#define SLOT_VAL(h, i) ((h)->slots + (i) * (h)->slot_size + (h)->val_off)
+#define SLOT(h, i) ((h)->slots + (i) * (h)->slot_size)
+#define SLOT_HASH(h, i) (*(uint64_t *)SLOT(h, i))
+#define SLOT_KEY(h, i) (SLOT(h, i) + (h)->key_off)
+#define SLOT_VAL(h, i) (SLOT(h, i) + (h)->val_off)
 
 static inline uint64_t stored_hash(uint64_t hash) { return hash ? hash : 1; }
+static inline uint64_t load_key8(const void *key) {
+  uint64_t k;
+  memcpy(&k, key, 8);
+  return k;
+}
 
 static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
 
@@ -109,12 +129,59 @@ static _Noreturn void out_of_memory(size_t entries) {
   air_oom(what);
 }
 
-static unsigned char *alloc_slots(size_t cap, size_t slot_size) {
+/* Tables of 4 MiB and more are mapped and asked for transparent huge
+ * pages: a 10M-key table is 512 MiB, which in 4 KiB pages is 131k page
+ * faults as it fills (perf put a quarter of the big-state run in faults);
+ * in 2 MiB pages 256. The pages come zeroed either way. */
+#define HASH_MAP_BYTES ((size_t)4 << 20)
+
+/* Bytes of slots held by every table of the process now, and at most
+ * (--stats-json state_bytes_peak); the most between doublings
+ * (state_bytes_settled: a doubling holds the old slots and the new, half
+ * as many again, for as long as it moves the entries). */
+static _Atomic int64_t slot_bytes, slot_bytes_peak, slot_bytes_settled;
+
+int64_t air_hash_peak_bytes(bool settled) {
+  return atomic_load_explicit(settled ? &slot_bytes_settled : &slot_bytes_peak, memory_order_relaxed);
+}
+
+static void raise_to(_Atomic int64_t *peak, int64_t now) {
+  int64_t p = atomic_load_explicit(peak, memory_order_relaxed);
+  while (now > p && !atomic_compare_exchange_weak_explicit(peak, &p, now, memory_order_relaxed, memory_order_relaxed)) {
+  }
+}
+
+static void count_bytes(int64_t d) {
+  raise_to(&slot_bytes_peak, atomic_fetch_add_explicit(&slot_bytes, d, memory_order_relaxed) + d);
+}
+
+static void count_settled(void) {
+  raise_to(&slot_bytes_settled, atomic_load_explicit(&slot_bytes, memory_order_relaxed));
+}
+
+static unsigned char *alloc_slots(size_t cap, size_t slot_size, bool *mapped) {
   if (cap > SIZE_MAX / slot_size) out_of_memory(cap);
-  air_memory_check(cap * slot_size, "a hash table (group keys, table rows)");
+  size_t bytes = cap * slot_size;
+  count_bytes((int64_t)bytes);
+  air_memory_check(bytes, "a hash table (group keys, table rows)");
+  *mapped = bytes >= HASH_MAP_BYTES;
+  if (*mapped) {
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) out_of_memory(cap);
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE); /* advice only: without it, 4 KiB pages */
+#endif
+    return p;
+  }
   unsigned char *s = calloc(cap, slot_size);
   if (!s) out_of_memory(cap);
   return s;
+}
+
+static void free_slots(unsigned char *s, size_t cap, size_t slot_size, bool mapped) {
+  count_bytes(-(int64_t)(cap * slot_size));
+  if (mapped) munmap(s, cap * slot_size);
+  else free(s);
 }
 
 static void set_cap(AirHash *h, size_t cap) {
@@ -134,6 +201,7 @@ static void set_cap(AirHash *h, size_t cap) {
  * insert lands in one ever longer run of full slots: quadratic. 10M keys in
  * one window spent 93% of the run in air_hash_upsert. */
 static inline size_t home(const AirHash *h, uint64_t hash) { return (size_t)((hash * h->mul) >> h->shift); }
+static inline size_t home8(const AirHash *h, uint64_t key) { return home(h, air_mix64(key)); }
 
 /* A different odd multiplier for every table made (any thread); results do
  * not depend on slot order (the collector sorts, sums are exact). */
@@ -150,19 +218,27 @@ AirHash *air_hash_new(size_t key_size, size_t val_size, size_t initial_cap) {
   if (!h) out_of_memory(initial_cap);
   h->key_size = key_size;
   h->val_size = val_size;
-  h->val_off = 8 + round8(key_size);
+  h->key8 = key_size == 8;
+  h->key_off = h->key8 ? 0 : 8;
+  h->val_off = h->key_off + round8(key_size);
   h->slot_size = h->val_off + round8(val_size);
+  if (h->key8) {
+    h->zero_val = calloc(1, round8(val_size) ? round8(val_size) : 8);
+    if (!h->zero_val) out_of_memory(initial_cap);
+  }
   h->mul = next_multiplier();
   size_t cap = 16;
   while (cap / 4 * 3 < initial_cap && cap < SIZE_MAX / 4) cap *= 2;
   set_cap(h, cap);
-  h->slots = alloc_slots(cap, h->slot_size);
+  h->slots = alloc_slots(cap, h->slot_size, &h->mapped);
+  count_settled();
   return h;
 }
 
 void air_hash_free(AirHash *h) {
   if (!h) return;
-  free(h->slots);
+  free_slots(h->slots, h->cap, h->slot_size, h->mapped);
+  free(h->zero_val);
   free(h);
 }
 
@@ -171,6 +247,15 @@ size_t air_hash_count(const AirHash *h) { return h->count; }
 /* The value of key, or NULL. The pointer stays valid until the next
  * air_hash_upsert or air_hash_clear on h. */
 void *air_hash_find(const AirHash *h, const void *key, uint64_t hash) {
+  if (h->key8) {
+    uint64_t k = load_key8(key);
+    if (k == 0) return h->has_zero ? h->zero_val : NULL;
+    for (size_t i = home8(h, k);; i = (i + 1) & h->mask) {
+      uint64_t s = load_key8(SLOT(h, i));
+      if (s == k) return SLOT_VAL(h, i);
+      if (s == 0) return NULL;
+    }
+  }
   uint64_t sh = stored_hash(hash);
   size_t i = home(h, sh);
   for (;;) {
@@ -182,86 +267,282 @@ void *air_hash_find(const AirHash *h, const void *key, uint64_t hash) {
   }
 }
 
+/* The first empty slot of a key's probe (growing: the key is absent). */
+static inline size_t free_slot(const AirHash *h, const unsigned char *slot) {
+  size_t i;
+  if (h->key8) {
+    i = home8(h, load_key8(slot));
+    while (load_key8(SLOT(h, i)) != 0) i = (i + 1) & h->mask;
+  } else {
+    i = home(h, load_key8(slot));
+    while (SLOT_HASH(h, i) != 0) i = (i + 1) & h->mask;
+  }
+  return i;
+}
+
 static void grow(AirHash *h) {
   unsigned char *old = h->slots;
   size_t old_cap = h->cap;
+  bool old_mapped = h->mapped;
   if (old_cap > SIZE_MAX / 2) out_of_memory(old_cap);
-  h->slots = alloc_slots(old_cap * 2, h->slot_size);
+  h->slots = alloc_slots(old_cap * 2, h->slot_size, &h->mapped);
   set_cap(h, old_cap * 2);
   for (size_t j = 0; j < old_cap; j++) {
     const unsigned char *src = old + j * h->slot_size;
-    uint64_t s;
-    memcpy(&s, src, 8);
-    if (s == 0) continue;
-    size_t i = home(h, s);
-    while (SLOT_HASH(h, i) != 0) i = (i + 1) & h->mask;
-    memcpy(h->slots + i * h->slot_size, src, h->slot_size);
+    if (load_key8(src) == 0) continue; /* key8: key 0 is empty; else hash 0 */
+    memcpy(SLOT(h, free_slot(h, src)), src, h->slot_size);
   }
-  free(old);
+  free_slots(old, old_cap, h->slot_size, old_mapped);
+  count_settled();
 }
 
 /* The value of key, inserted zeroed (with *is_new = true) when absent.
  * The pointer stays valid until the next upsert or clear on h. */
 void *air_hash_upsert(AirHash *h, const void *key, uint64_t hash,
                       bool *is_new) {
-  uint64_t sh = stored_hash(hash);
-  size_t i = home(h, sh);
-  for (;;) {
-    uint64_t s = SLOT_HASH(h, i);
-    if (s == 0) break;
-    if (s == sh && key_eq(SLOT_KEY(h, i), key, h->key_size)) {
-      if (is_new) *is_new = false;
-      return SLOT_VAL(h, i);
+  size_t i;
+  if (h->key8) {
+    uint64_t k = load_key8(key);
+    if (k == 0) {
+      if (is_new) *is_new = !h->has_zero;
+      if (!h->has_zero) h->count++;
+      h->has_zero = true;
+      return h->zero_val;
     }
-    i = (i + 1) & h->mask;
+    for (i = home8(h, k);; i = (i + 1) & h->mask) {
+      uint64_t s = load_key8(SLOT(h, i));
+      if (s == k) {
+        if (is_new) *is_new = false;
+        return SLOT_VAL(h, i);
+      }
+      if (s == 0) break;
+    }
+    if (h->count >= h->grow_at) {
+      grow(h);
+      for (i = home8(h, k); load_key8(SLOT(h, i)) != 0; i = (i + 1) & h->mask) {}
+    }
+    memcpy(SLOT(h, i), &k, 8);
+  } else {
+    uint64_t sh = stored_hash(hash);
+    for (i = home(h, sh);; i = (i + 1) & h->mask) {
+      uint64_t s = SLOT_HASH(h, i);
+      if (s == 0) break;
+      if (s == sh && key_eq(SLOT_KEY(h, i), key, h->key_size)) {
+        if (is_new) *is_new = false;
+        return SLOT_VAL(h, i);
+      }
+    }
+    if (h->count >= h->grow_at) {
+      grow(h);
+      for (i = home(h, sh); SLOT_HASH(h, i) != 0; i = (i + 1) & h->mask) {}
+    }
+    SLOT_HASH(h, i) = sh;
+    memcpy(SLOT_KEY(h, i), key, h->key_size);
   }
-  if (h->count >= h->grow_at) {
-    grow(h);
-    i = home(h, sh);
-    while (SLOT_HASH(h, i) != 0) i = (i + 1) & h->mask;
-  }
-  /* Empty slots are all-zero (calloc, clear), so the value starts zeroed. */
-  SLOT_HASH(h, i) = sh;
-  memcpy(SLOT_KEY(h, i), key, h->key_size);
+  /* Empty slots are all-zero (calloc, mmap, clear), so the value starts
+   * zeroed. */
   h->count++;
   if (is_new) *is_new = true;
   return SLOT_VAL(h, i);
 }
 
-bool air_hash_next_h(const AirHash *h, size_t *pos, const void **key,
-                     void **val, uint64_t *hash) {
-  for (size_t i = *pos; i < h->cap; i++) {
-    uint64_t s = SLOT_HASH(h, i);
-    if (s != 0) {
-      *key = SLOT_KEY(h, i);
-      *val = SLOT_VAL(h, i);
-      *hash = s;
+/* Positions: the slots 0..cap-1, then (key8) cap for key 0; a sorted
+ * table's are its first count slots. */
+static bool next_at(const AirHash *h, size_t *pos, size_t *slot) {
+  size_t i = *pos;
+  if (h->sorted) {
+    if (i >= h->count) return false;
+    *slot = i;
+    *pos = i + 1;
+    return true;
+  }
+  for (; i < h->cap; i++) {
+    if (load_key8(SLOT(h, i)) != 0) {
+      *slot = i;
       *pos = i + 1;
       return true;
     }
   }
-  *pos = h->cap;
+  if (i == h->cap && h->has_zero) {
+    *slot = SIZE_MAX;
+    *pos = i + 1;
+    return true;
+  }
+  *pos = h->cap + 1;
   return false;
+}
+
+static const uint64_t zero_key;
+
+bool air_hash_next_h(const AirHash *h, size_t *pos, const void **key,
+                     void **val, uint64_t *hash) {
+  size_t i;
+  if (!next_at(h, pos, &i)) return false;
+  if (i == SIZE_MAX) {
+    *key = &zero_key;
+    *val = h->zero_val;
+    *hash = air_mix64(0);
+    return true;
+  }
+  *key = SLOT_KEY(h, i);
+  *val = SLOT_VAL(h, i);
+  *hash = h->key8 ? air_mix64(load_key8(*key)) : SLOT_HASH(h, i);
+  return true;
 }
 
 bool air_hash_next(const AirHash *h, size_t *pos, const void **key,
                    void **val) {
-  for (size_t i = *pos; i < h->cap; i++) {
-    if (SLOT_HASH(h, i) != 0) {
-      if (key) *key = SLOT_KEY(h, i);
-      if (val) *val = SLOT_VAL(h, i);
-      *pos = i + 1;
-      return true;
+  size_t i;
+  if (!next_at(h, pos, &i)) return false;
+  if (key) *key = i == SIZE_MAX ? (const void *)&zero_key : SLOT_KEY(h, i);
+  if (val) *val = i == SIZE_MAX ? (void *)h->zero_val : SLOT_VAL(h, i);
+  return true;
+}
+
+/* Sorts the entries by key (cmp compares two keys) for air_hash_next, which
+ * then gives them in that order; the table is no table any more until
+ * air_hash_clear. In place: the occupied slots are moved to the front
+ * (key 0 as a slot of its own), then sorted. */
+typedef struct SortBy {
+  int (*cmp)(const void *, const void *);
+  size_t key_off;
+} SortBy;
+
+static int cmp_slots(const void *a, const void *b, void *arg) {
+  const SortBy *by = arg;
+  return by->cmp((const unsigned char *)a + by->key_off, (const unsigned char *)b + by->key_off);
+}
+
+static size_t compact(AirHash *h);
+
+void air_hash_sort(AirHash *h, int (*cmp)(const void *, const void *)) {
+  if (h->sorted) return;
+  size_t n = compact(h);
+  SortBy by = {cmp, h->key_off};
+  qsort_r(h->slots, n, h->slot_size, cmp_slots, &by);
+}
+
+/* air_hash_sort for a table whose key is one int64_t ordered as signed:
+ * an in-place most-significant-digit radix sort (American flag sort) of
+ * the slots, a byte at a time from the highest byte in which two keys
+ * differ, with insertion sort for small buckets. No comparison calls and
+ * no scratch array: perf put the general sort (glibc's merge sort, with a
+ * buffer as large as the rows, and a call per comparison) at a quarter of
+ * the 10M-key run. */
+static inline uint64_t ukey(const unsigned char *slot) { return load_key8(slot) ^ ((uint64_t)1 << 63); }
+
+static void insertion_sort(unsigned char *base, size_t n, size_t sz, unsigned char *tmp) {
+  for (size_t i = 1; i < n; i++) {
+    uint64_t k = ukey(base + i * sz);
+    if (ukey(base + (i - 1) * sz) <= k) continue;
+    memcpy(tmp, base + i * sz, sz);
+    size_t j = i;
+    do {
+      memcpy(base + j * sz, base + (j - 1) * sz, sz);
+      j--;
+    } while (j > 0 && ukey(base + (j - 1) * sz) > k);
+    memcpy(base + j * sz, tmp, sz);
+  }
+}
+
+static void radix_sort(unsigned char *base, size_t n, size_t sz, unsigned shift, unsigned char *tmp) {
+  if (n <= 32) {
+    insertion_sort(base, n, sz, tmp);
+    return;
+  }
+  size_t count[256] = {0}, next[256], end[256];
+  for (size_t i = 0; i < n; i++) count[(ukey(base + i * sz) >> shift) & 255]++;
+  size_t at = 0;
+  for (int b = 0; b < 256; b++) {
+    next[b] = at;
+    at += count[b];
+    end[b] = at;
+  }
+  unsigned char *carry = tmp + sz, *swap = tmp + 2 * sz;
+  for (int b = 0; b < 256; b++) {
+    while (next[b] < end[b]) {
+      unsigned char *p = base + next[b] * sz;
+      unsigned d = (unsigned)(ukey(p) >> shift) & 255;
+      if (d == (unsigned)b) {
+        next[b]++;
+        continue;
+      }
+      /* a cycle: each row displaces one of the bucket it belongs to */
+      memcpy(carry, p, sz);
+      do {
+        unsigned char *q = base + next[d]++ * sz;
+        memcpy(swap, q, sz);
+        memcpy(q, carry, sz);
+        memcpy(carry, swap, sz);
+        d = (unsigned)(ukey(carry) >> shift) & 255;
+      } while (d != (unsigned)b);
+      memcpy(p, carry, sz);
+      next[b]++;
     }
   }
-  *pos = h->cap;
-  return false;
+  if (shift == 0) return;
+  at = 0;
+  for (int b = 0; b < 256; b++) {
+    if (count[b] > 1) radix_sort(base + at * sz, count[b], sz, shift - 8, tmp);
+    at += count[b];
+  }
+}
+
+/* Moves the occupied slots to the front (key 0 as a slot of its own):
+ * their number. */
+static size_t compact(AirHash *h) {
+  size_t n = 0;
+  for (size_t i = 0; i < h->cap; i++) {
+    if (load_key8(SLOT(h, i)) == 0) continue;
+    if (i != n) {
+      memcpy(SLOT(h, n), SLOT(h, i), h->slot_size);
+      memset(SLOT(h, i), 0, h->slot_size);
+    }
+    n++;
+  }
+  if (h->has_zero) { /* n < cap: the table is at most 75% full */
+    memset(SLOT(h, n), 0, h->slot_size);
+    memcpy(SLOT(h, n) + h->val_off, h->zero_val, h->val_size);
+    n++;
+    h->has_zero = false;
+    memset(h->zero_val, 0, h->val_size);
+  }
+  h->sorted = true;
+  return n;
+}
+
+void air_hash_sort_i64(AirHash *h) {
+  if (h->sorted) return;
+  if (!h->key8) abort(); /* the generated code asks this of 8-byte keys only */
+  size_t n = compact(h);
+  if (n < 2) return;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t k = ukey(SLOT(h, i));
+    if (k < lo) lo = k;
+    if (k > hi) hi = k;
+  }
+  if (lo == hi) return;
+  unsigned top = 63 - (unsigned)__builtin_clzll(lo ^ hi); /* the highest bit in which keys differ */
+  unsigned char *tmp = malloc(3 * h->slot_size);
+  if (!tmp) out_of_memory(n);
+  radix_sort(h->slots, n, h->slot_size, top / 8 * 8, tmp);
+  free(tmp);
 }
 
 /* Keeps the capacity: a recycled window table of a busy operator needs it
- * again for the next window. */
+ * again for the next window. A mapped table's pages go back to the system
+ * (they come back zeroed as they are touched again). */
 void air_hash_clear(AirHash *h) {
-  if (h->count == 0) return;
-  memset(h->slots, 0, h->cap * h->slot_size);
+  if (h->count == 0 && !h->sorted) return;
+  if (h->mapped) {
+    if (madvise(h->slots, h->cap * h->slot_size, MADV_DONTNEED) != 0)
+      memset(h->slots, 0, h->cap * h->slot_size);
+  } else {
+    memset(h->slots, 0, h->cap * h->slot_size);
+  }
+  if (h->zero_val) memset(h->zero_val, 0, h->val_size);
+  h->has_zero = false;
+  h->sorted = false;
   h->count = 0;
 }

@@ -167,6 +167,9 @@ static void write_json(AirRuntime *rt, const Summary *m) {
     fprintf(f, "%lld", (long long)m->count[AIR_STAT_SOURCE_LAG]);
   else
     fputs("null", f);
+  fprintf(f, ",\"partial_raw_rows\":%lld,\"state_bytes_peak\":%lld,\"state_bytes_settled\":%lld,\"output_s\":%.6f",
+          (long long)m->count[AIR_STAT_PARTIAL_RAW], (long long)m->count[AIR_STAT_STATE_PEAK],
+          (long long)m->count[AIR_STAT_STATE_SETTLED], (double)m->count[AIR_STAT_OUTPUT_US] / 1e6);
   fputs(",\"interrupted\":", f);
   if (air_cut_happened(rt)) {
     fprintf(f, "{\"by\":\"%s\",\"on_stop\":\"%s\",\"early_windows\":%lld,\"early_rows\":%lld,\"cut\":",
@@ -189,6 +192,9 @@ void air_stats_finish(AirRuntime *rt, double elapsed_s) {
   memset(&m, 0, sizeof m);
   for (int i = 0; i < AIR_STAT_COUNT; i++)
     local[i] = atomic_load(&s->count[i]);
+  local[AIR_STAT_PARTIAL_RAW] = air_windows_raw_rows();
+  local[AIR_STAT_STATE_PEAK] = air_hash_peak_bytes(false);
+  local[AIR_STAT_STATE_SETTLED] = air_hash_peak_bytes(true);
   MPI_Reduce(local, m.count, AIR_STAT_COUNT, MPI_INT64_T, MPI_SUM, 0, rt->comm);
   MPI_Reduce(&elapsed_s, &m.secs, 1, MPI_DOUBLE, MPI_MAX, 0, rt->comm);
 

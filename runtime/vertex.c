@@ -363,6 +363,7 @@ static void *consumer_main(void *arg) {
     if (slot < 0)
       air_fatal(rt, "vertex '%s': batch from unknown sender %d on edge %d", v->name, b->sender,
                 b->edge);
+    v->batch_sender = b->sender;
     if (b->nrows > 0 && v->on_batch)
       v->on_batch(v, e->input, air_batch_rows(b), (size_t)b->nrows, v->ctx);
     bool up = air_wm_update(&v->wm, slot, b->wm);

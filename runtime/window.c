@@ -8,11 +8,13 @@
  */
 #include "air.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define WIN_TABLE_CAP 64 /* entries a fresh window table holds before growing */
 #define WIN_FREE_MAX 64  /* recycled tables kept for reuse */
+#define SAMPLE_ROWS 65536 /* a partial's rows between two checks that pre-aggregating pays */
 
 typedef struct OpenWindow {
   int64_t start;  /* window start, ms */
@@ -29,7 +31,23 @@ struct AirWindows {
   size_t nfree;        /* used entries of free */
   int64_t last_start;  /* start of the cached window */
   AirHash *last_table; /* cached window's table, NULL when none */
+  /* a per-rank partial's adaptive pre-aggregation (air_windows_partial_acc) */
+  size_t raw_min_keys; /* entries the open tables must hold before raw pays */
+  bool raw;            /* rows go on unaggregated */
+  int64_t raw_until;   /* ... until the window starting here closes */
+  uint32_t sample_every; /* rows between two checks (SAMPLE_ROWS) */
+  uint32_t sample_rows, sample_new; /* rows upserted / new keys since the last check */
+  int64_t raw_rows;    /* rows sent on unaggregated, not yet added to the total */
 };
+
+static _Atomic int64_t raw_rows_total; /* --stats-json partial_raw_rows */
+
+int64_t air_windows_raw_rows(void) { return atomic_load(&raw_rows_total); }
+
+static void add_raw_rows(AirWindows *w) {
+  if (w->raw_rows) atomic_fetch_add(&raw_rows_total, w->raw_rows);
+  w->raw_rows = 0;
+}
 
 static _Noreturn void windows_oom(void) { air_oom("window state"); }
 
@@ -40,6 +58,13 @@ AirWindows *air_windows_new(size_t key_size, size_t acc_size) {
   w->key_size = key_size;
   w->acc_size = acc_size;
   w->open_cap = 16;
+  w->raw_min_keys = (size_t)1 << 20;
+  w->sample_every = SAMPLE_ROWS;
+  /* tests: the raw path on small inputs */
+  const char *env = getenv("AIR_PARTIAL_RAW_KEYS");
+  if (env && *env) w->raw_min_keys = (size_t)strtoull(env, NULL, 10);
+  env = getenv("AIR_PARTIAL_SAMPLE_ROWS");
+  if (env && *env && strtoul(env, NULL, 10) > 0) w->sample_every = (uint32_t)strtoul(env, NULL, 10);
   w->open = malloc(w->open_cap * sizeof *w->open);
   w->free = malloc(WIN_FREE_MAX * sizeof *w->free);
   if (!w->open || !w->free) windows_oom();
@@ -48,6 +73,7 @@ AirWindows *air_windows_new(size_t key_size, size_t acc_size) {
 
 void air_windows_free(AirWindows *w) {
   if (!w) return;
+  add_raw_rows(w);
   for (size_t i = 0; i < w->nopen; i++) air_hash_free(w->open[i].table);
   for (size_t i = 0; i < w->nfree; i++) air_hash_free(w->free[i]);
   free(w->open);
@@ -101,6 +127,37 @@ void *air_windows_acc(AirWindows *w, int64_t win_start, const void *key,
   return air_hash_upsert(w->last_table, key, hash, is_new);
 }
 
+/* Pre-aggregating a per-rank partial pays when its table takes many rows
+ * per key, or is small enough to stay in cache. With as many keys as rows
+ * (10M keys, 20M events in one window) it pays nothing: every row is a
+ * cache miss in the partial table, and again, as a partial, in the final
+ * one, which holds every key a second time. So every SAMPLE_ROWS rows the
+ * partial checks: when its open tables hold at least raw_min_keys entries
+ * (default 2^20, 32 MiB of slots for a BIGINT key: past the caches) and at
+ * least a quarter of the sampled rows were new keys, it stops taking rows
+ * (NULL: the caller sends the row on as a partial of one row) until the
+ * windows open now have closed, then samples again. The rows already in
+ * its tables go on as partials when their window closes; the final stage
+ * merges both alike (merges are exact), so the results do not change.
+ * Flink's two-phase aggregation can skip its local phase the same way. */
+void *air_windows_partial_acc(AirWindows *w, int64_t win_start, const void *key, uint64_t hash, bool *is_new) {
+  if (w->raw) {
+    w->raw_rows++;
+    return NULL;
+  }
+  void *acc = air_windows_acc(w, win_start, key, hash, is_new);
+  w->sample_new += *is_new;
+  if (++w->sample_rows < w->sample_every) return acc;
+  size_t held = 0;
+  for (size_t i = 0; i < w->nopen; i++) held += air_hash_count(w->open[i].table);
+  if (held >= w->raw_min_keys && w->sample_new * 4 >= w->sample_rows) {
+    w->raw = true;
+    w->raw_until = w->open[w->nopen - 1].start;
+  }
+  w->sample_rows = w->sample_new = 0;
+  return acc;
+}
+
 /* start + size_ms <= wm without overflow (wm may be AIR_WM_NONE/END). */
 static bool window_closed(int64_t start, int64_t size_ms, int64_t wm) {
   int64_t end;
@@ -118,6 +175,8 @@ AirHash *air_windows_pop_closed(AirWindows *w, int64_t wm, int64_t size_ms,
   w->nopen--;
   memmove(&w->open[0], &w->open[1], w->nopen * sizeof *w->open);
   if (w->last_table == first.table) w->last_table = NULL;
+  if (w->raw && first.start >= w->raw_until) w->raw = false;
+  add_raw_rows(w);
   if (win_start) *win_start = first.start;
   return first.table;
 }

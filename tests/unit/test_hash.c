@@ -283,6 +283,81 @@ static void test_hash_slot_order_transfer_is_linear(void **state) {
   assert_true(best < 2.0);
 }
 
+/* 8-byte keys are stored without their hash, key 0 beside the slots: key 0
+ * found, counted, visited once by the iteration, kept across growth and
+ * gone after clear; a sorted table gives every entry once, in key order. */
+static int cmp_i64_key(const void *a, const void *b) {
+  int64_t x, y;
+  memcpy(&x, a, 8);
+  memcpy(&y, b, 8);
+  return (x > y) - (x < y);
+}
+
+static void key8_zero_and_sort(bool sort_i64, int64_t spread) {
+  AirHash *h = air_hash_new(sizeof(int64_t), sizeof(Acc), 0);
+  const int64_t n = 300000; /* mapped once it grows past 4 MiB */
+  for (int64_t r = 0; r < 2; r++) {
+    for (int64_t i = 0; i < n; i++) {
+      int64_t k = ((i * 7919) % n - n / 2) * spread; /* includes 0 and negatives */
+      bool is_new;
+      Acc *a = air_hash_upsert(h, &k, 0, &is_new);
+      assert_int_equal(is_new, r == 0);
+      a->sum += k + 1;
+    }
+  }
+  assert_int_equal(air_hash_count(h), n);
+  int64_t zero = 0;
+  Acc *z = air_hash_find(h, &zero, 0);
+  assert_non_null(z);
+  assert_int_equal(z->sum, 2);
+  size_t pos = 0, seen = 0;
+  const void *kp;
+  void *vp;
+  while (air_hash_next(h, &pos, &kp, &vp)) {
+    int64_t k;
+    memcpy(&k, kp, 8);
+    assert_int_equal(((Acc *)vp)->sum, 2 * (k + 1));
+    seen++;
+  }
+  assert_int_equal(seen, n);
+  if (sort_i64) air_hash_sort_i64(h);
+  else air_hash_sort(h, cmp_i64_key);
+  pos = 0;
+  seen = 0;
+  int64_t prev = INT64_MIN;
+  while (air_hash_next(h, &pos, &kp, &vp)) {
+    int64_t k;
+    memcpy(&k, kp, 8);
+    assert_true(k > prev || seen == 0);
+    assert_int_equal(((Acc *)vp)->sum, 2 * (k + 1));
+    assert_int_equal(k % spread, 0);
+    prev = k;
+    seen++;
+  }
+  assert_int_equal(seen, n);
+  air_hash_clear(h);
+  assert_int_equal(air_hash_count(h), 0);
+  assert_null(air_hash_find(h, &zero, 0));
+  int64_t one = 1;
+  assert_null(air_hash_find(h, &one, 0));
+  bool is_new;
+  assert_non_null(air_hash_upsert(h, &one, 0, &is_new));
+  assert_true(is_new);
+  pos = 0;
+  seen = 0;
+  while (air_hash_next(h, &pos, &kp, &vp)) seen++;
+  assert_int_equal(seen, 1);
+  air_hash_free(h);
+}
+
+static void test_hash_key8_zero_and_sort(void **state) {
+  (void)state;
+  key8_zero_and_sort(false, 1);
+  key8_zero_and_sort(true, 1);
+  key8_zero_and_sort(true, INT64_C(1) << 40); /* keys differing in high bytes only */
+  key8_zero_and_sort(true, INT64_C(3) << 40); /* keys of both signs, far apart */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hash_insert_find),
@@ -296,6 +371,7 @@ int main(void) {
       cmocka_unit_test(test_hash_bytes_avalanche),
       cmocka_unit_test(test_hash_bytes_distribution),
       cmocka_unit_test(test_hash_slot_order_transfer_is_linear),
+      cmocka_unit_test(test_hash_key8_zero_and_sort),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -101,6 +101,12 @@ static int cmp_O0(const void *pa, const void *pb) {
   if ((r = q_cmp_i64(a->o3, b->o3)) != 0) return r;
   return q_cmp_i64(a->ts, b->ts);
 }
+static inline int cmp_K0(const void *pa, const void *pb) {
+  const K0 *a = pa, *b = pb;
+  int r;
+  if ((r = q_cmp_i64(a->k0, b->k0)) != 0) return r;
+  return 0;
+}
 static void fmt_O0(FILE *f, const void *row) {
   const O0 *r = row;
   air_write_i64(f, (int64_t)r->o0);
@@ -161,6 +167,7 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
     int64_t ws;
     AirHash *tab;
     while ((tab = air_windows_pop_closed(stage2.win, wm, INT64_C(1000), &ws)) != NULL) {
+      air_hash_sort_i64(tab); /* the rows in the collector's order: it merges, not sorts */
       size_t pos = 0;
       const void *kp;
       void *ap;

@@ -138,6 +138,12 @@ static int cmp_O0(const void *pa, const void *pb) {
   if ((r = q_cmp_i64(a->o2, b->o2)) != 0) return r;
   return q_cmp_i64(a->ts, b->ts);
 }
+static inline int cmp_K0(const void *pa, const void *pb) {
+  const K0 *a = pa, *b = pb;
+  int r;
+  if ((r = strcmp(a->k0, b->k0)) != 0) return r;
+  return 0;
+}
 static void fmt_O0(FILE *f, const void *row) {
   const O0 *r = row;
   air_write_str(f, r->o0);
@@ -223,6 +229,7 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
     int64_t ws;
     AirHash *tab;
     while ((tab = air_windows_pop_closed(stage2.win, wm, INT64_C(10000), &ws)) != NULL) {
+      air_hash_sort(tab, cmp_K0); /* the rows in the collector's order: it merges, not sorts */
       size_t pos = 0;
       const void *kp;
       void *ap;
@@ -340,7 +347,15 @@ static void source0(AirVertex *v, int inst, void *ctx) {
           if (ws + INT64_C(10000) <= st.wm) continue; /* window already closed */
           in_window = true;
           bool is_new;
-          A0 *acc = air_windows_acc(st.win1, ws, keyp, kh, &is_new);
+          A0 *acc = air_windows_partial_acc(st.win1, ws, keyp, kh, &is_new);
+          if (!acc) { /* not pre-aggregating: the row on as a partial of one row */
+            P0 *rp = air_out_row(st.oe0, (int)(hash_K0(keyp) % (uint64_t)air_world(g_rt)));
+            rp->wstart = ws;
+            rp->key = *keyp;
+            memset(&rp->acc, 0, sizeof rp->acc);
+            acc = &rp->acc;
+            is_new = true;
+          }
           if (is_new || s.c2 > acc->maxts) acc->maxts = s.c2;
           /* COUNT(*) */
           acc->a0++;
