@@ -363,6 +363,14 @@ check: check-sinks
 check-sinks: all
 	@python3 tests/sinks/run.py
 
+# Stream-stream joins (a window's right rows hashed when it closes) against
+# a pair-by-pair evaluation: hot keys, VARCHAR and DOUBLE keys, HOPPING
+# windows, late rows; fused and not, 1-3 ranks (tests/joins/run.py).
+.PHONY: check-joins
+check: check-joins
+check-joins: all
+	@python3 tests/joins/run.py
+
 # HOPPING windows from shared slices against a per-window evaluation, with
 # rows late for some of their windows, fused and not, on 1-3 ranks.
 .PHONY: check-slices

@@ -77,7 +77,7 @@ void describe_state(const Stage *st, char *buf, size_t n) {
     text_list(&t, s->aggs, s->naggs);
     return;
   case STATE_JOIN:
-    text_add(&t, "per open window and %s, the rows of both sides", s->join_lkey->text);
+    text_add(&t, "per open window, the rows of both sides, hashed on %s when it closes", s->join_lkey->text);
     return;
   }
 }

@@ -114,10 +114,31 @@ typedef struct RB0 { /* a row between pipelines */
   double f1c1; /* y */
   int64_t f1c2; /* ts */
 } RB0;
-typedef struct J0 { /* a join window's rows of one key */
-  int64_t maxts; /* unused */
-  AirVec left; /* R0 rows */
-  AirVec right; /* RB0 rows */
+typedef struct JLR0 { /* a left row a join window keeps */
+  int64_t ts; /* event time, ms */
+  char f0c0[7]; /* k */
+  int32_t f0c1; /* x */
+  int64_t f0c2; /* ts */
+} JLR0;
+typedef struct JRR0 { /* a right row a join window keeps */
+  int64_t ts; /* event time, ms */
+  char f1c0[7]; /* k */
+  double f1c1; /* y */
+  int64_t f1c2; /* ts */
+} JRR0;
+typedef struct JL0 { /* a left row */
+  uint64_t h; /* hash_K0(&key), first: air_join_index reads it */
+  K0 key;
+  JLR0 row;
+} JL0;
+typedef struct JR0 { /* a right row */
+  uint64_t h;
+  K0 key;
+  JRR0 row;
+} JR0;
+typedef struct J0 { /* a join window's rows */
+  AirVec left; /* JL0 rows */
+  AirVec right; /* JR0 rows */
 } J0;
 typedef struct O0 { /* a result row */
   int64_t wend; /* window end, ms */
@@ -188,14 +209,22 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
       memset(&key, 0, sizeof key);
       memcpy(key.k0, r->f0c0, sizeof key.k0);
       const uint64_t kh = hash_K0(&key);
+      K0 nokey;
+      memset(&nokey, 0, sizeof nokey);
       bool in_window = false;
       static _Thread_local QWinCache wc = {INT64_MIN, 0};
       for (int64_t ws = q_hop_first(&wc, r->ts, INT64_C(10000), INT64_C(10000)); ws <= r->ts; ws += INT64_C(10000)) {
         if (ws + INT64_C(10000) <= r->srcwm) continue; /* window already closed */
         in_window = true;
         bool is_new;
-        J0 *acc = air_windows_acc(stage3.win, ws, &key, kh, &is_new);
-        air_vec_push(&acc->left, r, sizeof *r);
+        J0 *acc = air_windows_acc(stage3.win, ws, &nokey, 0, &is_new);
+        JL0 *e = air_vec_add(&acc->left, sizeof *e);
+        e->h = kh;
+        e->key = key;
+        e->row.ts = r->ts;
+        memcpy(e->row.f0c0, r->f0c0, sizeof e->row.f0c0);
+        e->row.f0c1 = r->f0c1;
+        e->row.f0c2 = r->f0c2;
       }
       if (!in_window) late++;
     }
@@ -208,14 +237,22 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
       memset(&key, 0, sizeof key);
       memcpy(key.k0, r->f1c0, sizeof key.k0);
       const uint64_t kh = hash_K0(&key);
+      K0 nokey;
+      memset(&nokey, 0, sizeof nokey);
       bool in_window = false;
       static _Thread_local QWinCache wc = {INT64_MIN, 0};
       for (int64_t ws = q_hop_first(&wc, r->ts, INT64_C(10000), INT64_C(10000)); ws <= r->ts; ws += INT64_C(10000)) {
         if (ws + INT64_C(10000) <= r->srcwm) continue; /* window already closed */
         in_window = true;
         bool is_new;
-        J0 *acc = air_windows_acc(stage3.win, ws, &key, kh, &is_new);
-        air_vec_push(&acc->right, r, sizeof *r);
+        J0 *acc = air_windows_acc(stage3.win, ws, &nokey, 0, &is_new);
+        JR0 *e = air_vec_add(&acc->right, sizeof *e);
+        e->h = kh;
+        e->key = key;
+        e->row.ts = r->ts;
+        memcpy(e->row.f1c0, r->f1c0, sizeof e->row.f1c0);
+        e->row.f1c1 = r->f1c1;
+        e->row.f1c2 = r->f1c2;
       }
       if (!in_window) late++;
     }
@@ -245,10 +282,15 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
         const int64_t wstart = ws, wend = ws + INT64_C(10000);
         (void)wstart;
         (void)wend;
+        AirJoinIndex jx;
+        air_join_index(&jx, acc->right.data, acc->left.n ? acc->right.n : 0, sizeof(JR0));
         for (size_t li = 0; li < acc->left.n; li++) {
-          const R0 *l = (const R0 *)acc->left.data + li;
-          for (size_t ri = 0; ri < acc->right.n; ri++) {
-            const RB0 *rr = (const RB0 *)acc->right.data + ri;
+          const JL0 *le = (const JL0 *)acc->left.data + li;
+          const JLR0 *l = &le->row;
+          for (uint32_t ri = air_join_first(&jx, le->h); ri != AIR_JOIN_NONE; ri = air_join_next(&jx, ri)) {
+            const JR0 *re = (const JR0 *)acc->right.data + ri;
+            if (re->h != le->h || memcmp(&re->key, &le->key, sizeof le->key) != 0) continue;
+            const JRR0 *rr = &re->row;
             const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;
             do { /* query 1: Map */
               O0 out;
@@ -268,6 +310,7 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
             } while (0);
           }
         }
+        air_join_index_free(&jx);
         air_vec_free(&acc->left);
         air_vec_free(&acc->right);
       }
