@@ -477,6 +477,12 @@ void cg_csv_table(Gen *g, const Relation *r) {
   char path[48];
   snprintf(path, sizeof path, "air_opt_str(g_rt, %d)", opt_row(r, OPT_PATH));
   emit_csv_open(f, r, path, false, "csv", "  ");
+  /* sized for the file at once: growing a table of millions of rows
+   * rehashed it a dozen times, and each new table took its page faults */
+  fprintf(f, "  const size_t hint = air_csv_rows_hint(csv);\n");
+  fprintf(f, "  if (hint > 2048) {\n");
+  fprintf(f, "    air_hash_free(tab%d);\n    tab%d = air_hash_new(sizeof(TK%d), sizeof(T%d), hint);\n  }\n", r->index,
+          r->index, r->index, r->index);
   fprintf(f, "  AirField f[%d];\n  long line = 0;\n  int nf;\n", r->ncols + 1);
   fprintf(f, "  while ((nf = air_csv_next(csv, f, %d, &line)) != AIR_CSV_END) {\n", r->ncols + 1);
   fprintf(f, "    if (nf != %d) {\n      air_csv_bad_row(csv, line, nf == AIR_CSV_BAD_QUOTING ? air_csv_bad_why(csv) : \"expected %d fields\");\n      continue;\n    }\n",

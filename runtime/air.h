@@ -647,6 +647,10 @@ static inline AirParse air_csv_time(const AirCsv *c, int64_t *ts) {
  * on this rank; a table that ends over its limit ends the run too. */
 void air_csv_bad_row(AirCsv *c, long line, const char *why);
 const char *air_csv_path(const AirCsv *c);
+/* About how many records c's file holds (from its size and the lengths of
+ * sampled lines; rather under than over), 0 when it cannot tell (not a
+ * regular file): a table is sized by it before it is loaded. */
+size_t air_csv_rows_hint(const AirCsv *c);
 void air_csv_close(AirCsv *c); /* accepts NULL */
 
 /* Whole-field parsers (no surrounding spaces); false when malformed. *out
