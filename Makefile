@@ -422,7 +422,7 @@ $(B)/bench/kafka_tool: bench/kafka_tool.c
 bench-kafka: all $(B)/tests/mock_cluster $(B)/bench/kafka_tool
 	python3 bench/kafka_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--runs 1)
 
-bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa $(B)/bench/ceiling_state
+bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa $(B)/bench/ceiling_state $(B)/bench/ceiling_join
 	@sh tools/deps.sh --if-missing gnuplot-nox || echo "bench: without gnuplot, no plots"
 	@sh tools/deps.sh --if-missing libcjson-dev libjansson-dev && $(MAKE) --no-print-directory $(B)/bench/json_parsers \
 	  || echo "bench: without libcjson-dev and libjansson-dev, no JSON parser comparison"
