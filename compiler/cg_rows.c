@@ -242,9 +242,10 @@ static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, cons
   fprintf(o, "%s%s row;\n%smemset(&row, 0, sizeof row);\n%srow.ts = %s;\n", ind, rt, ind, ind, env->ts);
   fprintf(o, "%srow.srcwm = %s;\n", ind, env->wm);
   if (env->cx.wstart) fprintf(o, "%srow.wstart = %s;\n%srow.wend = %s;\n", ind, env->cx.wstart, ind, env->cx.wend);
-  bool second = edge_payload(g->ph, e) == PAY_RIGHT_ROWS; /* a join's second input holds from[1] only */
+  /* a join's first input holds from[0] only, its second from[1] only */
+  Payload pay = edge_payload(g->ph, e);
   for (int f = 0; f < s->nfrom; f++) {
-    if (second && f == 0) continue;
+    if ((pay == PAY_RIGHT_ROWS && f == 0) || (pay == PAY_LEFT_ROWS && f == 1)) continue;
     if (env->cx.home[f] == HOME_NONE) continue;
     const Relation *r = s->from[f].rel;
     for (int i = 0; i < r->ncols; i++) {

@@ -98,6 +98,8 @@ void emit_chain_types(Gen *g, const Chain *ch) {
   snprintf(nm, sizeof nm, "R%d", c);
   emit_r_struct(g, ch, nm, -1);
   if (ch->join_at >= 0) {
+    snprintf(nm, sizeof nm, "RA%d", c);
+    emit_r_struct(g, ch, nm, 0);
     snprintf(nm, sizeof nm, "RB%d", c);
     emit_r_struct(g, ch, nm, 1);
     /* a window's rows of each side with their join key and its hash, in

@@ -137,9 +137,10 @@ void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n) {
     }
     return;
   }
+  case PAY_LEFT_ROWS:
   case PAY_RIGHT_ROWS:
     text_add(&t, "event time, source watermark, window bounds");
-    text_used(&t, to, 1);
+    text_used(&t, to, edge_payload(ph, e) == PAY_RIGHT_ROWS);
     return;
   case PAY_PARTIALS:
     text_add(&t, "window start");

@@ -106,6 +106,14 @@ typedef struct R0 { /* a row between pipelines */
   double f1c1; /* y */
   int64_t f1c2; /* ts */
 } R0;
+typedef struct RA0 { /* a row between pipelines */
+  int64_t ts; /* event time, ms */
+  int64_t wstart, wend; /* the window of a joined row, ms */
+  int64_t srcwm; /* its source's watermark when it was read: windows ending by then are closed to it */
+  char f0c0[7]; /* k */
+  int32_t f0c1; /* x */
+  int64_t f0c2; /* ts */
+} RA0;
 typedef struct RB0 { /* a row between pipelines */
   int64_t ts; /* event time, ms */
   int64_t wstart, wend; /* the window of a joined row, ms */
@@ -202,9 +210,9 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
   (void)ctx;
   int64_t filtered = 0, unmatched = 0, late = 0;
   if (input == 0) {
-    const R0 *in = rows;
+    const RA0 *in = rows;
     for (size_t k = 0; k < nrows; k++) {
-      const R0 *r = &in[k];
+      const RA0 *r = &in[k];
       K0 key;
       memset(&key, 0, sizeof key);
       memcpy(key.k0, r->f0c0, sizeof key.k0);
@@ -387,7 +395,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       }
       n++;
       do { /* query 1: Source */
-        R0 row;
+        RA0 row;
         memset(&row, 0, sizeof row);
         row.ts = s.c2;
         row.srcwm = rowwm;
@@ -554,7 +562,7 @@ int main(int argc, char **argv) {
     def.bad_max = air_opt_f64(g_rt, 34);
     g_csv1 = air_csv_open(g_rt, &def);
   }
-  g_edge[0] = air_edge_new(g_rt, 0, sizeof(R0), AIR_ROUTE_HASH, 1);
+  g_edge[0] = air_edge_new(g_rt, 0, sizeof(RA0), AIR_ROUTE_HASH, 1);
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(RB0), AIR_ROUTE_HASH, 1);
   g_edge[2] = air_edge_new(g_rt, 2, sizeof(O0), AIR_ROUTE_GATHER, 1);
   {
@@ -577,7 +585,7 @@ int main(int argc, char **argv) {
     };
     air_collector_new(g_rt, "results of query 1", g_edge[2], &def);
   }
-  air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(S1) + sizeof(SrcState1) + sizeof(R0) + sizeof(O0) + sizeof(RB0) + sizeof(K0) + sizeof(J0) + 0));
+  air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(S1) + sizeof(SrcState1) + sizeof(R0) + sizeof(O0) + sizeof(RA0) + sizeof(RB0) + sizeof(K0) + sizeof(J0) + 0));
   air_vertex_source(g_rt, "source a", source0, NULL, 1);
   air_vertex_source(g_rt, "source b", source1, NULL, 1);
   return air_run(g_rt);
