@@ -363,6 +363,14 @@ check: check-sinks
 check-sinks: all
 	@python3 tests/sinks/run.py
 
+# Stream-stream joins (a window's right rows hashed when it closes) against
+# a pair-by-pair evaluation: hot keys, VARCHAR and DOUBLE keys, HOPPING
+# windows, late rows; fused and not, 1-3 ranks (tests/joins/run.py).
+.PHONY: check-joins
+check: check-joins
+check-joins: all
+	@python3 tests/joins/run.py
+
 # HOPPING windows from shared slices against a per-window evaluation, with
 # rows late for some of their windows, fused and not, on 1-3 ranks.
 .PHONY: check-slices
@@ -426,7 +434,7 @@ bench-kafka: all $(B)/tests/mock_cluster $(B)/bench/kafka_tool
 bench-files: all
 	python3 bench/files_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--quick)
 
-bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa $(B)/bench/ceiling_state
+bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa $(B)/bench/ceiling_state $(B)/bench/ceiling_join
 	@sh tools/deps.sh --if-missing gnuplot-nox || echo "bench: without gnuplot, no plots"
 	@sh tools/deps.sh --if-missing libcjson-dev libjansson-dev && $(MAKE) --no-print-directory $(B)/bench/json_parsers \
 	  || echo "bench: without libcjson-dev and libjansson-dev, no JSON parser comparison"

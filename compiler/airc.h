@@ -554,6 +554,7 @@ typedef struct StateShape {
 /* What the rows on an edge are (codegen's C type for them in brackets). */
 typedef enum {
   PAY_ROWS,       /* the query's input rows: the columns it reads of each FROM item (R) */
+  PAY_LEFT_ROWS,  /* a stream-stream join's first input: the columns it reads of it (RA) */
   PAY_RIGHT_ROWS, /* a stream-stream join's second input: the columns it reads of it (RB) */
   PAY_PARTIALS,   /* per-rank partial aggregates: window, group key, accumulators (P) */
   PAY_RESULTS,    /* result rows: window, key, output columns (O of the sending query) */

@@ -201,9 +201,21 @@ void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, con
   char acc[160];
   emit_join_key(o, ch, &env->cx, side, ind);
   fprintf(o, "%sconst uint64_t kh = hash_K%d(&key);\n", ind, ch->index);
-  snprintf(acc, sizeof acc, "J%d *acc = air_windows_acc(%s, ws, &key, kh, &is_new)", ch->index, env->win);
+  /* one entry per window (the zero key): its rows of both sides, appended */
+  fprintf(o, "%sK%d nokey;\n%smemset(&nokey, 0, sizeof nokey);\n", ind, ch->index, ind);
+  snprintf(acc, sizeof acc, "J%d *acc = air_windows_acc(%s, ws, &nokey, 0, &is_new)", ch->index, env->win);
   emit_window_loop(o, ch->sel->window, "r->ts", env->wm, acc, ind);
-  fprintf(o, "%s  air_vec_push(&acc->%s, r, sizeof *r);\n", ind, side ? "right" : "left");
+  fprintf(o, "%s  J%c%d *e = air_vec_add(&acc->%s, sizeof *e);\n", ind, side ? 'R' : 'L', ch->index,
+          side ? "right" : "left");
+  fprintf(o, "%s  e->h = kh;\n%s  e->key = key;\n%s  e->row.ts = r->ts;\n", ind, ind, ind);
+  const Relation *rel = ch->sel->from[side].rel;
+  for (int i = 0; i < rel->ncols; i++) {
+    if (!ch->used[side][i]) continue;
+    if (rel->cols[i].type.kind == TY_VARCHAR)
+      fprintf(o, "%s  memcpy(e->row.f%dc%d, r->f%dc%d, sizeof e->row.f%dc%d);\n", ind, side, i, side, i, side, i);
+    else
+      fprintf(o, "%s  e->row.f%dc%d = r->f%dc%d;\n", ind, side, i, side, i);
+  }
   emit_window_loop_end(o, "", ind);
 }
 
@@ -246,9 +258,10 @@ static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, cons
   fprintf(o, "%s%s row;\n%smemset(&row, 0, sizeof row);\n%srow.ts = %s;\n", ind, rt, ind, ind, env->ts);
   fprintf(o, "%srow.srcwm = %s;\n", ind, env->wm);
   if (env->cx.wstart) fprintf(o, "%srow.wstart = %s;\n%srow.wend = %s;\n", ind, env->cx.wstart, ind, env->cx.wend);
-  bool second = edge_payload(g->ph, e) == PAY_RIGHT_ROWS; /* a join's second input holds from[1] only */
+  /* a join's first input holds from[0] only, its second from[1] only */
+  Payload pay = edge_payload(g->ph, e);
   for (int f = 0; f < s->nfrom; f++) {
-    if (second && f == 0) continue;
+    if ((pay == PAY_RIGHT_ROWS && f == 0) || (pay == PAY_LEFT_ROWS && f == 1)) continue;
     if (env->cx.home[f] == HOME_NONE) continue;
     const Relation *r = s->from[f].rel;
     for (int i = 0; i < r->ncols; i++) {
@@ -540,10 +553,17 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
     fprintf(o, "%s      J%d *acc = ap;\n", ind, c);
     fprintf(o, "%s      const int64_t wstart = ws, wend = ws + INT64_C(%" PRId64 ");\n", ind, s->window->size_ms);
     fprintf(o, "%s      (void)wstart;\n%s      (void)wend;\n", ind, ind);
+    /* a hash join: the right rows indexed, each left row probes */
+    fprintf(o, "%s      AirJoinIndex jx;\n", ind);
+    fprintf(o, "%s      air_join_index(&jx, acc->right.data, acc->left.n ? acc->right.n : 0, sizeof(JR%d));\n", ind, c);
     fprintf(o, "%s      for (size_t li = 0; li < acc->left.n; li++) {\n", ind);
-    fprintf(o, "%s        const R%d *l = (const R%d *)acc->left.data + li;\n", ind, c, c);
-    fprintf(o, "%s        for (size_t ri = 0; ri < acc->right.n; ri++) {\n", ind);
-    fprintf(o, "%s          const RB%d *rr = (const RB%d *)acc->right.data + ri;\n", ind, c, c);
+    fprintf(o, "%s        const JL%d *le = (const JL%d *)acc->left.data + li;\n", ind, c, c);
+    fprintf(o, "%s        const JLR%d *l = &le->row;\n", ind, c);
+    fprintf(o, "%s        for (uint32_t ri = air_join_first(&jx, le->h); ri != AIR_JOIN_NONE; ri = air_join_next(&jx, ri)) {\n",
+            ind);
+    fprintf(o, "%s          const JR%d *re = (const JR%d *)acc->right.data + ri;\n", ind, c, c);
+    fprintf(o, "%s          if (re->h != le->h || memcmp(&re->key, &le->key, sizeof le->key) != 0) continue;\n", ind);
+    fprintf(o, "%s          const JRR%d *rr = &re->row;\n", ind, c);
     fprintf(o, "%s          const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
     SegEnv je = *env;
     je.ts = "ts";
@@ -558,6 +578,7 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
     snprintf(ind10, sizeof ind10, "%s          ", ind);
     emit_ops(g, o, st, st->first + 1 <= st->last ? st->first + 1 : st->last + 1, st->last, &je, ind10);
     fprintf(o, "%s        }\n%s      }\n", ind, ind);
+    fprintf(o, "%s      air_join_index_free(&jx);\n", ind);
     fprintf(o, "%s      air_vec_free(&acc->left);\n%s      air_vec_free(&acc->right);\n", ind, ind);
   } else {
     fprintf(o, "%s      const A%d *acc = ap;\n", ind, c);

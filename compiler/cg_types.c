@@ -34,6 +34,24 @@ static void emit_r_struct(Gen *g, const Chain *ch, const char *name, int only_fr
   fprintf(o, "} %s;\n", name);
 }
 
+/* A stream-stream join's row of one side as its window keeps it: the event
+ * time and the columns of that side the query reads (the row that arrived
+ * also had the window bounds, its watermark and, on the left, room for the
+ * right side's columns). */
+static void emit_join_row_struct(Gen *g, const Chain *ch, const char *name, int side) {
+  FILE *o = g->types.f;
+  const Relation *r = ch->sel->from[side].rel;
+  fprintf(o, "typedef struct %s { /* a %s row a join window keeps */\n", name, side ? "right" : "left");
+  fprintf(o, "  int64_t ts; /* event time, ms */\n");
+  for (int i = 0; i < r->ncols; i++) {
+    if (!ch->used[side][i]) continue;
+    char nm[32];
+    snprintf(nm, sizeof nm, "f%dc%d", side, i);
+    field_decl(o, r->cols[i].type, nm, r->cols[i].name);
+  }
+  fprintf(o, "} %s;\n", name);
+}
+
 void emit_chain_types(Gen *g, const Chain *ch) {
   FILE *o = g->types.f;
   const Select *s = ch->sel;
@@ -80,11 +98,21 @@ void emit_chain_types(Gen *g, const Chain *ch) {
   snprintf(nm, sizeof nm, "R%d", c);
   emit_r_struct(g, ch, nm, -1);
   if (ch->join_at >= 0) {
+    snprintf(nm, sizeof nm, "RA%d", c);
+    emit_r_struct(g, ch, nm, 0);
     snprintf(nm, sizeof nm, "RB%d", c);
     emit_r_struct(g, ch, nm, 1);
-    fprintf(o, "typedef struct J%d { /* a join window's rows of one key */\n", c);
-    fprintf(o, "  int64_t maxts; /* unused */\n  AirVec left; /* R%d rows */\n  AirVec right; /* RB%d rows */\n} J%d;\n",
-            c, c, c);
+    /* a window's rows of each side with their join key and its hash, in
+     * arrival order; the right side is hashed when the window closes */
+    snprintf(nm, sizeof nm, "JLR%d", c);
+    emit_join_row_struct(g, ch, nm, 0);
+    snprintf(nm, sizeof nm, "JRR%d", c);
+    emit_join_row_struct(g, ch, nm, 1);
+    fprintf(o, "typedef struct JL%d { /* a left row */\n  uint64_t h; /* hash_K%d(&key), first: air_join_index reads it */\n"
+               "  K%d key;\n  JLR%d row;\n} JL%d;\n", c, c, c, c, c);
+    fprintf(o, "typedef struct JR%d { /* a right row */\n  uint64_t h;\n  K%d key;\n  JRR%d row;\n} JR%d;\n", c, c, c, c);
+    fprintf(o, "typedef struct J%d { /* a join window's rows */\n  AirVec left; /* JL%d rows */\n  AirVec right; /* JR%d rows */\n} J%d;\n",
+            c, c, c, c);
   }
   /* the result row: to the collector, or to the readers of a derived stream */
   fprintf(o, "typedef struct O%d { /* a result row */\n", c);
@@ -467,6 +495,12 @@ void cg_csv_table(Gen *g, const Relation *r) {
   char path[48];
   snprintf(path, sizeof path, "air_opt_str(g_rt, %d)", opt_row(r, OPT_PATH));
   emit_csv_open(f, r, path, false, "csv", "  ");
+  /* sized for the file at once: growing a table of millions of rows
+   * rehashed it a dozen times, and each new table took its page faults */
+  fprintf(f, "  const size_t hint = air_csv_rows_hint(csv);\n");
+  fprintf(f, "  if (hint > 2048) {\n");
+  fprintf(f, "    air_hash_free(tab%d);\n    tab%d = air_hash_new(sizeof(TK%d), sizeof(T%d), hint);\n  }\n", r->index,
+          r->index, r->index, r->index);
   fprintf(f, "  AirField f[%d];\n  long line = 0;\n  int nf;\n", r->ncols + 1);
   fprintf(f, "  while ((nf = air_csv_next(csv, f, %d, &line)) != AIR_CSV_END) {\n", r->ncols + 1);
   fprintf(f, "    if (nf != %d) {\n      air_csv_bad_row(csv, line, nf == AIR_CSV_BAD_QUOTING ? air_csv_bad_why(csv) : \"expected %d fields\");\n      continue;\n    }\n",

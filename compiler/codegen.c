@@ -168,6 +168,7 @@ void edge_row_type(const Physical *ph, int e, char *buf, size_t n) {
   switch (edge_payload(ph, ed)) {
   case PAY_PARTIALS: snprintf(buf, n, "P%d", to->chain->index); break;
   case PAY_RESULTS: snprintf(buf, n, "O%d", from->chain->index); break;
+  case PAY_LEFT_ROWS: snprintf(buf, n, "RA%d", to->chain->index); break;
   case PAY_RIGHT_ROWS: snprintf(buf, n, "RB%d", to->chain->index); break;
   case PAY_ROWS: snprintf(buf, n, "R%d", to->chain->index); break;
   }
@@ -249,7 +250,7 @@ static void emit_stack_hint(Gen *g) {
     const Chain *ch = &pl->chains[c];
     fprintf(su, " + sizeof(R%d) + sizeof(O%d)", c, c);
     if (ch->join_at >= 0)
-      fprintf(su, " + sizeof(RB%d) + sizeof(K%d) + sizeof(J%d)", c, c, c);
+      fprintf(su, " + sizeof(RA%d) + sizeof(RB%d) + sizeof(K%d) + sizeof(J%d)", c, c, c, c);
     else if (ch->windowed)
       fprintf(su, " + sizeof(K%d) + sizeof(A%d) + sizeof(P%d)", c, c, c);
     if (ch->sel->table_join) fprintf(su, " + sizeof(TK%d)", ch->sel->from[1].rel->index);

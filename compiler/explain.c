@@ -77,7 +77,7 @@ void describe_state(const Stage *st, char *buf, size_t n) {
     text_list(&t, s->aggs, s->naggs);
     return;
   case STATE_JOIN:
-    text_add(&t, "per open window and %s, the rows of both sides", s->join_lkey->text);
+    text_add(&t, "per open window, the rows of both sides, hashed on %s when it closes", s->join_lkey->text);
     return;
   }
 }
@@ -137,9 +137,10 @@ void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n) {
     }
     return;
   }
+  case PAY_LEFT_ROWS:
   case PAY_RIGHT_ROWS:
     text_add(&t, "event time, source watermark, window bounds");
-    text_used(&t, to, 1);
+    text_used(&t, to, edge_payload(ph, e) == PAY_RIGHT_ROWS);
     return;
   case PAY_PARTIALS:
     text_add(&t, "window start");

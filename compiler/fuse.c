@@ -245,6 +245,7 @@ Payload edge_payload(const Physical *ph, const PEdge *e) {
   if (to->final) return PAY_PARTIALS;
   if (e->kind == XR_GATHER || e->kind == XR_SAME) return PAY_RESULTS;
   if (to->leg == 1 || (is_join(to) && e->to_input == 1)) return PAY_RIGHT_ROWS;
+  if (is_join(to)) return PAY_LEFT_ROWS; /* no room for the side the join brings */
   return PAY_ROWS;
 }
 

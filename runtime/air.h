@@ -669,6 +669,10 @@ static inline AirParse air_csv_time(const AirCsv *c, int64_t *ts) {
  * on this rank; a table that ends over its limit ends the run too. */
 void air_csv_bad_row(AirCsv *c, long line, const char *why);
 const char *air_csv_path(const AirCsv *c);
+/* About how many records c's file holds (from its size and the lengths of
+ * sampled lines; rather under than over), 0 when it cannot tell (not a
+ * regular file): a table is sized by it before it is loaded. */
+size_t air_csv_rows_hint(const AirCsv *c);
 void air_csv_close(AirCsv *c); /* accepts NULL */
 
 /* Whole-field parsers (no surrounding spaces); false when malformed. *out
@@ -841,6 +845,27 @@ typedef struct AirVec {
   size_t cap; /* rows allocated */
 } AirVec;
 void air_vec_push(AirVec *v, const void *row, size_t row_size);
+/* Room for one more row at the end, uninitialised, for the caller to fill. */
+void *air_vec_add(AirVec *v, size_t row_size);
 void air_vec_free(AirVec *v); /* frees the rows, leaves v empty */
+
+/* The hash index a stream-stream join builds over one side's rows of a
+ * window when the window closes (vec.c): rows of `stride` bytes, each
+ * starting with its key's 64-bit hash, chained per home slot in row order.
+ * Walk the rows whose hash shares h's slot with air_join_first and
+ * air_join_next (AIR_JOIN_NONE ends), then compare hash and key. */
+#define AIR_JOIN_NONE UINT32_MAX
+typedef struct AirJoinIndex {
+  uint32_t *head; /* per slot: its first row, AIR_JOIN_NONE when none */
+  uint32_t *next; /* per row: the next row of its slot */
+  unsigned shift; /* a slot is the top bits of hash * AIR_JOIN_MUL */
+} AirJoinIndex;
+#define AIR_JOIN_MUL 0x9E3779B97F4A7C15ULL
+void air_join_index(AirJoinIndex *x, const void *rows, size_t n, size_t stride);
+void air_join_index_free(AirJoinIndex *x);
+static inline uint32_t air_join_first(const AirJoinIndex *x, uint64_t h) {
+  return x->head[(h * AIR_JOIN_MUL) >> x->shift];
+}
+static inline uint32_t air_join_next(const AirJoinIndex *x, uint32_t i) { return x->next[i]; }
 
 #endif /* AIR_H */

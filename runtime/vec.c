@@ -1,4 +1,5 @@
-/* vec.c - a growable array of fixed-size rows (stream-stream join buffers). */
+/* vec.c - a growable array of fixed-size rows, and the hash index a
+ * stream-stream join builds over one side's rows when a window closes. */
 #include "air.h"
 
 #include <stdlib.h>
@@ -6,9 +7,9 @@
 
 #define VEC_FIRST_CAP 16 /* rows allocated by the first push */
 
-/* Append a copy of row (row_size bytes, the same for every call on v).
- * Capacity doubles, so pushes are amortised O(1). */
-void air_vec_push(AirVec *v, const void *row, size_t row_size) {
+/* Room for one more row of row_size bytes (the same for every call on v).
+ * Capacity doubles, so adds are amortised O(1). */
+void *air_vec_add(AirVec *v, size_t row_size) {
   if (v->n == v->cap) {
     size_t cap = v->cap ? v->cap * 2 : VEC_FIRST_CAP;
     size_t unit = row_size ? row_size : 1;
@@ -23,8 +24,12 @@ void air_vec_push(AirVec *v, const void *row, size_t row_size) {
     v->data = p;
     v->cap = cap;
   }
-  memcpy((char *)v->data + v->n * row_size, row, row_size);
-  v->n++;
+  return (char *)v->data + v->n++ * row_size;
+}
+
+/* Append a copy of row. */
+void air_vec_push(AirVec *v, const void *row, size_t row_size) {
+  memcpy(air_vec_add(v, row_size), row, row_size);
 }
 
 void air_vec_free(AirVec *v) {
@@ -33,4 +38,33 @@ void air_vec_free(AirVec *v) {
   v->data = NULL;
   v->n = 0;
   v->cap = 0;
+}
+
+/* Chains of row indices per slot, at least two slots per row so chains
+ * stay short; built from the last row down, so each chain is in row order
+ * (the pairs of a key come out in arrival order, as before the index). */
+void air_join_index(AirJoinIndex *x, const void *rows, size_t n, size_t stride) {
+  if (n >= AIR_JOIN_NONE) air_oom("a join window of 2^32 rows or more on one side");
+  unsigned bits = 4;
+  while (((size_t)1 << bits) < 2 * n) bits++;
+  size_t cap = (size_t)1 << bits;
+  air_memory_check(cap * sizeof *x->head + n * sizeof *x->next, "a join window's index");
+  x->head = malloc(cap * sizeof *x->head);
+  x->next = malloc((n ? n : 1) * sizeof *x->next);
+  if (!x->head || !x->next) air_oom("a join window's index");
+  x->shift = 64 - bits;
+  memset(x->head, 0xff, cap * sizeof *x->head);
+  for (size_t i = n; i-- > 0;) {
+    uint64_t h;
+    memcpy(&h, (const char *)rows + i * stride, sizeof h);
+    size_t j = (size_t)((h * AIR_JOIN_MUL) >> x->shift);
+    x->next[i] = x->head[j];
+    x->head[j] = (uint32_t)i;
+  }
+}
+
+void air_join_index_free(AirJoinIndex *x) {
+  free(x->head);
+  free(x->next);
+  x->head = x->next = NULL;
 }

@@ -63,6 +63,33 @@ class Harness:
         return True
 
 
+    def check_variants(self, airc, mpirun, d, name, expected, ranks, timeout, note=""):
+        """query.airq in directory d compiled fused and --no-fuse (-Werror)
+        and run on each rank count: standard output must be the lines
+        `expected`. An ok line per run (with note) or a FAIL with the diff."""
+        for variant, flags in (("fuse", []), ("nofuse", ["--no-fuse"])):
+            exe = os.path.join(d, "q_" + variant)
+            if not self.compile(airc, d, "query.airq", exe, flags + ["--cflags", "-Werror"],
+                                "%s %s" % (name, variant)):
+                continue
+            for np in ranks:
+                label = "%s np=%d %s" % (name, np, variant)
+                try:
+                    r = subprocess.run([mpirun, "-np", str(np), exe], cwd=d, capture_output=True,
+                                       text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+                except subprocess.TimeoutExpired:
+                    self.fail(label + ": timed out")
+                    continue
+                got = r.stdout.splitlines()
+                if r.returncode != 0:
+                    self.fail("%s: exit status %d" % (label, r.returncode), r.stderr)
+                elif got != expected:
+                    self.fail(label + ": output differs from the reference",
+                              unified_diff(expected, got, "expected", label))
+                else:
+                    self.ok("%s%s" % (label, note))
+
+
 def unified_diff(want, got, want_name, got_name):
     """want and got (strings, or lists of lines without line ends) as a
     unified diff."""

@@ -24,14 +24,13 @@ SLICES_TIMEOUT (seconds per run, 60), KEEP=1 keeps the work directory.
 import math
 import os
 import random
-import subprocess
 import sys
 
 ROOT = os.getcwd()
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e", "lib"))
 from airref import file_watermarks, hop_starts  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from lib import Harness, unified_diff  # noqa: E402
+from lib import Harness  # noqa: E402
 
 AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
@@ -163,27 +162,8 @@ def main():
                 h.fail("%s: the data has no row late for only some of its windows: a test that cannot fail" % name)
                 continue
             expected = [",".join((["k"] if keyed else []) + HDR)] + [",".join(fmt(x) for x in v) for v in ref]
-            for variant, flags in (("fuse", []), ("nofuse", ["--no-fuse"])):
-                exe = os.path.join(d, "q_" + variant)
-                if not h.compile(AIRC, d, "query.airq", exe, flags + ["--cflags", "-Werror"],
-                                 "%s %s" % (name, variant)):
-                    continue
-                for np in RANKS:
-                    label = "%s np=%d %s" % (name, np, variant)
-                    try:
-                        r = subprocess.run([MPIRUN, "-np", str(np), exe], cwd=d, capture_output=True,
-                                           text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
-                    except subprocess.TimeoutExpired:
-                        h.fail(label + ": timed out")
-                        continue
-                    got = r.stdout.splitlines()
-                    if r.returncode != 0:
-                        h.fail("%s: exit status %d" % (label, r.returncode), r.stderr)
-                    elif got != expected:
-                        h.fail(label + ": output differs from the reference",
-                               unified_diff(expected, got, "expected", label))
-                    else:
-                        h.ok("%s (%d rows, %d partly late)" % (label, len(ref), partly))
+            h.check_variants(AIRC, MPIRUN, d, name, expected, RANKS, TIMEOUT,
+                             " (%d rows, %d partly late)" % (len(ref), partly))
     return h.summary()
 
 

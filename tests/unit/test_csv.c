@@ -620,6 +620,45 @@ static void test_csv_large_file_and_record(void **state) {
   free(data);
 }
 
+/* air_csv_rows_hint: near the count for even lines, under it (never far
+ * over) when the lines grow longer, and unaffected by what was read. */
+static void test_csv_rows_hint(void **state) {
+  (void)state;
+  enum { N = 200000 };
+  char *data = malloc((size_t)N * 48);
+  size_t len = 0;
+  for (int i = 0; i < N; i++) len += (size_t)sprintf(data + len, "%d,%d,%d\n", i, i % 1000, i % 97);
+  char *path = write_temp(data, len);
+  AirCsv *c = open_csv(path, true, 0, 1);
+  AirField f[4];
+  long line;
+  assert_int_equal(air_csv_next(c, f, 4, &line), 3); /* the reader's position does not matter */
+  size_t h = air_csv_rows_hint(c);
+  assert_true(h > N * 0.9 && h < N * 1.1);
+  assert_int_equal(air_csv_next(c, f, 4, &line), 3);
+  assert_int_equal(line, 3);
+  air_csv_close(c);
+  unlink(path);
+  free(path);
+  /* short lines first, then ten times longer ones: the longest sample rules */
+  len = 0;
+  for (int i = 0; i < N; i++)
+    len += (size_t)sprintf(data + len, i < N / 2 ? "%d\n" : "%d,xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n", i % 10);
+  path = write_temp(data, len);
+  c = open_csv(path, false, 0, 1);
+  h = air_csv_rows_hint(c);
+  assert_true(h <= N && h > N / 2);
+  air_csv_close(c);
+  unlink(path);
+  free(path);
+  free(data);
+  /* no regular file: no hint */
+  c = open_csv("/dev/null", false, 0, 1);
+  assert_non_null(c);
+  assert_int_equal(air_csv_rows_hint(c), 0);
+  air_csv_close(c);
+}
+
 /* header = true: the header's fields must be the declared names, in order
  * (ASCII case-insensitive); header = 'skip' takes any first line. */
 static void test_csv_header_check(void **state) {
@@ -926,6 +965,7 @@ int main(void) {
       cmocka_unit_test(test_csv_missing_file),
       cmocka_unit_test(test_csv_bad_row_reports_first_ten),
       cmocka_unit_test(test_csv_json_lines),
+      cmocka_unit_test(test_csv_rows_hint),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

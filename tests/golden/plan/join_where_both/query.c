@@ -106,6 +106,14 @@ typedef struct R0 { /* a row between pipelines */
   int64_t f1c1; /* y */
   int64_t f1c2; /* ts */
 } R0;
+typedef struct RA0 { /* a row between pipelines */
+  int64_t ts; /* event time, ms */
+  int64_t wstart, wend; /* the window of a joined row, ms */
+  int64_t srcwm; /* its source's watermark when it was read: windows ending by then are closed to it */
+  int64_t f0c0; /* k */
+  int64_t f0c1; /* x */
+  int64_t f0c2; /* ts */
+} RA0;
 typedef struct RB0 { /* a row between pipelines */
   int64_t ts; /* event time, ms */
   int64_t wstart, wend; /* the window of a joined row, ms */
@@ -114,10 +122,31 @@ typedef struct RB0 { /* a row between pipelines */
   int64_t f1c1; /* y */
   int64_t f1c2; /* ts */
 } RB0;
-typedef struct J0 { /* a join window's rows of one key */
-  int64_t maxts; /* unused */
-  AirVec left; /* R0 rows */
-  AirVec right; /* RB0 rows */
+typedef struct JLR0 { /* a left row a join window keeps */
+  int64_t ts; /* event time, ms */
+  int64_t f0c0; /* k */
+  int64_t f0c1; /* x */
+  int64_t f0c2; /* ts */
+} JLR0;
+typedef struct JRR0 { /* a right row a join window keeps */
+  int64_t ts; /* event time, ms */
+  int64_t f1c0; /* k */
+  int64_t f1c1; /* y */
+  int64_t f1c2; /* ts */
+} JRR0;
+typedef struct JL0 { /* a left row */
+  uint64_t h; /* hash_K0(&key), first: air_join_index reads it */
+  K0 key;
+  JLR0 row;
+} JL0;
+typedef struct JR0 { /* a right row */
+  uint64_t h;
+  K0 key;
+  JRR0 row;
+} JR0;
+typedef struct J0 { /* a join window's rows */
+  AirVec left; /* JL0 rows */
+  AirVec right; /* JR0 rows */
 } J0;
 typedef struct O0 { /* a result row */
   int64_t wend; /* window end, ms */
@@ -181,21 +210,29 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
   (void)ctx;
   int64_t filtered = 0, unmatched = 0, late = 0;
   if (input == 0) {
-    const R0 *in = rows;
+    const RA0 *in = rows;
     for (size_t k = 0; k < nrows; k++) {
-      const R0 *r = &in[k];
+      const RA0 *r = &in[k];
       K0 key;
       memset(&key, 0, sizeof key);
       key.k0 = r->f0c0;
       const uint64_t kh = hash_K0(&key);
+      K0 nokey;
+      memset(&nokey, 0, sizeof nokey);
       bool in_window = false;
       static _Thread_local QWinCache wc = {INT64_MIN, 0};
       for (int64_t ws = q_hop_first(&wc, r->ts, INT64_C(10000), INT64_C(10000)); ws <= r->ts; ws += INT64_C(10000)) {
         if (ws + INT64_C(10000) <= r->srcwm) continue; /* window already closed */
         in_window = true;
         bool is_new;
-        J0 *acc = air_windows_acc(stage3.win, ws, &key, kh, &is_new);
-        air_vec_push(&acc->left, r, sizeof *r);
+        J0 *acc = air_windows_acc(stage3.win, ws, &nokey, 0, &is_new);
+        JL0 *e = air_vec_add(&acc->left, sizeof *e);
+        e->h = kh;
+        e->key = key;
+        e->row.ts = r->ts;
+        e->row.f0c0 = r->f0c0;
+        e->row.f0c1 = r->f0c1;
+        e->row.f0c2 = r->f0c2;
       }
       if (!in_window) late++;
     }
@@ -208,14 +245,22 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
       memset(&key, 0, sizeof key);
       key.k0 = r->f1c0;
       const uint64_t kh = hash_K0(&key);
+      K0 nokey;
+      memset(&nokey, 0, sizeof nokey);
       bool in_window = false;
       static _Thread_local QWinCache wc = {INT64_MIN, 0};
       for (int64_t ws = q_hop_first(&wc, r->ts, INT64_C(10000), INT64_C(10000)); ws <= r->ts; ws += INT64_C(10000)) {
         if (ws + INT64_C(10000) <= r->srcwm) continue; /* window already closed */
         in_window = true;
         bool is_new;
-        J0 *acc = air_windows_acc(stage3.win, ws, &key, kh, &is_new);
-        air_vec_push(&acc->right, r, sizeof *r);
+        J0 *acc = air_windows_acc(stage3.win, ws, &nokey, 0, &is_new);
+        JR0 *e = air_vec_add(&acc->right, sizeof *e);
+        e->h = kh;
+        e->key = key;
+        e->row.ts = r->ts;
+        e->row.f1c0 = r->f1c0;
+        e->row.f1c1 = r->f1c1;
+        e->row.f1c2 = r->f1c2;
       }
       if (!in_window) late++;
     }
@@ -245,10 +290,15 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
         const int64_t wstart = ws, wend = ws + INT64_C(10000);
         (void)wstart;
         (void)wend;
+        AirJoinIndex jx;
+        air_join_index(&jx, acc->right.data, acc->left.n ? acc->right.n : 0, sizeof(JR0));
         for (size_t li = 0; li < acc->left.n; li++) {
-          const R0 *l = (const R0 *)acc->left.data + li;
-          for (size_t ri = 0; ri < acc->right.n; ri++) {
-            const RB0 *rr = (const RB0 *)acc->right.data + ri;
+          const JL0 *le = (const JL0 *)acc->left.data + li;
+          const JLR0 *l = &le->row;
+          for (uint32_t ri = air_join_first(&jx, le->h); ri != AIR_JOIN_NONE; ri = air_join_next(&jx, ri)) {
+            const JR0 *re = (const JR0 *)acc->right.data + ri;
+            if (re->h != le->h || memcmp(&re->key, &le->key, sizeof le->key) != 0) continue;
+            const JRR0 *rr = &re->row;
             const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;
             do { /* query 1: Filter -> Map */
               /* WHERE a.x < b.y */
@@ -273,6 +323,7 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
             } while (0);
           }
         }
+        air_join_index_free(&jx);
         air_vec_free(&acc->left);
         air_vec_free(&acc->right);
       }
@@ -349,7 +400,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       }
       n++;
       do { /* query 1: Source */
-        R0 row;
+        RA0 row;
         memset(&row, 0, sizeof row);
         row.ts = s.c2;
         row.srcwm = rowwm;
@@ -521,7 +572,7 @@ int main(int argc, char **argv) {
     def.bad_max = air_opt_f64(g_rt, 34);
     g_csv1 = air_csv_open(g_rt, &def);
   }
-  g_edge[0] = air_edge_new(g_rt, 0, sizeof(R0), AIR_ROUTE_HASH, 1);
+  g_edge[0] = air_edge_new(g_rt, 0, sizeof(RA0), AIR_ROUTE_HASH, 1);
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(RB0), AIR_ROUTE_HASH, 1);
   g_edge[2] = air_edge_new(g_rt, 2, sizeof(O0), AIR_ROUTE_GATHER, 1);
   {
@@ -544,7 +595,7 @@ int main(int argc, char **argv) {
     };
     air_collector_new(g_rt, "results of query 1", g_edge[2], &def);
   }
-  air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(S1) + sizeof(SrcState1) + sizeof(R0) + sizeof(O0) + sizeof(RB0) + sizeof(K0) + sizeof(J0) + 0));
+  air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(S1) + sizeof(SrcState1) + sizeof(R0) + sizeof(O0) + sizeof(RA0) + sizeof(RB0) + sizeof(K0) + sizeof(J0) + 0));
   air_vertex_source(g_rt, "source a", source0, NULL, 1);
   air_vertex_source(g_rt, "source b", source1, NULL, 1);
   return air_run(g_rt);
