@@ -629,7 +629,7 @@ static void test_csv_rows_hint(void **state) {
   size_t len = 0;
   for (int i = 0; i < N; i++) len += (size_t)sprintf(data + len, "%d,%d,%d\n", i, i % 1000, i % 97);
   char *path = write_temp(data, len);
-  AirCsv *c = open_csv(path, true, 0, 1);
+  AirCsv *c = open_csv(path, true);
   AirField f[4];
   long line;
   assert_int_equal(air_csv_next(c, f, 4, &line), 3); /* the reader's position does not matter */
@@ -645,7 +645,7 @@ static void test_csv_rows_hint(void **state) {
   for (int i = 0; i < N; i++)
     len += (size_t)sprintf(data + len, i < N / 2 ? "%d\n" : "%d,xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n", i % 10);
   path = write_temp(data, len);
-  c = open_csv(path, false, 0, 1);
+  c = open_csv(path, false);
   h = air_csv_rows_hint(c);
   assert_true(h <= N && h > N / 2);
   air_csv_close(c);
@@ -653,7 +653,7 @@ static void test_csv_rows_hint(void **state) {
   free(path);
   free(data);
   /* no regular file: no hint */
-  c = open_csv("/dev/null", false, 0, 1);
+  c = open_csv("/dev/null", false);
   assert_non_null(c);
   assert_int_equal(air_csv_rows_hint(c), 0);
   air_csv_close(c);
