@@ -635,6 +635,9 @@ def parse_config():
     ap.add_argument("--retries", type=int, default=1,
                     help="extra runs at a rate that failed only marginally on delivery (default 1)")
     ap.add_argument("--skip-scaling", action="store_true")
+    ap.add_argument("--beyond-only", action="store_true",
+                    help="only the cases beyond the benchmark (big state and its output, joins, sliding "
+                         "windows: make bench-beyond), no throughput search")
     cfg = ap.parse_args()
     if cfg.duration is None:
         env = os.environ.get("BENCH_DURATION")
@@ -1246,19 +1249,28 @@ def main():
     srcs, notes = workload_sources(), []
     with phase("compile workloads"):
         exes = compile_workloads(srcs, notes)
-    searches, flat = plan_runs(cfg, exes)
-    with phase("ceiling samples"):
-        for kind in ("ysb", "ysb_eager", "ysb_full", "swa", "ysb_star"):
-            run_ceiling(kind, cfg.ceil_dur)
+    searches, flat = plan_runs(cfg, exes) if not cfg.beyond_only else ([], [])
+    if not cfg.beyond_only:
+        with phase("ceiling samples"):
+            for kind in ("ysb", "ysb_eager", "ysb_full", "swa", "ysb_star"):
+                run_ceiling(kind, cfg.ceil_dur)
     runs_all, grid = [], {}  # runs_all: (workload, plan, Run); grid: (wl, plan, r, t) -> rates
     sust_rows = run_searches(cfg, exes, searches, runs_all, grid)
     if flat:
         with phase("flat-out grid runs (%d)" % len(flat)):
             run_flat(cfg, exes, flat, runs_all, grid)
-    for kind in ("ysb", "swa", "ysb_star", "ysb_eager", "ysb_full"):
-        run_ceiling(kind, cfg.ceil_dur)  # closing samples, after the airc runs
+    if not cfg.beyond_only:
+        for kind in ("ysb", "swa", "ysb_star", "ysb_eager", "ysb_full"):
+            run_ceiling(kind, cfg.ceil_dur)  # closing samples, after the airc runs
     key_rows, win_rows, byte_rows, slide_rows, state_rows, json_rows, join_rows = [], [], [], [], [], [], []
-    if not cfg.skip_scaling:
+    if cfg.beyond_only:
+        with phase(lambda: "big state (%d points)" % len(state_rows)):
+            state_rows = state_cases(cfg)
+        with phase(lambda: "joins (%d points)" % len(join_rows)):
+            join_rows = join_cases(cfg)
+        with phase(lambda: "sliding windows (%d points)" % len(slide_rows)):
+            slide_rows = sliding_windows(cfg)
+    elif not cfg.skip_scaling:
         with phase(lambda: "scaling: keys (%d points)" % len(key_rows)):
             key_rows = scale_keys(cfg)
         with phase(lambda: "scaling: windows (%d points)" % len(win_rows)):
