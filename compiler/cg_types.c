@@ -164,41 +164,57 @@ void emit_chain_types(Gen *g, const Chain *ch) {
       }
       fprintf(o, "  return 0;\n}\n");
     }
-    fprintf(o, "static void fmt_O%d(FILE *f, const void *row) {\n  const O%d *r = row;\n", c, c);
+    /* one line into memory at p (the collector's block): the bound on its
+     * bytes is LINE_MAX_O, from each column's longest text */
+    fprintf(o, "static char *fmt_O%d(char *p, const void *row) {\n  const O%d *r = row;\n", c, c);
     const Relation *sink = ch->ops[ch->nops - 1].rel;
-    if (sink && sink->json) {
-      /* one JSON object per line, keys in select order */
-      for (int i = 0; i < s->nout; i++) {
+    bool json = sink && sink->json;
+    size_t max = 1; /* '\n' */
+    for (int i = 0; i < s->nout; i++) {
+      Type t = s->out[i].type;
+      if (json) {
+        /* the literal before the value: "{" or "," and the key, as C text */
         Buf k;
         buf_open(&k);
         fputs(i ? "," : "{", k.f);
         json_key(k.f, s->out[i].name);
         fputc(':', k.f);
         char *ks = buf_take(&k);
-        fprintf(o, "  fputs(");
+        size_t kn = strlen(ks);
+        fprintf(o, "  memcpy(p, ");
         c_str(o, ks);
-        fprintf(o, ", f);\n");
+        fprintf(o, ", %zu);\n  p += %zu;\n", kn, kn);
         free(ks);
-        switch (s->out[i].type.kind) {
-        case TY_VARCHAR: fprintf(o, "  air_write_json_str(f, r->o%d);\n", i); break;
-        case TY_DOUBLE: fprintf(o, "  air_write_json_double(f, r->o%d);\n", i); break;
-        case TY_BOOL: fprintf(o, "  air_write_bool(f, r->o%d);\n", i); break;
-        default: fprintf(o, "  air_write_i64(f, (int64_t)r->o%d);\n", i); break;
-        }
+        max += kn;
+      } else if (i) {
+        fprintf(o, "  *p++ = ',';\n");
+        max += 1;
       }
-      fprintf(o, "  fputs(\"}\\n\", f);\n}\n");
-    } else {
-    for (int i = 0; i < s->nout; i++) {
-      if (i) fprintf(o, "  fputc(',', f);\n");
-      switch (s->out[i].type.kind) {
-      case TY_VARCHAR: fprintf(o, "  air_write_str(f, r->o%d);\n", i); break;
-      case TY_DOUBLE: fprintf(o, "  air_write_double(f, r->o%d);\n", i); break;
-      case TY_BOOL: fprintf(o, "  air_write_bool(f, r->o%d);\n", i); break;
-      default: fprintf(o, "  air_write_i64(f, (int64_t)r->o%d);\n", i); break;
+      switch (t.kind) {
+      case TY_VARCHAR:
+        fprintf(o, "  p = %s(p, r->o%d);\n", json ? "air_put_json_str" : "air_put_str", i);
+        max += (size_t)(json ? 6 : 2) * (size_t)t.len + 2;
+        break;
+      case TY_DOUBLE:
+        fprintf(o, "  p = %s(p, r->o%d);\n", json ? "air_put_json_double" : "air_put_double", i);
+        max += 24; /* AIR_PUT_DOUBLE_MAX */
+        break;
+      case TY_BOOL:
+        fprintf(o, "  p = air_put_bool(p, r->o%d);\n", i);
+        max += 5;
+        break;
+      default:
+        fprintf(o, "  p = air_put_i64(p, (int64_t)r->o%d);\n", i);
+        max += 20; /* AIR_PUT_I64_MAX */
+        break;
       }
     }
-    fprintf(o, "  fputc('\\n', f);\n}\n");
+    if (json) {
+      fprintf(o, "  *p++ = '}';\n");
+      max += 1;
     }
+    fprintf(o, "  *p++ = '\\n';\n  return p;\n}\n");
+    fprintf(o, "enum { LINE_MAX_O%d = %zu }; /* fmt_O%d's longest line */\n", c, max, c);
   }
   fprintf(o, "\n");
 }

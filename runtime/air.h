@@ -219,7 +219,9 @@ typedef struct AirCollectorDef {
   bool windowed;      /* hold rows until the watermark passes their window end */
   bool latency;       /* record now - event time per written row */
   int (*compare)(const void *a, const void *b); /* total order within a window */
-  void (*format)(FILE *out, const void *row);   /* one CSV line with '\n' */
+  /* one line with '\n' put at p (at most line_max bytes); returns its end */
+  char *(*format)(char *p, const void *row);
+  size_t line_max;
   const char *header; /* CSV header line, without '\n' */
   const char *path;   /* NULL: stdout (or sink_ops); else path.tmp renamed to path at the end */
   bool live;          /* path is written in place (an unbounded source): flushed per
@@ -689,6 +691,20 @@ AirParse air_parse_double(AirField f, double *out);
 AirParse air_parse_ts(AirField f, int64_t *out); /* an integer in [AIR_TS_MIN, AIR_TS_MAX] */
 /* Copy into dst (maxlen + 1 bytes, NUL-padded). RANGE: longer than maxlen. */
 AirParse air_parse_str(AirField f, char *dst, size_t maxlen);
+
+/* Writers into memory: each puts its text at p and returns the byte after
+ * it. Room needed: AIR_PUT_I64_MAX, AIR_PUT_DOUBLE_MAX, 5 for a BOOL;
+ * 2 * strlen(s) + 2 for air_put_str, 6 * strlen(s) + 2 for
+ * air_put_json_str. The FILE writers below write the same bytes. */
+#define AIR_PUT_I64_MAX 20    /* "-9223372036854775808" */
+#define AIR_PUT_DOUBLE_MAX 24 /* "-2.2250738585072014e-308" */
+char *air_put_u64(char *p, uint64_t v);
+char *air_put_i64(char *p, int64_t v);
+char *air_put_double(char *p, double v);
+char *air_put_str(char *p, const char *s);
+char *air_put_bool(char *p, bool v);
+char *air_put_json_str(char *p, const char *s);
+char *air_put_json_double(char *p, double v);
 
 void air_write_i64(FILE *f, int64_t v);
 void air_write_double(FILE *f, double v); /* shortest repr that reads back */

@@ -122,79 +122,161 @@ AirParse air_parse_str(AirField f, char *dst, size_t maxlen) {
   return AIR_PARSE_OK;
 }
 
-void air_write_i64(FILE *f, int64_t v) {
-  char buf[24], *p = buf + sizeof buf;
-  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-  do {
-    *--p = (char)('0' + u % 10);
-    u /= 10;
-  } while (u);
-  if (v < 0) *--p = '-';
-  fwrite(p, 1, (size_t)(buf + sizeof buf - p), f);
+/* The writers put their text at p (room for AIR_PUT_*_MAX bytes, or the
+ * string bound of air_put_str and air_put_json_str) and return the byte
+ * after it: the collector formats whole windows into one buffer and writes
+ * it with one fwrite (formatting through stdio's per-call locks and
+ * bookkeeping was most of rank 0's output time). */
+
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+char *air_put_u64(char *p, uint64_t u) {
+  char buf[20], *q = buf + sizeof buf;
+  while (u >= 100) {
+    unsigned d = (unsigned)(u % 100) * 2;
+    u /= 100;
+    *--q = digit_pairs[d + 1];
+    *--q = digit_pairs[d];
+  }
+  if (u >= 10) {
+    unsigned d = (unsigned)u * 2;
+    *--q = digit_pairs[d + 1];
+    *--q = digit_pairs[d];
+  } else {
+    *--q = (char)('0' + u);
+  }
+  size_t n = (size_t)(buf + sizeof buf - q);
+  memcpy(p, q, n);
+  return p + n;
 }
 
-void air_write_double(FILE *f, double v) {
+char *air_put_i64(char *p, int64_t v) {
+  if (v < 0) {
+    *p++ = '-';
+    return air_put_u64(p, 0 - (uint64_t)v);
+  }
+  return air_put_u64(p, (uint64_t)v);
+}
+
+char *air_put_double(char *p, double v) {
   if (isnan(v)) {
-    fputs("nan", f);
-    return;
+    memcpy(p, "nan", 3);
+    return p + 3;
   }
   if (isinf(v)) {
-    fputs(v < 0 ? "-inf" : "inf", f);
-    return;
+    memcpy(p, v < 0 ? "-inf" : "inf", v < 0 ? 4 : 3);
+    return p + (v < 0 ? 4 : 3);
   }
+  /* An integral value below 10^15 in magnitude: %.15g writes its digits
+   * (from 10^15 on, an exponent), and they read back exactly. */
+  if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v && !(v == 0 && signbit(v)))
+    return air_put_i64(p, (int64_t)v);
   /* The fewest significant digits that read back exactly; 17 always do. */
-  char buf[40];
+  char buf[AIR_PUT_DOUBLE_MAX + 8];
+  int n = 0;
   for (int prec = 15; prec <= 17; prec++) {
-    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    n = snprintf(buf, sizeof buf, "%.*g", prec, v);
     if (prec == 17 || strtod(buf, NULL) == v) break;
   }
-  fputs(buf, f);
+  memcpy(p, buf, (size_t)n);
+  return p + n;
 }
 
-void air_write_str(FILE *f, const char *s) {
+char *air_put_str(char *p, const char *s) {
   size_t n = strlen(s);
   bool quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
   if (!quote && strpbrk(s, ",\"\r\n")) quote = true;
   if (!quote) {
-    fwrite(s, 1, n, f);
+    memcpy(p, s, n);
+    return p + n;
+  }
+  *p++ = '"';
+  for (; *s; s++) {
+    if (*s == '"') *p++ = '"';
+    *p++ = *s;
+  }
+  *p++ = '"';
+  return p;
+}
+
+char *air_put_bool(char *p, bool v) {
+  memcpy(p, v ? "true" : "false", v ? 4 : 5);
+  return p + (v ? 4 : 5);
+}
+
+char *air_put_json_str(char *p, const char *s) {
+  static const char hex[] = "0123456789abcdef";
+  *p++ = '"';
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    switch (*c) {
+    case '"': *p++ = '\\'; *p++ = '"'; break;
+    case '\\': *p++ = '\\'; *p++ = '\\'; break;
+    case '\b': *p++ = '\\'; *p++ = 'b'; break;
+    case '\f': *p++ = '\\'; *p++ = 'f'; break;
+    case '\n': *p++ = '\\'; *p++ = 'n'; break;
+    case '\r': *p++ = '\\'; *p++ = 'r'; break;
+    case '\t': *p++ = '\\'; *p++ = 't'; break;
+    default:
+      if (*c < 0x20) {
+        memcpy(p, "\\u00", 4);
+        p[4] = hex[*c >> 4];
+        p[5] = hex[*c & 15];
+        p += 6;
+      } else {
+        *p++ = (char)*c;
+      }
+    }
+  }
+  *p++ = '"';
+  return p;
+}
+
+char *air_put_json_double(char *p, double v) {
+  if (isnan(v) || isinf(v)) { /* JSON has no NaN or infinity */
+    memcpy(p, "null", 4);
+    return p + 4;
+  }
+  return air_put_double(p, v);
+}
+
+void air_write_i64(FILE *f, int64_t v) {
+  char buf[AIR_PUT_I64_MAX];
+  fwrite(buf, 1, (size_t)(air_put_i64(buf, v) - buf), f);
+}
+
+void air_write_double(FILE *f, double v) {
+  char buf[AIR_PUT_DOUBLE_MAX];
+  fwrite(buf, 1, (size_t)(air_put_double(buf, v) - buf), f);
+}
+
+void air_write_str(FILE *f, const char *s) {
+  size_t n = strlen(s);
+  char small[256], *buf = 2 * n + 2 <= sizeof small ? small : malloc(2 * n + 2);
+  if (!buf) {
+    fputs(s, f); /* out of memory: unquoted rather than lost */
     return;
   }
-  fputc('"', f);
-  for (const char *p = s; *p; p++) {
-    if (*p == '"') fputc('"', f);
-    fputc(*p, f);
-  }
-  fputc('"', f);
+  fwrite(buf, 1, (size_t)(air_put_str(buf, s) - buf), f);
+  if (buf != small) free(buf);
 }
 
 void air_write_bool(FILE *f, bool v) { fputs(v ? "true" : "false", f); }
 
 void air_write_json_str(FILE *f, const char *s) {
-  static const char hex[] = "0123456789abcdef";
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    switch (*p) {
-    case '"': fputs("\\\"", f); break;
-    case '\\': fputs("\\\\", f); break;
-    case '\b': fputs("\\b", f); break;
-    case '\f': fputs("\\f", f); break;
-    case '\n': fputs("\\n", f); break;
-    case '\r': fputs("\\r", f); break;
-    case '\t': fputs("\\t", f); break;
-    default:
-      if (*p < 0x20) {
-        fputs("\\u00", f);
-        fputc(hex[*p >> 4], f);
-        fputc(hex[*p & 15], f);
-      } else {
-        fputc(*p, f);
-      }
-    }
+  size_t n = strlen(s);
+  char small[256], *buf = 6 * n + 2 <= sizeof small ? small : malloc(6 * n + 2);
+  if (!buf) {
+    fputs(s, f);
+    return;
   }
-  fputc('"', f);
+  fwrite(buf, 1, (size_t)(air_put_json_str(buf, s) - buf), f);
+  if (buf != small) free(buf);
 }
 
 void air_write_json_double(FILE *f, double v) {
-  if (isnan(v) || isinf(v)) fputs("null", f); /* JSON has no NaN or infinity */
-  else air_write_double(f, v);
+  char buf[AIR_PUT_DOUBLE_MAX];
+  fwrite(buf, 1, (size_t)(air_put_json_double(buf, v) - buf), f);
 }

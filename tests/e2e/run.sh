@@ -50,8 +50,11 @@ run_one() {
   # Several ranks split a csv file in blocks (4 MiB by default, more than
   # any case's file): small odd sizes here, so blocks start mid-record.
   case $2 in 2) blk=97 ;; 3) blk=331 ;; *) blk=0 ;; esac
+  # The collector holds a sender's rows in chunks (2 MiB): 1, 2 or 5 rows
+  # here, so held rows cross and free chunks in every case.
+  case $2 in 2) chunk=1 ;; 3) chunk=5 ;; *) chunk=2 ;; esac
   # shellcheck disable=SC2086 # args are whitespace-separated flags
-  (cd "$run" && AIR_CSV_BLOCK=$blk timeout -k 5 "$E2E_TIMEOUT" "$MPIRUN" -np "$2" "$4" $args) \
+  (cd "$run" && AIR_CSV_BLOCK=$blk AIR_COLLECTOR_CHUNK_ROWS=$chunk timeout -k 5 "$E2E_TIMEOUT" "$MPIRUN" -np "$2" "$4" $args) \
     > "$out" 2> "$err" < /dev/null
   rc=$?
   if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then

@@ -258,6 +258,55 @@ static void test_format_write_i64_and_bool(void **state) {
                       "0 -5 9223372036854775807 -9223372036854775808 1700000000123 true false");
 }
 
+/* The rule air_put_double keeps (its integral shortcut must write the same
+ * bytes): the fewest of 15, 16, 17 significant digits that read back. */
+static const char *ref_double(double v, char *buf, size_t n) {
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, n, "%.*g", prec, v);
+    if (prec == 17 || strtod(buf, NULL) == v) break;
+  }
+  return buf;
+}
+
+static void test_format_put_same_as_printf(void **state) {
+  (void)state;
+  char got[64], want[64];
+  const double edge[] = {0.0, -0.0, 1.0, -1.0, 999999999999999.0, -999999999999999.0, 1e15, -1e15,
+                         1e15 + 1, 9007199254740992.0, -9007199254740993.0, 4503599627370497.5,
+                         1e300, 0.5, -2.5, 123456789012345.0};
+  for (size_t k = 0; k < sizeof edge / sizeof edge[0]; k++) {
+    *air_put_double(got, edge[k]) = '\0';
+    assert_string_equal(got, ref_double(edge[k], want, sizeof want));
+  }
+  uint64_t s = 7;
+  for (int n = 0; n < 300000; n++) {
+    s = air_mix64(s);
+    int64_t i = (int64_t)s >> (s % 64); /* every magnitude */
+    double v = n % 3 == 0 ? (double)i : n % 3 == 1 ? (double)(i % 100000) / 8 : (double)(i % 2000000000);
+    *air_put_double(got, v) = '\0';
+    if (strcmp(got, ref_double(v, want, sizeof want)) != 0)
+      fail_msg("%a: air_put_double wrote %s, %%g rule %s", v, got, want);
+    *air_put_i64(got, i) = '\0';
+    snprintf(want, sizeof want, "%lld", (long long)i);
+    if (strcmp(got, want) != 0)
+      fail_msg("air_put_i64 wrote %s for %s", got, want);
+  }
+  const int64_t ends[] = {0, 9, 10, 99, 100, -1, -10, INT64_MAX, INT64_MIN, INT64_MIN + 1};
+  for (size_t k = 0; k < sizeof ends / sizeof ends[0]; k++) {
+    char *e = air_put_i64(got, ends[k]);
+    assert_true(e - got <= AIR_PUT_I64_MAX);
+    *e = '\0';
+    snprintf(want, sizeof want, "%lld", (long long)ends[k]);
+    assert_string_equal(got, want);
+  }
+  /* the longest double and JSON escaping stay inside their bounds */
+  char *e = air_put_double(got, -2.2250738585072014e-308);
+  assert_int_equal(e - got, AIR_PUT_DOUBLE_MAX);
+  char js[6 * 3 + 2 + 1];
+  e = air_put_json_str(js, "\x01\x1f\x02");
+  assert_int_equal(e - js, 6 * 3 + 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_format_parse_i64),
@@ -270,6 +319,7 @@ int main(void) {
       cmocka_unit_test(test_format_write_double_round_trip),
       cmocka_unit_test(test_format_write_str_quoting),
       cmocka_unit_test(test_format_write_i64_and_bool),
+      cmocka_unit_test(test_format_put_same_as_printf),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

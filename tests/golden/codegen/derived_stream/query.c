@@ -129,15 +129,17 @@ static int cmp_O1(const void *pa, const void *pb) {
   if ((r = q_cmp_i64(a->o2, b->o2)) != 0) return r;
   return q_cmp_i64(a->ts, b->ts);
 }
-static void fmt_O1(FILE *f, const void *row) {
+static char *fmt_O1(char *p, const void *row) {
   const O1 *r = row;
-  air_write_i64(f, (int64_t)r->o0);
-  fputc(',', f);
-  air_write_i64(f, (int64_t)r->o1);
-  fputc(',', f);
-  air_write_i64(f, (int64_t)r->o2);
-  fputc('\n', f);
+  p = air_put_i64(p, (int64_t)r->o0);
+  *p++ = ',';
+  p = air_put_i64(p, (int64_t)r->o1);
+  *p++ = ',';
+  p = air_put_i64(p, (int64_t)r->o2);
+  *p++ = '\n';
+  return p;
 }
+enum { LINE_MAX_O1 = 63 }; /* fmt_O1's longest line */
 
 typedef struct SrcState0 { /* one instance of source s */
   int64_t wm; /* watermark sent, ms */
@@ -505,6 +507,7 @@ int main(int argc, char **argv) {
         .latency = false,
         .compare = cmp_O1,
         .format = fmt_O1,
+        .line_max = LINE_MAX_O1,
         .header = "nkeys,top,WINDOW_END",
     };
     air_collector_new(g_rt, "results of query 2", g_edge[3], &def);

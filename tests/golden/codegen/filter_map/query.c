@@ -83,15 +83,17 @@ static int cmp_O0(const void *pa, const void *pb) {
   if ((r = strcmp(a->o2, b->o2)) != 0) return r;
   return q_cmp_i64(a->ts, b->ts);
 }
-static void fmt_O0(FILE *f, const void *row) {
+static char *fmt_O0(char *p, const void *row) {
   const O0 *r = row;
-  air_write_i64(f, (int64_t)r->o0);
-  fputc(',', f);
-  air_write_i64(f, (int64_t)r->o1);
-  fputc(',', f);
-  air_write_str(f, r->o2);
-  fputc('\n', f);
+  p = air_put_i64(p, (int64_t)r->o0);
+  *p++ = ',';
+  p = air_put_i64(p, (int64_t)r->o1);
+  *p++ = ',';
+  p = air_put_str(p, r->o2);
+  *p++ = '\n';
+  return p;
 }
+enum { LINE_MAX_O0 = 61 }; /* fmt_O0's longest line */
 
 static AirCsv *g_csv0; /* opened before the run starts */
 typedef struct SrcState0 { /* one instance of source points */
@@ -235,6 +237,7 @@ int main(int argc, char **argv) {
         .latency = false,
         .compare = cmp_O0,
         .format = fmt_O0,
+        .line_max = LINE_MAX_O0,
         .header = "id,y,label",
     };
     air_collector_new(g_rt, "results of query 1", g_edge[0], &def);

@@ -103,19 +103,21 @@ static int cmp_O0(const void *pa, const void *pb) {
   if ((r = q_cmp_i64(a->o4, b->o4)) != 0) return r;
   return q_cmp_i64(a->ts, b->ts);
 }
-static void fmt_O0(FILE *f, const void *row) {
+static char *fmt_O0(char *p, const void *row) {
   const O0 *r = row;
-  air_write_str(f, r->o0);
-  fputc(',', f);
-  air_write_i64(f, (int64_t)r->o1);
-  fputc(',', f);
-  air_write_i64(f, (int64_t)r->o2);
-  fputc(',', f);
-  air_write_i64(f, (int64_t)r->o3);
-  fputc(',', f);
-  air_write_i64(f, (int64_t)r->o4);
-  fputc('\n', f);
+  p = air_put_str(p, r->o0);
+  *p++ = ',';
+  p = air_put_i64(p, (int64_t)r->o1);
+  *p++ = ',';
+  p = air_put_i64(p, (int64_t)r->o2);
+  *p++ = ',';
+  p = air_put_i64(p, (int64_t)r->o3);
+  *p++ = ',';
+  p = air_put_i64(p, (int64_t)r->o4);
+  *p++ = '\n';
+  return p;
 }
+enum { LINE_MAX_O0 = 103 }; /* fmt_O0's longest line */
 
 static AirCsv *g_csv0; /* opened before the run starts */
 typedef struct SrcState0 { /* one instance of source clicks */
@@ -351,6 +353,7 @@ int main(int argc, char **argv) {
         .latency = false,
         .compare = cmp_O0,
         .format = fmt_O0,
+        .line_max = LINE_MAX_O0,
         .header = "user_id,n,total,WINDOW_START,WINDOW_END",
     };
     air_collector_new(g_rt, "results of query 1", g_edge[1], &def);

@@ -107,17 +107,19 @@ static inline int cmp_K0(const void *pa, const void *pb) {
   if ((r = q_cmp_i64(a->k0, b->k0)) != 0) return r;
   return 0;
 }
-static void fmt_O0(FILE *f, const void *row) {
+static char *fmt_O0(char *p, const void *row) {
   const O0 *r = row;
-  air_write_i64(f, (int64_t)r->o0);
-  fputc(',', f);
-  air_write_i64(f, (int64_t)r->o1);
-  fputc(',', f);
-  air_write_i64(f, (int64_t)r->o2);
-  fputc(',', f);
-  air_write_i64(f, (int64_t)r->o3);
-  fputc('\n', f);
+  p = air_put_i64(p, (int64_t)r->o0);
+  *p++ = ',';
+  p = air_put_i64(p, (int64_t)r->o1);
+  *p++ = ',';
+  p = air_put_i64(p, (int64_t)r->o2);
+  *p++ = ',';
+  p = air_put_i64(p, (int64_t)r->o3);
+  *p++ = '\n';
+  return p;
 }
+enum { LINE_MAX_O0 = 84 }; /* fmt_O0's longest line */
 
 typedef struct SrcState0 { /* one instance of source events */
   int64_t wm; /* watermark sent, ms */
@@ -328,6 +330,7 @@ int main(int argc, char **argv) {
         .latency = false,
         .compare = cmp_O0,
         .format = fmt_O0,
+        .line_max = LINE_MAX_O0,
         .header = "key,total,n,WINDOW_END",
     };
     air_collector_new(g_rt, "results of query 1", g_edge[1], &def);
