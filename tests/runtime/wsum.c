@@ -152,9 +152,15 @@ static int final_cmp(const void *a, const void *b) {
   return (x->key > y->key) - (x->key < y->key);
 }
 
-static void final_format(FILE *out, const void *row) {
+static char *final_format(char *p, const void *row) {
   const Final *f = row;
-  fprintf(out, "%lld,%lld,%lld\n", (long long)f->key, (long long)f->total, (long long)f->wend);
+  p = air_put_i64(p, f->key);
+  *p++ = ',';
+  p = air_put_i64(p, f->total);
+  *p++ = ',';
+  p = air_put_i64(p, f->wend);
+  *p++ = '\n';
+  return p;
 }
 
 int main(int argc, char **argv) {
@@ -183,6 +189,7 @@ int main(int argc, char **argv) {
       .latency = true,
       .compare = final_cmp,
       .format = final_format,
+      .line_max = 3 * AIR_PUT_I64_MAX + 3,
       .header = "key,total,WINDOW_END",
       .path = getenv("WSUM_OUT"),
   };
