@@ -1263,26 +1263,24 @@ def main():
         for kind in ("ysb", "swa", "ysb_star", "ysb_eager", "ysb_full"):
             run_ceiling(kind, cfg.ceil_dur)  # closing samples, after the airc runs
     key_rows, win_rows, byte_rows, slide_rows, state_rows, json_rows, join_rows = [], [], [], [], [], [], []
-    if cfg.beyond_only:
-        with phase(lambda: "big state (%d points)" % len(state_rows)):
-            state_rows = state_cases(cfg)
-        with phase(lambda: "joins (%d points)" % len(join_rows)):
-            join_rows = join_cases(cfg)
-        with phase(lambda: "sliding windows (%d points)" % len(slide_rows)):
-            slide_rows = sliding_windows(cfg)
-    elif not cfg.skip_scaling:
+    # the cases beyond the benchmark run alone (--beyond-only) or among
+    # the scaling runs, in their place
+    scaling = not cfg.skip_scaling and not cfg.beyond_only
+    if scaling:
         with phase(lambda: "scaling: keys (%d points)" % len(key_rows)):
             key_rows = scale_keys(cfg)
         with phase(lambda: "scaling: windows (%d points)" % len(win_rows)):
             win_rows = scale_windows(cfg)
         with phase("JSON parsers"):
             json_rows = json_parsers(cfg)
+    if scaling or cfg.beyond_only:
         with phase(lambda: "big state (%d points)" % len(state_rows)):
             state_rows = state_cases(cfg)
         with phase(lambda: "joins (%d points)" % len(join_rows)):
             join_rows = join_cases(cfg)
         with phase(lambda: "sliding windows (%d points)" % len(slide_rows)):
             slide_rows = sliding_windows(cfg)
+    if scaling:
         with phase("scaling: bytes across ranks"):
             byte_rows = bytes_across(cfg, exes, sust_rows, runs_all)
     grid_rows, made = write_results(cfg, stamp, mach, srcs, notes, runs_all, sust_rows, grid,
