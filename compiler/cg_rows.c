@@ -179,14 +179,24 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
      * when pre-aggregating does not pay, the row goes on as a partial of
      * its own */
     char racc[4096];
-    int c = ch->index;
+    int c = ch->index, id = env->stage_id;
+    /* a staged row: a one-row partial, merged with the others of its batch
+     * (flush_partial<id>, cg_vertices.c) */
     snprintf(racc, sizeof racc,
-             "A%d *acc = air_windows_partial_acc(%s, ws, keyp, kh, &is_new);\n"
-             "%s  if (!acc) { /* not pre-aggregating: the row on as a partial of one row */\n"
+             "A%d *acc;\n"
+             "%s  if (st.stage_on%d) { /* past the caches: staged */\n"
+             "%s    if (st.nstg%d == AIR_STAGE_ROWS) flush_partial%d(&st);\n"
+             "%s    st.stgh%d[st.nstg%d] = kh;\n"
+             "%s    P%d *rp = &st.stg%d[st.nstg%d++];\n"
+             "%s    rp->wstart = ws;\n%s    rp->key = *keyp;\n%s    memset(&rp->acc, 0, sizeof rp->acc);\n"
+             "%s    acc = &rp->acc;\n%s    is_new = true;\n"
+             "%s  } else if (!(acc = air_windows_partial_acc(%s, ws, keyp, kh, &is_new))) {\n"
+             "%s    /* not pre-aggregating: the row on as a partial of one row */\n"
              "%s    P%d *rp = air_out_row(%s, (int)(hash_K%d(keyp) %% (uint64_t)air_world(g_rt)));\n"
              "%s    rp->wstart = ws;\n%s    rp->key = *keyp;\n%s    memset(&rp->acc, 0, sizeof rp->acc);\n"
              "%s    acc = &rp->acc;\n%s    is_new = true;\n%s  }",
-             c, env->win, ind, ind, c, env->raw_port, c, ind, ind, ind, ind, ind, ind);
+             c, ind, id, ind, id, id, ind, id, id, ind, c, id, id, ind, ind, ind, ind, ind, ind, env->win, ind, ind, c,
+             env->raw_port, c, ind, ind, ind, ind, ind, ind);
     emit_window_loop(o, w, ts, env->wm, racc, ind);
   } else {
     snprintf(acc, sizeof acc, "A%d *acc = air_windows_acc(%s, ws, keyp, kh, &is_new)", ch->index, env->win);

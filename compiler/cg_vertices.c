@@ -32,9 +32,10 @@ static void source_env(const Stage *st, SegEnv *env, bool ptr, char *win, size_t
   colref(ts, nt, &env->cx, st->leg, leg_source(st)->time_col);
   env->ts = ts;
   env->dense = st->state.kind == STATE_DENSE;
-  if (st->partial && st->state.kind == STATE_WINDOWS && !st->state.slice_ms && st->nouts == 1) {
+  if (stage_is_adaptive(st)) {
     snprintf(raw, nr, ptr ? "st->oe%d" : "st.oe%d", st->outs[0]);
     env->raw_port = raw;
+    env->stage_id = st->id;
   }
   if (st->state.slice_ms) {
     /* a hash partial's slices are its AirSlide; a dense one's are in the
@@ -221,14 +222,52 @@ void emit_source(Gen *g, const Relation *r) {
               st->id, st->state.kind == STATE_DENSE ? "slice cut and rows of one window" : "partial aggregates, per slice");
     else if (st->partial && st->state.kind != STATE_DENSE)
       fprintf(o, "  AirWindows *win%d; /* pipeline %d's partial aggregates */\n", st->id, st->id);
+    if (stage_is_adaptive(st))
+      fprintf(o, "  bool stage_on%d; /* rows are staged (air_windows_staging) */\n"
+                 "  size_t nstg%d; /* rows staged */\n"
+                 "  P%d *stg%d; /* staged rows as one-row partials, AIR_STAGE_ROWS */\n"
+                 "  uint64_t *stgh%d; /* their key hashes */\n",
+              st->id, st->id, st->chain->index, st->id, st->id);
   }
   fprintf(o, "} %s;\n\n", state);
 
-  /* advance: close partial windows, send watermarks */
+  /* staged rows: merged a batch at a time, each row's slot asked for
+   * AIR_STAGE_AHEAD rows before (air_windows_staging) */
   FILE *f = g->funcs.f;
+  for (int i = 0; i < ph->nstages; i++) {
+    const Stage *st = &ph->stages[i];
+    if (!loop_stage_of(st, r) || !stage_is_adaptive(st)) continue;
+    int id = st->id, c = st->chain->index;
+    fprintf(f, "/* Pipeline %d's staged rows, merged into its partial; then whether to stage on. */\n", id);
+    fprintf(f, "static void flush_partial%d(%s *st) {\n", id, state);
+    fprintf(f, "  const size_t n = st->nstg%d;\n", id);
+    fprintf(f, "  for (size_t k = 0; k < n && k < AIR_STAGE_AHEAD; k++)\n"
+               "    air_windows_prefetch(st->win%d, st->stg%d[k].wstart, &st->stg%d[k].key, st->stgh%d[k]);\n",
+            id, id, id, id);
+    fprintf(f, "  for (size_t k = 0; k < n; k++) {\n");
+    fprintf(f, "    if (k + AIR_STAGE_AHEAD < n) {\n"
+               "      const P%d *f = &st->stg%d[k + AIR_STAGE_AHEAD];\n"
+               "      air_windows_prefetch(st->win%d, f->wstart, &f->key, st->stgh%d[k + AIR_STAGE_AHEAD]);\n    }\n",
+            c, id, id, id);
+    fprintf(f, "    const P%d *p0 = &st->stg%d[k];\n    bool is_new;\n", c, id);
+    fprintf(f, "    A%d *acc = air_windows_partial_acc(st->win%d, p0->wstart, &p0->key, st->stgh%d[k], &is_new);\n", c,
+            id, id);
+    fprintf(f, "    if (!acc) { /* not pre-aggregating: the row on as a partial of one row */\n"
+               "      memcpy(air_out_row(st->oe%d, (int)(hash_K%d(&p0->key) %% (uint64_t)air_world(g_rt))), p0, sizeof *p0);\n"
+               "      continue;\n    }\n",
+            st->outs[0], c);
+    fprintf(f, "    const A%d *p = &p0->acc;\n", c);
+    emit_acc_merge(f, st->chain, "    ");
+    fprintf(f, "  }\n  st->nstg%d = 0;\n  st->stage_on%d = air_windows_staging(st->win%d);\n}\n\n", id, id, id);
+  }
+
+  /* advance: merge staged rows, close partial windows, send watermarks */
   fprintf(f, "static void %s_advance(%s *st, int64_t wm, int64_t now, bool force) {\n", fn, state);
   /* force: forward wm even if it was reached before, when sending was
    * left for later (a stop's cut watermark must reach the consumers) */
+  for (int i = 0; i < ph->nstages; i++)
+    if (loop_stage_of(&ph->stages[i], r) && stage_is_adaptive(&ph->stages[i]))
+      fprintf(f, "  flush_partial%d(st);\n", ph->stages[i].id);
   fprintf(f, "  if (wm < st->wm || (wm == st->wm && !force)) return;\n  st->wm = wm;\n");
   for (int i = 0; i < ph->nstages; i++) {
     const Stage *st = &ph->stages[i];
@@ -270,6 +309,11 @@ void emit_source(Gen *g, const Relation *r) {
     else if (st->partial && st->state.kind != STATE_DENSE)
       fprintf(open.f, "  st.win%d = air_windows_new(sizeof(K%d), sizeof(A%d));\n", st->id, st->chain->index,
               st->chain->index);
+    if (stage_is_adaptive(st)) {
+      fprintf(open.f, "  st.stg%d = malloc(AIR_STAGE_ROWS * sizeof *st.stg%d);\n", st->id, st->id);
+      fprintf(open.f, "  st.stgh%d = malloc(AIR_STAGE_ROWS * sizeof *st.stgh%d);\n", st->id, st->id);
+      fprintf(open.f, "  if (!st.stg%d || !st.stgh%d) air_oom(\"staged rows\");\n", st->id, st->id);
+    }
     SegEnv env;
     char win[32], ts[96], slide[32], raw[32];
     source_env(st, &env, false, win, sizeof win, ts, sizeof ts, slide, sizeof slide, raw, sizeof raw);
@@ -319,6 +363,7 @@ void emit_source(Gen *g, const Relation *r) {
       fprintf(finish.f, "  air_slide_free(st.%s%d);\n", st->state.kind == STATE_DENSE ? "sl" : "win", st->id);
     else if (st->state.kind != STATE_DENSE)
       fprintf(finish.f, "  air_windows_free(st.win%d);\n", st->id);
+    if (stage_is_adaptive(st)) fprintf(finish.f, "  free(st.stg%d);\n  free(st.stgh%d);\n", st->id, st->id);
   }
 
   char id[16];
@@ -522,7 +567,17 @@ void emit_stage(Gen *g, const Stage *st) {
   char rt0[16], rt1[16];
   edge_row_type(g->ph, st->edge, rt0, sizeof rt0);
   if (st->final) {
-    fprintf(b, "  const P%d *in = rows;\n  for (size_t k = 0; k < nrows; k++) {\n", c);
+    fprintf(b, "  const P%d *in = rows;\n", c);
+    if (!sliced) /* tables past the caches: each row's slot asked for ahead (air_windows_staging) */
+      fprintf(b, "  const size_t ahead = air_windows_staging(%s) ? AIR_STAGE_AHEAD : 0;\n"
+                 "  for (size_t k = 0; k < nrows && k < ahead; k++)\n"
+                 "    air_windows_prefetch(%s, in[k].wstart, &in[k].key, hash_K%d(&in[k].key));\n",
+              win, win, c);
+    fprintf(b, "  for (size_t k = 0; k < nrows; k++) {\n");
+    if (!sliced)
+      fprintf(b, "    if (ahead && k + ahead < nrows)\n"
+                 "      air_windows_prefetch(%s, in[k + ahead].wstart, &in[k + ahead].key, hash_K%d(&in[k + ahead].key));\n",
+              win, c);
     fprintf(b, "    const P%d *p0 = &in[k];\n    bool is_new;\n", c);
     if (sliced)
       fprintf(b, "    A%d *acc = (p0->whole ? air_slide_extra : air_slide_acc)(%s, p0->wstart, &p0->key, hash_K%d(&p0->key), &is_new);\n",

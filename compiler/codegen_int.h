@@ -98,6 +98,7 @@ typedef struct SegEnv {
   const char *slide;   /* sliced windows (StateShape.slice_ms): the AirSlide; NULL when not */
   bool own_wm;         /* wm is the stage's own watermark, which moved the slide's cut */
   const char *raw_port; /* an adaptive partial's port to the final stage, else NULL */
+  int stage_id;        /* with raw_port: the pipeline, whose staged rows are st.stg<id> */
   Ctx cx;              /* where columns live */
 } SegEnv;
 
@@ -106,6 +107,15 @@ typedef struct SegEnv {
 static inline bool sorts_window_keys(const Chain *ch) {
   return ch->windowed && ch->join_at < 0 && !ch->derived && !ch->session && !chain_slice_ms(ch) &&
          ch->sel->nkeys > 0;
+}
+
+/* A source pipeline whose per-rank partial is adaptive (raw_port): it
+ * stages rows when its tables are past the caches (window.c's
+ * air_windows_staging) and sends them on unaggregated when
+ * pre-aggregating does not pay. */
+static inline bool stage_is_adaptive(const Stage *st) {
+  return in_source_loop(st) && st->partial && st->state.kind == STATE_WINDOWS && !st->state.slice_ms &&
+         st->nouts == 1 && st->chain->sel->nkeys > 0;
 }
 
 /* Each function below is defined in the file its group names. */

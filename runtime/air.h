@@ -266,6 +266,9 @@ void air_hash_free(AirHash *h); /* accepts NULL */
 void *air_hash_find(const AirHash *h, const void *key, uint64_t hash);
 void *air_hash_upsert(AirHash *h, const void *key, uint64_t hash, bool *is_new);
 size_t air_hash_count(const AirHash *h);
+/* Ask the cache for the first slot key's probe reads (a hint: callers that
+ * know their next keys overlap the misses of a table past the caches). */
+void air_hash_prefetch(const AirHash *h, const void *key, uint64_t hash);
 /* size_t pos = 0; while (air_hash_next(h, &pos, &k, &v)) ... */
 bool air_hash_next(const AirHash *h, size_t *pos, const void **key, void **val);
 void air_hash_clear(AirHash *h); /* empties, keeps capacity */
@@ -320,6 +323,15 @@ size_t air_windows_open_count(const AirWindows *w);
  * does not pay (window.c): the caller then sends the row on as a partial
  * of its own. */
 void *air_windows_partial_acc(AirWindows *w, int64_t win_start, const void *key, uint64_t hash, bool *is_new);
+/* Staging (window.c): true when a partial's open tables are past the
+ * caches, so that its caller should collect rows as one-row partials and
+ * merge them a batch at a time (air_windows_prefetch ahead, then
+ * air_windows_partial_acc and the merge), overlapping the cache misses of
+ * the batch instead of waiting out each in turn. */
+bool air_windows_staging(const AirWindows *w);
+#define AIR_STAGE_ROWS 256 /* rows a caller stages before it merges them */
+#define AIR_STAGE_AHEAD 16 /* rows between a prefetch and its row's merge */
+void air_windows_prefetch(const AirWindows *w, int64_t win_start, const void *key, uint64_t hash);
 int64_t air_windows_raw_rows(void); /* rows every partial of the process sent on unaggregated */
 /* The earliest open window's start, false when none is open. */
 bool air_windows_first_start(const AirWindows *w, int64_t *win_start);

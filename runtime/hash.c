@@ -267,6 +267,11 @@ void *air_hash_find(const AirHash *h, const void *key, uint64_t hash) {
   }
 }
 
+void air_hash_prefetch(const AirHash *h, const void *key, uint64_t hash) {
+  size_t i = h->key8 ? home8(h, load_key8(key)) : home(h, stored_hash(hash));
+  __builtin_prefetch(SLOT(h, i), 1);
+}
+
 /* The first empty slot of a key's probe (growing: the key is absent). */
 static inline size_t free_slot(const AirHash *h, const unsigned char *slot) {
   size_t i;

@@ -39,8 +39,9 @@ RANKS = [int(r) for r in os.environ.get("RANKS", "1 2 3").split()]
 TIMEOUT = float(os.environ.get("STATE_TIMEOUT", "60"))
 BOUND = 200  # the WATERMARK bound, ms
 SIZE = 5000  # the TUMBLING size, ms
-# the partial checks every 1024 rows and goes raw once it holds 500 keys
-os.environ.update(AIR_PARTIAL_RAW_KEYS="500", AIR_PARTIAL_SAMPLE_ROWS="1024")
+# the partial checks every 1024 rows and goes raw once it holds 500 keys;
+# it stages rows (merged a batch at a time) from 200
+os.environ.update(AIR_PARTIAL_RAW_KEYS="500", AIR_PARTIAL_SAMPLE_ROWS="1024", AIR_PARTIAL_STAGE_KEYS="200")
 
 rng = random.Random(20261205)
 

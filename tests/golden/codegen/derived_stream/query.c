@@ -165,7 +165,12 @@ static void stage2_batch(AirVertex *v, int input, const void *rows, size_t nrows
   (void)ctx;
   int64_t filtered = 0, unmatched = 0, late = 0;
   const P0 *in = rows;
+  const size_t ahead = air_windows_staging(stage2.win) ? AIR_STAGE_AHEAD : 0;
+  for (size_t k = 0; k < nrows && k < ahead; k++)
+    air_windows_prefetch(stage2.win, in[k].wstart, &in[k].key, hash_K0(&in[k].key));
   for (size_t k = 0; k < nrows; k++) {
+    if (ahead && k + ahead < nrows)
+      air_windows_prefetch(stage2.win, in[k + ahead].wstart, &in[k + ahead].key, hash_K0(&in[k + ahead].key));
     const P0 *p0 = &in[k];
     bool is_new;
     A0 *acc = air_windows_acc(stage2.win, p0->wstart, &p0->key, hash_K0(&p0->key), &is_new);
@@ -312,7 +317,12 @@ static void stage4_batch(AirVertex *v, int input, const void *rows, size_t nrows
   (void)ctx;
   int64_t filtered = 0, unmatched = 0, late = 0;
   const P1 *in = rows;
+  const size_t ahead = air_windows_staging(stage4.win) ? AIR_STAGE_AHEAD : 0;
+  for (size_t k = 0; k < nrows && k < ahead; k++)
+    air_windows_prefetch(stage4.win, in[k].wstart, &in[k].key, hash_K1(&in[k].key));
   for (size_t k = 0; k < nrows; k++) {
+    if (ahead && k + ahead < nrows)
+      air_windows_prefetch(stage4.win, in[k + ahead].wstart, &in[k + ahead].key, hash_K1(&in[k + ahead].key));
     const P1 *p0 = &in[k];
     bool is_new;
     A1 *acc = air_windows_acc(stage4.win, p0->wstart, &p0->key, hash_K1(&p0->key), &is_new);

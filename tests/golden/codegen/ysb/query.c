@@ -163,6 +163,10 @@ typedef struct SrcState0 { /* one instance of source ad_events */
   AirOut *oe0; /* pipeline 1's port on edge 0 */
   int64_t sent1; /* when pipeline 1 last sent a watermark */
   AirWindows *win1; /* pipeline 1's partial aggregates */
+  bool stage_on1; /* rows are staged (air_windows_staging) */
+  size_t nstg1; /* rows staged */
+  P0 *stg1; /* staged rows as one-row partials, AIR_STAGE_ROWS */
+  uint64_t *stgh1; /* their key hashes */
 } SrcState0;
 
 
@@ -208,7 +212,12 @@ static void stage2_batch(AirVertex *v, int input, const void *rows, size_t nrows
   (void)ctx;
   int64_t filtered = 0, unmatched = 0, late = 0;
   const P0 *in = rows;
+  const size_t ahead = air_windows_staging(stage2.win) ? AIR_STAGE_AHEAD : 0;
+  for (size_t k = 0; k < nrows && k < ahead; k++)
+    air_windows_prefetch(stage2.win, in[k].wstart, &in[k].key, hash_K0(&in[k].key));
   for (size_t k = 0; k < nrows; k++) {
+    if (ahead && k + ahead < nrows)
+      air_windows_prefetch(stage2.win, in[k + ahead].wstart, &in[k + ahead].key, hash_K0(&in[k + ahead].key));
     const P0 *p0 = &in[k];
     bool is_new;
     A0 *acc = air_windows_acc(stage2.win, p0->wstart, &p0->key, hash_K0(&p0->key), &is_new);
@@ -265,7 +274,33 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+/* Pipeline 1's staged rows, merged into its partial; then whether to stage on. */
+static void flush_partial1(SrcState0 *st) {
+  const size_t n = st->nstg1;
+  for (size_t k = 0; k < n && k < AIR_STAGE_AHEAD; k++)
+    air_windows_prefetch(st->win1, st->stg1[k].wstart, &st->stg1[k].key, st->stgh1[k]);
+  for (size_t k = 0; k < n; k++) {
+    if (k + AIR_STAGE_AHEAD < n) {
+      const P0 *f = &st->stg1[k + AIR_STAGE_AHEAD];
+      air_windows_prefetch(st->win1, f->wstart, &f->key, st->stgh1[k + AIR_STAGE_AHEAD]);
+    }
+    const P0 *p0 = &st->stg1[k];
+    bool is_new;
+    A0 *acc = air_windows_partial_acc(st->win1, p0->wstart, &p0->key, st->stgh1[k], &is_new);
+    if (!acc) { /* not pre-aggregating: the row on as a partial of one row */
+      memcpy(air_out_row(st->oe0, (int)(hash_K0(&p0->key) % (uint64_t)air_world(g_rt))), p0, sizeof *p0);
+      continue;
+    }
+    const A0 *p = &p0->acc;
+    if (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;
+    acc->a0 += p->a0;
+  }
+  st->nstg1 = 0;
+  st->stage_on1 = air_windows_staging(st->win1);
+}
+
 static void source0_advance(SrcState0 *st, int64_t wm, int64_t now, bool force) {
+  flush_partial1(st);
   if (wm < st->wm || (wm == st->wm && !force)) return;
   st->wm = wm;
   {
@@ -311,6 +346,9 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   st.maxts = AIR_WM_NONE;
   st.oe0 = air_out_open(v, inst, g_edge[0]);
   st.win1 = air_windows_new(sizeof(K0), sizeof(A0));
+  st.stg1 = malloc(AIR_STAGE_ROWS * sizeof *st.stg1);
+  st.stgh1 = malloc(AIR_STAGE_ROWS * sizeof *st.stgh1);
+  if (!st.stg1 || !st.stgh1) air_oom("staged rows");
   AirGen *g = air_gen_open(v, inst, air_opt_i64(g_rt, 3), air_opt_i64(g_rt, 5), air_opt_i64(g_rt, 4), air_opt_given(g_rt, 4));
   const int64_t seed = air_gen_seed(g);
   for (;;) {
@@ -349,8 +387,18 @@ static void source0(AirVertex *v, int inst, void *ctx) {
           if (ws + INT64_C(10000) <= st.wm) continue; /* window already closed */
           in_window = true;
           bool is_new;
-          A0 *acc = air_windows_partial_acc(st.win1, ws, keyp, kh, &is_new);
-          if (!acc) { /* not pre-aggregating: the row on as a partial of one row */
+          A0 *acc;
+          if (st.stage_on1) { /* past the caches: staged */
+            if (st.nstg1 == AIR_STAGE_ROWS) flush_partial1(&st);
+            st.stgh1[st.nstg1] = kh;
+            P0 *rp = &st.stg1[st.nstg1++];
+            rp->wstart = ws;
+            rp->key = *keyp;
+            memset(&rp->acc, 0, sizeof rp->acc);
+            acc = &rp->acc;
+            is_new = true;
+          } else if (!(acc = air_windows_partial_acc(st.win1, ws, keyp, kh, &is_new))) {
+            /* not pre-aggregating: the row on as a partial of one row */
             P0 *rp = air_out_row(st.oe0, (int)(hash_K0(keyp) % (uint64_t)air_world(g_rt)));
             rp->wstart = ws;
             rp->key = *keyp;
@@ -377,6 +425,8 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   }
   source0_advance(&st, AIR_WM_END, air_now_ms(), true);
   air_windows_free(st.win1);
+  free(st.stg1);
+  free(st.stgh1);
   air_gen_close(g);
 }
 
