@@ -76,10 +76,29 @@ def send_in_pieces(sock, data):
             time.sleep(0.01)
 
 
-def start(d, exe, np):
-    return subprocess.Popen([MPIRUN, "-np", str(np), exe, "--on-stop", "emit", "--stats-json", "stats.json"],
-                            cwd=d, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+def start(d, exe, np, err_path=None):
+    """The run; its stderr to err_path when given (to watch it while it
+    runs), else to a pipe."""
+    err = open(err_path, "w") if err_path else subprocess.PIPE
+    p = subprocess.Popen([MPIRUN, "-np", str(np), exe, "--on-stop", "emit", "--stats-json", "stats.json"],
+                         cwd=d, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, text=True)
+    p.err_path = err_path
+    if err_path:
+        err.close()
+    return p
+
+
+def wait_for_text(path, text, timeout):
+    """True once the file at path holds text, False after timeout s."""
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            if text in open(path).read():
+                return True
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return False
 
 
 def stop_and_check(p, d, label, rows):
@@ -93,6 +112,8 @@ def stop_and_check(p, d, label, rows):
         p.communicate()
         h.fail(label + ": no end 20 s after SIGINT")
         return None
+    if p.err_path:
+        err = open(p.err_path).read()
     # MPICH's launcher says on stdout that it passed the SIGINT on
     got = [l for l in out.splitlines() if not l.startswith("[mpiexec@")]
     want = reference(rows)
@@ -209,8 +230,16 @@ def connect_case(work):
         if not exe:
             continue
         label = "np=%d %s connect, a server that comes late and closes twice" % (np, variant)
-        p = start(d, exe, np)
-        time.sleep(0.5)  # it tries, and cannot connect yet
+        refused = "airc: q: stream 'events': cannot connect to %s:%d: Connection refused; trying again" % (HOST, port)
+        err_path = os.path.join(d, "stderr")
+        p = start(d, exe, np, err_path)
+        # it tries, and cannot connect yet: the server starts once it said so
+        # (a fixed wait was too short for 3 ranks' start on a loaded machine)
+        if not wait_for_text(err_path, refused, 30):
+            p.kill()
+            p.communicate()
+            h.fail("%s: no 'cannot connect' within 30 s" % label, open(err_path).read())
+            continue
         srv = socket.socket()
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         srv.bind((HOST, port))
@@ -234,8 +263,7 @@ def connect_case(work):
         srv.close()
         if err is None:
             continue
-        for what in ("airc: q: stream 'events': cannot connect to %s:%d: Connection refused; trying again"
-                     % (HOST, port),
+        for what in (refused,
                      "stream 'events': %s:%d closed the connection; reconnecting" % (HOST, port),
                      "stream 'events': connected to %s:%d" % (HOST, port)):
             if what not in err:
