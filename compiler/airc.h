@@ -297,6 +297,8 @@ struct Stmt {
   Option *opts;          /* WITH options */
   Select *select;        /* query of CREATE STREAM AS, SELECT, INSERT */
   Relation *rel;         /* sema: the relation this statement creates or targets */
+  Stmt *owner;           /* a WITH query or FROM subquery: the statement that alone sees it */
+  bool subquery;         /* ... a FROM subquery (named by its alias or subquery_N) */
   Stmt *next;
 };
 
@@ -436,6 +438,7 @@ struct Relation {
   Stmt *def;             /* defining statement */
   int index;             /* position in Catalog.rels */
   bool used;             /* read by some query */
+  const Stmt *owner;     /* a WITH query or FROM subquery: the one statement that sees it */
   bool written;          /* sinks: some INSERT writes it */
   bool broken;           /* derived streams whose query had errors */
 };
@@ -488,6 +491,8 @@ typedef struct Chain {
   int nops1;
   int join_at;        /* index of OP_JOIN in ops, or -1 */
   int index;          /* 0-based among the program's chains */
+  int number;         /* its statement's query number (1-based; WITH queries and subqueries take their statement's) */
+  char label[96];     /* "query 2", or "query 2 (WITH big)" for a WITH query or FROM subquery of query 2 */
   bool windowed;      /* ends in Reduce, Aggregation or Join */
   bool session;       /* SESSION window: no partial aggregate (sessions merge by key) */
   Relation *derived;  /* CREATE STREAM AS: the stream it makes, else NULL */

@@ -312,7 +312,9 @@ static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, cons
 void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv *env, const char *ind) {
   const Chain *ch = st->chain;
   const Select *s = ch->sel;
-  fprintf(o, "%sdo { /* query %d: ", ind, ch->index + 1);
+  fprintf(o, "%sdo { /* ", ind);
+  c_comment(o, ch->label);
+  fprintf(o, ": ");
   for (int i = from; i <= to; i++)
     fprintf(o, "%s%s", i > from ? " -> " : "", op_name(stage_op(st, i)->kind));
   fprintf(o, " */\n");

@@ -56,7 +56,9 @@ void emit_chain_types(Gen *g, const Chain *ch) {
   FILE *o = g->types.f;
   const Select *s = ch->sel;
   int c = ch->index;
-  fprintf(o, "/* query %d (line %d) */\n", c + 1, ch->stmt->loc.line);
+  fprintf(o, "/* ");
+  c_comment(o, ch->label);
+  fprintf(o, " (line %d) */\n", ch->stmt->loc.line);
   if (ch->join_at >= 0) {
     fprintf(o, "typedef struct K%d { /* join key */\n", c);
     field_decl(o, join_key_type(s), "k0", s->join_lkey->text);

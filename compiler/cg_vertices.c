@@ -504,10 +504,10 @@ static void emit_collector(Gen *g, const Stage *st) {
   if (kind && kind->ops) fprintf(su, ",\n        .sink_ops = &%s,\n        .sink_def = &sdef", kind->ops);
   /* Several queries on standard output: every line of each (its header
    * too) starts with the query's number as --explain shows it. */
-  if (!sink->rel && g->pl->nstdout > 1) fprintf(su, ",\n        .tag = \"q%d\"", c + 1);
+  if (!sink->rel && g->pl->nstdout > 1) fprintf(su, ",\n        .tag = \"q%d\"", ch->number);
   fprintf(su, ",\n    };\n");
   if (kind && kind->file) opt_read(su, "  ", "def.path", "air_opt_str", sink->rel, OPT_PATH);
-  fprintf(su, "    air_collector_new(g_rt, \"results of query %d\", g_edge[%d], &def);\n  }\n", c + 1, st->edge);
+  fprintf(su, "    air_collector_new(g_rt, \"results of query %d\", g_edge[%d], &def);\n  }\n", ch->number, st->edge);
   free(hdr);
 }
 
@@ -541,7 +541,8 @@ void emit_stage(Gen *g, const Stage *st) {
   if (sliced) fprintf(fields.f, "  AirSlide *win; /* open slices and windows: key -> state */\n");
   else if (windows) fprintf(fields.f, "  AirWindows *win; /* open windows: key -> state */\n");
   if (session) fprintf(fields.f, "  AirSessions *win; /* open sessions per key */\n");
-  fprintf(desc.f, "query %d, ", c + 1);
+  c_comment(desc.f, g->pl->chains[c].label);
+  fprintf(desc.f, ", ");
   for (int i = st->first; i <= st->last; i++)
     fprintf(desc.f, "%s%s", i > st->first ? " -> " : "", op_name(stage_op(st, i)->kind));
   if (st->final) fprintf(desc.f, " (final: merges per-rank partials)");

@@ -340,8 +340,8 @@ void explain_print(FILE *out, const Physical *ph) {
     if (r->kind == REL_DERIVED) {
       int q = 0;
       for (int c = 0; c < pl->nchains; c++)
-        if (pl->chains[c].derived == r) q = c + 1;
-      fprintf(out, "stream %s: derived, the results of query %d\n", r->name, q);
+        if (pl->chains[c].derived == r) q = c;
+      fprintf(out, "stream %s: derived, the results of %s\n", r->name, pl->chains[q].label);
       print_derived_time(out, r);
     } else {
     fprintf(out, "source %s: %s", r->name, r->source->desc);
@@ -361,7 +361,7 @@ void explain_print(FILE *out, const Physical *ph) {
       int k = 0;
       for (int c = 0; c < pl->nchains; c++)
         if (pl->chains[c].source == r || pl->chains[c].source1 == r)
-          fprintf(out, "%squery %d", k++ ? ", " : "", c + 1);
+          fprintf(out, "%s%s", k++ ? ", " : "", pl->chains[c].label);
       fprintf(out, ")%s\n", ph->fused ? ", each branch runs in the source's loop"
                                           : ", branch b routes to edge of branch b (b * ranks + hash % ranks)");
     } else if (nconsumers == 0) {
@@ -374,7 +374,7 @@ void explain_print(FILE *out, const Physical *ph) {
     const char *what = ch->stmt->kind == ST_INSERT ? "INSERT INTO"
                        : ch->derived                 ? "CREATE STREAM AS"
                                                      : "SELECT";
-    fprintf(out, "query %d (line %d): %s\n", c + 1, ch->stmt->loc.line, what);
+    fprintf(out, "%s (line %d): %s\n", ch->label, ch->stmt->loc.line, what);
     fprintf(out, "  columns read from %s:", ch->source->name);
     for (int i = 0; i < ch->source->ncols; i++)
       if (ch->used[0][i]) fprintf(out, " %s", ch->source->cols[i].name);
@@ -430,7 +430,7 @@ void explain_print(FILE *out, const Physical *ph) {
         if (ops[st->first].rel)
           fprintf(out, " -> %s", ops[st->first].rel->name);
         else if (pl->nstdout > 1)
-          fprintf(out, " -> stdout, each line starting with q%d", ch->index + 1);
+          fprintf(out, " -> stdout, each line starting with q%d", ch->number);
         else
           fprintf(out, " -> stdout");
       }

@@ -129,7 +129,7 @@ static void stage_node(FILE *out, Buf *b, const Physical *ph, int si) {
   const char *what = ops[st->first].kind == OP_SINK ? "collector"
                      : st->edge < 0                 ? "in the source's loop"
                                                     : "";
-  buf_printf(b, "pipeline %d (query %d%s)%s%s\n", st->id, ch->index + 1, st->leg ? ", join input 2" : "",
+  buf_printf(b, "pipeline %d (%s%s)%s%s\n", st->id, ch->label, st->leg ? ", join input 2" : "",
              *what ? ": " : "", what);
   for (int i = st->first; i <= st->last; i++) {
     buf_printf(b, "%s", i > st->first ? "-> " : "");

@@ -151,6 +151,7 @@ Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat) {
   /* the first INSERT INTO each sink, by catalog index */
   Stmt **first = arena_alloc(a, sizeof(Stmt *) * (size_t)(cat && cat->nrels ? cat->nrels : 1));
   Stmt *stdout_by = NULL; /* the INSERT INTO a sink = 'stdout' */
+  int queries = 0; /* user statements so far */
   for (Stmt *st = p->stmts; st; st = st->next) {
     if (!st->select) continue;
     if (st->kind == ST_INSERT && st->rel) {
@@ -170,6 +171,13 @@ Plan *plan_build(Arena *a, Diag *d, Program *p, Catalog *cat) {
     ch->sel = s;
     ch->source = s->from[0].rel;
     ch->index = pl->nchains++;
+    /* a WITH query precedes its statement, which is the next query */
+    ch->number = st->owner ? queries + 1 : ++queries;
+    if (st->owner)
+      snprintf(ch->label, sizeof ch->label, "query %d (%s %.60s)", ch->number, st->subquery ? "subquery" : "WITH",
+               st->name);
+    else
+      snprintf(ch->label, sizeof ch->label, "query %d", ch->number);
     build_chain(a, ch);
     if (!ch->derived && st->kind != ST_INSERT) pl->nstdout++;
     /* a sink = 'stdout' has standard output to itself: its lines are not

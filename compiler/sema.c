@@ -140,7 +140,7 @@ void suggest_from_list(Sema *s, SrcLoc loc, const char *word, const char *const 
 void suggest_relation(Sema *s, SrcLoc loc, const char *name, unsigned kinds) {
   Names ns = {0};
   for (int i = 0; i < s->cat->nrels; i++)
-    if (kinds & (1u << s->cat->rels[i]->kind))
+    if (kinds & (1u << s->cat->rels[i]->kind) && (!s->cat->rels[i]->owner || s->cat->rels[i]->owner == s->owner))
       names_add(s->arena, &ns, s->cat->rels[i]->name);
   suggest_note(s, loc, name, &ns);
 }
@@ -172,6 +172,7 @@ Relation *catalog_find(Catalog *c, const char *name) {
 }
 
 static void catalog_index(Catalog *c, Relation *r) {
+  if (r->owner) return; /* a WITH query or subquery: found by scope_find alone */
   uint32_t i = name_hash(r->name) & (c->nslots - 1);
   while (c->slots[i])
     i = (i + 1) & (c->nslots - 1);
@@ -197,6 +198,15 @@ void catalog_add(Sema *s, Relation *r) {
   r->opt_base = -1; /* sema_check's end gives the relations a query uses their rows */
   c->rels[c->nrels++] = r;
   catalog_index(c, r);
+}
+
+/* The statement's own derived streams are few: a scan of the newest
+ * relations, back to the first that is not the statement's. */
+Relation *scope_find(Sema *s, const char *name) {
+  for (int i = s->cat->nrels - 1; i >= 0 && s->cat->rels[i]->owner == s->owner && s->owner; i--)
+    if (strcmp(s->cat->rels[i]->name, name) == 0)
+      return s->cat->rels[i];
+  return catalog_find(s->cat, name);
 }
 
 bool is_broken(const Relation *r) { return r->broken; }
@@ -233,6 +243,11 @@ Relation *new_relation(Sema *s, Stmt *st, RelKind kind) {
  * statement anyway (for its own errors) but does not register it. */
 bool check_new_name(Sema *s, Stmt *st) {
   Relation *old = catalog_find(s->cat, st->name);
+  if (st->owner) { /* a WITH query: its name hides a declared one; twice in one statement is an error */
+    old = scope_find(s, st->name);
+    if (old && !old->owner)
+      old = NULL;
+  }
   if (!old)
     return true;
   diag_error(s->d, st->name_loc, "redefinition of '%s'", st->name);
@@ -369,6 +384,7 @@ static void check_derived(Sema *s, Stmt *st) {
     return;
   check_select(s, sel, &locs, st->name);
   Relation *r = new_relation(s, st, REL_DERIVED);
+  r->owner = st->owner;
   r->cols = arena_alloc(s->arena, sizeof(Column) * (size_t)(sel->nout + 1));
   for (int i = 0; i < sel->nout; i++) {
     Column *c = &r->cols[i];
@@ -496,6 +512,7 @@ Catalog *sema_check(Arena *a, Diag *d, Program *p) {
   s.cat = arena_alloc(a, sizeof(Catalog));
   for (Stmt *st = p ? p->stmts : NULL; st; st = st->next) {
     st->rel = NULL;
+    s.owner = st->owner ? st->owner : st;
     switch (st->kind) {
     case ST_CREATE_STREAM: check_source(&s, st); break;
     case ST_CREATE_TABLE: check_table(&s, st); break;

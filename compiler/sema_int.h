@@ -17,6 +17,7 @@ typedef struct Sema {
   Diag *d;            /* where errors go */
   Catalog *cat;       /* relations declared so far */
   const char **why_cache; /* record_options: a refusal's text per (relation kind, kind, option) */
+  const Stmt *owner;  /* the statement being checked (a WITH query's: its owner's) */
 } Sema;
 
 /* A growable array of pointers in the arena (old blocks are left behind;
@@ -79,6 +80,9 @@ void mark_broken(Sema *s, Relation *r);
 int find_col(const Relation *r, const char *name);
 Relation *new_relation(Sema *s, Stmt *st, RelKind kind);
 bool check_new_name(Sema *s, Stmt *st);
+/* A FROM name: a WITH query or subquery of the statement being checked
+ * first (they hide declared names), then the declared relations. */
+Relation *scope_find(Sema *s, const char *name);
 
 /* sema_expr.c: expressions */
 Type check_expr(Scope *sc, Expr *e);

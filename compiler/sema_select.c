@@ -203,9 +203,18 @@ static void resolve_from(Scope *sc) {
     FromItem *f = &sel->from[i];
     f->rel = NULL;
     sc->qual[i] = f->alias ? f->alias : f->name;
-    Relation *r = catalog_find(s->cat, f->name);
+    Relation *r = scope_find(s, f->name);
     if (!r) {
       diag_error(s->d, f->loc, "unknown stream '%s'", f->name);
+      const Relation *other = NULL; /* a WITH query of another statement */
+      for (int k = 0; k < s->cat->nrels && !other; k++)
+        if (s->cat->rels[k]->owner && strcmp(s->cat->rels[k]->name, f->name) == 0) other = s->cat->rels[k];
+      if (other) {
+        diag_note(s->d, other->loc, "a %s '%s' is here, seen only by its own statement",
+                  other->def->subquery ? "subquery" : "WITH query", f->name);
+        sc->bad_from = true;
+        continue;
+      }
       suggest_relation(s, f->loc, f->name,
                        i == 0 ? 1u << REL_SOURCE | 1u << REL_DERIVED
                               : 1u << REL_SOURCE | 1u << REL_DERIVED | 1u << REL_TABLE);

@@ -103,6 +103,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
   WindowSpec *win;
   GroupWin gw;
   JoinPart join;
+  FromItem from;
 }
 
 /* literals and names */
@@ -138,7 +139,8 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %type <op> cmp_op
 %type <type> type
 %type <stmt> create_stream create_table create_sink insert
-%type <sel> select
+%type <sel> select query
+%type <from> from_item
 %type <item> select_item
 %type <items> select_list
 %type <col> column_def
@@ -166,14 +168,14 @@ stmt:
 | create_table ';'  { build_add_stmt(ps, $1); }
 | create_sink ';'   { build_add_stmt(ps, $1); }
 | insert ';'        { build_add_stmt(ps, $1); }
-| select ';' {
+| query ';' {
     Stmt *s = build_stmt(ps, ST_SELECT, &@1, NULL, NULL);
     s->loc = $1->loc; /* the SELECT keyword, not the whole query */
     s->select = $1;
     build_add_stmt(ps, s);
   }
 | ';'
-| error ';' { yyerrok; }
+| error ';' { yyerrok; build_drop_subqueries(ps); }
 ;
 
 // create_stream = "CREATE" "STREAM" ident ( "(" elems ")" opt_with | "AS" select )
@@ -183,7 +185,7 @@ create_stream:
     CHECK(build_take_elems(ps, $$, $5.head));
     $$->opts = $7.head;
   }
-| CREATE STREAM ident AS select {
+| CREATE STREAM ident AS query {
     $$ = build_stmt(ps, ST_CREATE_STREAM_AS, &@1, $3, &@3);
     $$->select = $5;
   }
@@ -208,7 +210,7 @@ create_sink:
 
 // insert = "INSERT" "INTO" ident select
 insert:
-  INSERT INTO ident select {
+  INSERT INTO ident query {
     $$ = build_stmt(ps, ST_INSERT, &@1, $3, &@3);
     $$->select = $4;
   }
@@ -320,22 +322,46 @@ option:
 
 // select = "SELECT" items "FROM" from_item join? ("WHERE" expr)? group_window ("HAVING" expr)?
 select:
-  SELECT select_list FROM ident opt_alias opt_join opt_where group_window opt_having {
+  SELECT select_list FROM from_item opt_join opt_where group_window opt_having {
     $$ = arena_alloc(ps->arena, sizeof(Select));
     $$->loc = airq_srcloc(&@1);
     $$->items = $2.head;
-    $$->from[0] = build_from($4, &@4, $5, &@5);
+    $$->from[0] = $4;
     $$->nfrom = 1;
-    if ($6.present) {
-      $$->from[1] = $6.item;
+    if ($5.present) {
+      $$->from[1] = $5.item;
       $$->nfrom = 2;
-      $$->join_on = $6.on;
+      $$->join_on = $5.on;
     }
-    $$->where = $7;
-    $$->group_by = $8.group_by;
-    $$->window = $8.window;
-    $$->having = $9;
+    $$->where = $6;
+    $$->group_by = $7.group_by;
+    $$->window = $7.window;
+    $$->having = $8;
   }
+;
+
+// query = ("WITH" cte ("," cte)*)? select: each named query a derived
+// stream seen by this statement alone (build_subquery)
+query:
+  select
+| WITH cte_list select { $$ = $3; }
+;
+
+cte_list:
+  cte
+| cte_list ',' cte
+;
+
+// cte = ident "AS" "(" query ")"
+cte:
+  ident AS '(' query ')' { build_subquery(ps, $1, &@1, $4); }
+;
+
+// from_item = ident alias? | "(" query ")" alias?: a subquery is a derived
+// stream of its own, named by its alias (or subquery_N)
+from_item:
+  ident opt_alias { $$ = build_from($1, &@1, $2, &@2); }
+| '(' query ')' opt_alias { $$ = build_from_subquery(ps, &@1, $2, $4, &@4); }
 ;
 
 select_list:
@@ -377,10 +403,10 @@ opt_alias:
 // join = "JOIN" ident alias? "ON" expr
 opt_join:
   %empty { $$.present = false; }
-| JOIN ident opt_alias ON expr {
+| JOIN from_item ON expr {
     $$.present = true;
-    $$.item = build_from($2, &@2, $3, &@3);
-    $$.on = $5;
+    $$.item = $2;
+    $$.on = $4;
   }
 ;
 
@@ -868,6 +894,7 @@ Program *parse_program(Arena *a, Diag *d) {
   ps.arena = a;
   ps.d = d;
   ps.tail = &ps.head;
+  ps.sub_tail = &ps.sub_head;
   ps.line = 1;
   ps.col = 1;
   if (d->text_len > INT_MAX / 2) {

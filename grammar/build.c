@@ -244,8 +244,43 @@ Stmt *build_stmt(ParseState *ps, StmtKind kind, const AirqLoc *l, const char *na
 }
 
 void build_add_stmt(ParseState *ps, Stmt *s) {
+  for (Stmt *q = ps->sub_head, *next; q; q = next) {
+    next = q->next;
+    q->next = NULL;
+    q->owner = s;
+    *ps->tail = q;
+    ps->tail = &q->next;
+  }
+  build_drop_subqueries(ps);
   *ps->tail = s;
   ps->tail = &s->next;
+}
+
+void build_drop_subqueries(ParseState *ps) {
+  ps->sub_head = NULL;
+  ps->sub_tail = &ps->sub_head;
+}
+
+Stmt *build_subquery(ParseState *ps, const char *name, const AirqLoc *nl, Select *sel) {
+  Stmt *q = build_stmt(ps, ST_CREATE_STREAM_AS, nl, name, nl);
+  q->select = sel;
+  if (!ps->sub_tail) ps->sub_tail = &ps->sub_head;
+  *ps->sub_tail = q;
+  ps->sub_tail = &q->next;
+  return q;
+}
+
+FromItem build_from_subquery(ParseState *ps, const AirqLoc *l, Select *sel, const char *alias, const AirqLoc *al) {
+  if (!alias) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "subquery_%d", ++ps->nsub);
+    char *name = arena_alloc(ps->arena, strlen(buf) + 1);
+    memcpy(name, buf, strlen(buf) + 1);
+    alias = name;
+    al = l;
+  }
+  build_subquery(ps, alias, al, sel)->subquery = true;
+  return build_from(alias, al, NULL, NULL);
 }
 
 /* Splits a column list into columns, watermark and key, and checks that

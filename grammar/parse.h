@@ -59,6 +59,8 @@ typedef struct ParseState {
   size_t nul_end;      /* end offset of the last run of NUL bytes reported */
   bool stop;           /* too many errors: report nothing more, end the parse */
   int nreported;       /* errors reported by the parser and scanner */
+  Stmt *sub_head, **sub_tail; /* the WITH queries and FROM subqueries of the statement being parsed */
+  int nsub;            /* FROM subqueries without an alias so far (subquery_N) */
 } ParseState;
 
 /* Reports a located error from the scanner or parser (counted and capped). */
@@ -96,5 +98,12 @@ void build_add_stmt(ParseState *ps, Stmt *s);
 /* Splits a column list into columns, watermark and key; false after an error. */
 bool build_take_elems(ParseState *ps, Stmt *s, Elem *els);
 FromItem build_from(const char *name, const AirqLoc *nl, const char *alias, const AirqLoc *al);
+/* A WITH query or FROM subquery: a derived stream (CREATE STREAM name AS
+ * sel) that only the statement being parsed sees; build_add_stmt adds it
+ * before that statement, with owner set to it. */
+Stmt *build_subquery(ParseState *ps, const char *name, const AirqLoc *nl, Select *sel);
+FromItem build_from_subquery(ParseState *ps, const AirqLoc *l, Select *sel, const char *alias, const AirqLoc *al);
+/* A statement that did not parse: its subqueries go too. */
+void build_drop_subqueries(ParseState *ps);
 
 #endif /* AIRQ_PARSE_H */
