@@ -271,6 +271,8 @@ typedef struct Select {
   int nkeys;
   Expr *join_lkey;    /* equi-join key on from[0] (an expression over from[0]) */
   Expr *join_rkey;    /* equi-join key on from[1] */
+  Expr **join_rest;   /* JOIN ON's other equalities, tested on each joined row (a Filter after the join) */
+  int njoin_rest;
   bool table_join;    /* from[1] is a TABLE (StaticJoin) */
   int time_from;      /* which FROM item's time column drives the window */
 } Select;

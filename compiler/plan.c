@@ -99,6 +99,7 @@ static void build_chain(Arena *a, Chain *ch) {
 
   ConjList pre = {0}, pre1 = {0}, post = {0};
   if (s->where) split_conjuncts(a, s->where, s, &pre, &pre1, &post);
+  for (int i = 0; i < s->njoin_rest; i++) conj_add(a, &post, s->join_rest[i]);
   if (pre.head) add_op(a, ch, &cap, (Operator){.kind = OP_FILTER, .pred = pre.head});
   if (s->nfrom == 2 && s->table_join)
     add_op(a, ch, &cap, (Operator){.kind = OP_STATIC_JOIN, .rel = s->from[1].rel});

@@ -87,8 +87,20 @@ static void check_join(Scope *sc) {
   Type t = check_expr(sc, sel->join_on);
   if (is_err(t) || !sc->rel[0] || !sc->rel[1])
     return;
-  PtrVec conj = {0};
+  PtrVec conj = {0}, rest = {0};
   collect_conjuncts(sel->join_on, &conj, s->arena);
+  /* Several equalities: one is the key the rows are hashed (or, with a
+   * table, looked up) on, the others are tested on each joined row. With a
+   * table the key is the equality on its PRIMARY KEY, wherever it stands;
+   * between streams the first. */
+  int key_at = -1;
+  for (int i = 0; i < conj.n && sel->table_join && sc->rel[1]->key_col >= 0 && key_at < 0; i++) {
+    Expr *c = conj.v[i];
+    if (c->kind != EX_BINARY || c->op != OP_EQ) continue;
+    int ml = sides_of(c->lhs), mr = sides_of(c->rhs);
+    Expr *r = ml == 2 && mr == 1 ? c->lhs : ml == 1 && mr == 2 ? c->rhs : NULL;
+    if (r && r->kind == EX_COLUMN && r->col_idx == sc->rel[1]->key_col) key_at = i;
+  }
   for (int i = 0; i < conj.n; i++) {
     Expr *c = conj.v[i];
     Expr *l = NULL, *r = NULL;
@@ -108,13 +120,15 @@ static void check_join(Scope *sc) {
                  sc->qual[0], sc->qual[1]);
       continue;
     }
-    if (sel->join_lkey) {
-      diag_error(s->d, c->loc, "only one equality key is supported in JOIN ON");
+    if (sel->join_lkey || (key_at >= 0 && i != key_at)) {
+      vec_push(s->arena, &rest, c);
       continue;
     }
     sel->join_lkey = l;
     sel->join_rkey = r;
   }
+  sel->join_rest = (Expr **)rest.v;
+  sel->njoin_rest = rest.n;
   if (sel->table_join && sel->join_rkey && sc->rel[1]->key_col >= 0) {
     Relation *tab = sc->rel[1];
     Expr *r = sel->join_rkey;
@@ -262,6 +276,8 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
   sel->keys = NULL;
   sel->nkeys = 0;
   sel->join_lkey = sel->join_rkey = NULL;
+  sel->join_rest = NULL;
+  sel->njoin_rest = 0;
   sel->table_join = false;
   sel->time_from = 0;
   resolve_from(&sc);

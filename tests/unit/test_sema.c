@@ -577,8 +577,19 @@ static void test_sema_joins(void **state) {
   expect_error(buf, "JOIN ON must be an equality between an expression over 'a' and one over 'b'");
   snprintf(buf, sizeof buf, "%sSELECT a.k FROM ev a JOIN ev2 b ON a.k < b.k" WIN ";", two);
   expect_error(buf, "JOIN ON must be an equality");
-  snprintf(buf, sizeof buf, "%sSELECT a.k FROM ev a JOIN ev2 b ON a.k = b.k AND a.v = b.w" WIN ";", two);
-  expect_error(buf, "only one equality key is supported in JOIN ON");
+  {
+    /* several equalities: the first is the key, the others are tested on each joined row */
+    snprintf(buf, sizeof buf, "%sSELECT a.k FROM ev a JOIN ev2 b ON a.k = b.k AND a.v = b.w" WIN ";", two);
+    Run r2;
+    expect_clean(&r2, buf);
+    Select *s2 = stmt_at(&r2, 2)->select;
+    assert_int_equal(s2->njoin_rest, 1);
+    assert_int_equal(s2->join_lkey->kind, EX_COLUMN);
+    assert_string_equal(s2->join_lkey->name, "k");
+    run_free(&r2);
+  }
+  snprintf(buf, sizeof buf, "%sSELECT a.k FROM ev a JOIN ev2 b ON a.k = b.k AND a.v < b.w" WIN ";", two);
+  expect_error(buf, "JOIN ON must be an equality");
   snprintf(buf, sizeof buf, "%sSELECT a.k FROM ev a JOIN ev2 b ON a.s = b.k" WIN ";", two);
   expect_error(buf, "cannot compare VARCHAR(9) with BIGINT");
   snprintf(buf, sizeof buf, "%sSELECT a.k FROM ev a JOIN ev2 b ON b.k = a.k" WIN ";", two);
