@@ -261,6 +261,24 @@ def output_lines(path):
     return lines
 
 
+def check_tagged(path, wants):
+    """Several queries on standard output: every line of the file at path
+    must start with one of the tags of wants ({"q1": [lines], ...}), and
+    each tag's lines, the tag removed and in order, must be exactly its
+    list. Exits with what differs."""
+    import sys
+
+    got = {tag: [] for tag in wants}
+    for line in output_lines(path):
+        tag, _, rest = line.partition(",")
+        if tag not in got:
+            sys.exit("line without a query tag %s: %r" % (", ".join(sorted(wants)), line))
+        got[tag].append(rest)
+    for tag in sorted(wants):
+        if got[tag] != wants[tag]:
+            sys.exit("%s differs:\n%s\n---\n%s" % (tag, "\n".join(got[tag][:10]), "\n".join(wants[tag][:10])))
+
+
 def read_csv(path, header=False):
     """All records of a well-formed RFC 4180 file, as lists of strings."""
     with open(path, newline="", encoding="utf-8") as f:

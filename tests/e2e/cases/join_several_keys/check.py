@@ -7,7 +7,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
-from airref import col_value, csv_line, output_lines, read_csv, row_hash, sequence, tumble_start, uniform
+from airref import check_tagged, col_value, csv_line, read_csv, row_hash, sequence, tumble_start, uniform
 
 SIZE = 5000
 
@@ -37,12 +37,4 @@ for k, g, x, w in L:
 want2 = ["name,n,sx,WINDOW_END"] + [csv_line((n.decode(), c, s, w)) for (w, n), (c, s) in sorted(q2.items())]
 assert len(q2) > 10, q2
 
-got = {"q1": [], "q2": []}
-for line in output_lines(sys.argv[1]):
-    tag, _, rest = line.partition(",")
-    if tag not in got:
-        sys.exit("line without a query tag q1, q2: %r" % line)
-    got[tag].append(rest)
-for tag, want in (("q1", want1), ("q2", want2)):
-    if got[tag] != want:
-        sys.exit("%s differs:\n%s\n---\n%s" % (tag, "\n".join(got[tag][:10]), "\n".join(want[:10])))
+check_tagged(sys.argv[1], {"q1": want1, "q2": want2})

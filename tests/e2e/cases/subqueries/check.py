@@ -6,7 +6,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
-from airref import col_value, csv_line, output_lines, row_hash, sequence, tumble_start, uniform
+from airref import check_tagged, col_value, csv_line, row_hash, sequence, tumble_start, uniform
 
 SEED, LIMIT, SIZE = 41, 6000, 10000
 rows = []
@@ -53,12 +53,4 @@ for k, v, ts in rows:
     d[(wend(ts), k)] = d.get((wend(ts), k), 0) + 1
 want3 = ["key,n,m,WINDOW_END"] + [csv_line((k, lo[(w, k)], hi[(w, k)], w)) for (w, k) in sorted(lo) if (w, k) in hi]
 
-got = {"q1": [], "q2": [], "q3": []}
-for line in output_lines(sys.argv[1]):
-    tag, _, rest = line.partition(",")
-    if tag not in got:
-        sys.exit("line without a query tag q1..q3: %r" % line)
-    got[tag].append(rest)
-for tag, want in (("q1", want1), ("q2", want2), ("q3", want3)):
-    if got[tag] != want:
-        sys.exit("%s differs:\n%s\n---\n%s" % (tag, "\n".join(got[tag][:10]), "\n".join(want[:10])))
+check_tagged(sys.argv[1], {"q1": want1, "q2": want2, "q3": want3})

@@ -6,7 +6,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
-from airref import csv_line, output_lines, read_csv, tumble_start
+from airref import check_tagged, csv_line, read_csv, tumble_start
 
 rows = [(int(d), int(f), int(t)) for d, f, t in read_csv("trips.csv", header=True)]
 q1 = {}
@@ -20,13 +20,4 @@ for d, f, t in rows:
         q2.setdefault(tumble_start(t, 20000) + 20000, []).append(f)
 want2 = ["total,top,WINDOW_END"] + [csv_line((sum(v), max(v), w)) for w, v in sorted(q2.items())]
 
-got = {"q1": [], "q2": []}
-for line in output_lines(sys.argv[1]):
-    tag, _, rest = line.partition(",")
-    if tag not in got:
-        sys.exit("line without a query tag: %r" % line)
-    got[tag].append(rest)
-if got["q1"] != want1:
-    sys.exit("q1 differs:\n%s\n---\n%s" % ("\n".join(got["q1"][:10]), "\n".join(want1[:10])))
-if got["q2"] != want2:
-    sys.exit("q2 differs:\n%s\n---\n%s" % ("\n".join(got["q2"][:10]), "\n".join(want2[:10])))
+check_tagged(sys.argv[1], {"q1": want1, "q2": want2})
