@@ -274,6 +274,7 @@ typedef struct Select {
   Expr **join_rest;   /* JOIN ON's other equalities, tested on each joined row (a Filter after the join) */
   int njoin_rest;
   bool table_join;    /* from[1] is a TABLE (StaticJoin) */
+  bool comma_join;    /* FROM a, b: the join key is an equality of WHERE (join_on points at it) */
   int time_from;      /* which FROM item's time column drives the window */
 } Select;
 

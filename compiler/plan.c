@@ -67,6 +67,8 @@ static void split_conjuncts(Arena *a, Expr *e, const Select *s, ConjList *pre,
     split_conjuncts(a, e->rhs, s, pre, pre1, post);
     return;
   }
+  if (s->comma_join && e == s->join_on) /* FROM a, b: the key equality is the join's */
+    return;
   if (s->nfrom == 1 || reads_only(e, 0))
     conj_add(a, pre, e);
   else if (!s->table_join && reads_only(e, 1))

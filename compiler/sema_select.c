@@ -76,6 +76,57 @@ static void collect_conjuncts(Expr *e, PtrVec *out, Arena *a) {
   vec_push(a, out, e);
 }
 
+/* A join with a table must look it up by its PRIMARY KEY. */
+static void check_table_key(Scope *sc) {
+  Select *sel = sc->sel;
+  if (!sel->table_join || !sel->join_rkey || !sc->rel[1] || sc->rel[1]->key_col < 0)
+    return;
+  Relation *tab = sc->rel[1];
+  Expr *r = sel->join_rkey;
+  if (r->kind != EX_COLUMN || r->col_idx != tab->key_col)
+    diag_error(sc->s->d, r->loc, "a JOIN with table '%s' must match its PRIMARY KEY '%s'",
+               tab->name, tab->cols[tab->key_col].name);
+}
+
+/* Is c an equality between an expression over each side? */
+static bool side_equality(Expr *c) {
+  if (c->kind != EX_BINARY || c->op != OP_EQ) return false;
+  int ml = sides_of(c->lhs), mr = sides_of(c->rhs);
+  return (ml == 1 && mr == 2) || (ml == 2 && mr == 1);
+}
+
+/* FROM a, b: WHERE (checked) must hold an equality between the sides,
+ * which becomes the join's key (a table's: the one on its PRIMARY KEY);
+ * every conjunct of WHERE, that one too, is still tested after the join. */
+static void check_comma_join(Scope *sc) {
+  Sema *s = sc->s;
+  Select *sel = sc->sel;
+  PtrVec conj = {0};
+  if (sel->where) collect_conjuncts(sel->where, &conj, s->arena);
+  Expr *key = NULL;
+  for (int i = 0; i < conj.n; i++) {
+    Expr *c = conj.v[i];
+    if (!side_equality(c)) continue;
+    int ml = sides_of(c->lhs);
+    Expr *r = ml == 2 ? c->lhs : c->rhs;
+    bool pk = sel->table_join && sc->rel[1] && r->kind == EX_COLUMN && r->col_idx == sc->rel[1]->key_col;
+    if (!key || pk) key = c;
+    if (pk || !sel->table_join) break;
+  }
+  if (!key) {
+    diag_error(s->d, sel->from[1].loc,
+               "a join written 'FROM %s, %s' needs an equality between the two in WHERE "
+               "(such as %s.k = %s.k); other joins are not supported",
+               sc->qual[0], sc->qual[1], sc->qual[0], sc->qual[1]);
+    return;
+  }
+  int ml = sides_of(key->lhs);
+  sel->join_on = key;
+  sel->join_lkey = ml == 1 ? key->lhs : key->rhs;
+  sel->join_rkey = ml == 1 ? key->rhs : key->lhs;
+  check_table_key(sc);
+}
+
 static void check_join(Scope *sc) {
   Sema *s = sc->s;
   Select *sel = sc->sel;
@@ -129,13 +180,7 @@ static void check_join(Scope *sc) {
   }
   sel->join_rest = (Expr **)rest.v;
   sel->njoin_rest = rest.n;
-  if (sel->table_join && sel->join_rkey && sc->rel[1]->key_col >= 0) {
-    Relation *tab = sc->rel[1];
-    Expr *r = sel->join_rkey;
-    if (r->kind != EX_COLUMN || r->col_idx != tab->key_col)
-      diag_error(s->d, r->loc, "a JOIN with table '%s' must match its PRIMARY KEY '%s'",
-                 tab->name, tab->cols[tab->key_col].name);
-  }
+  check_table_key(sc);
 }
 
 /* ---------------------------------------------------------------------
@@ -341,18 +386,23 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
     sel->out[i] = (OutCol){.name = names.v[i], .type = e->type, .expr = e};
   }
 
-  if (sel->nfrom == 2)
+  if (sel->nfrom == 2 && !sel->comma_join)
     check_join(&sc);
 
+  bool where_ok = true;
   if (sel->where) {
     sc.clause = CL_WHERE;
     Type t = check_expr(&sc, sel->where);
     char b[32];
+    where_ok = !is_err(t);
     if (!is_err(t) && t.kind != TY_BOOL) {
       diag_error(s->d, sel->where->loc, "WHERE condition must be BOOLEAN, not %s", tyname(t, b));
       note_decl(&sc, sel->where);
+      where_ok = false;
     }
   }
+  if (sel->nfrom == 2 && sel->comma_join && where_ok && sc.rel[0] && sc.rel[1])
+    check_comma_join(&sc);
 
   sc.clause = CL_GROUP_BY;
   sel->nkeys = list_len(sel->group_by);

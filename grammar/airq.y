@@ -332,6 +332,7 @@ select:
       $$->from[1] = $5.item;
       $$->nfrom = 2;
       $$->join_on = $5.on;
+      $$->comma_join = $5.comma;
     }
     $$->where = $6;
     $$->group_by = $7.group_by;
@@ -403,8 +404,15 @@ opt_alias:
 // join = "JOIN" ident alias? "ON" expr
 opt_join:
   %empty { $$.present = false; }
+| ',' from_item { /* FROM a, b WHERE a.k = b.k: the key is found in WHERE */
+    $$.present = true;
+    $$.comma = true;
+    $$.item = $2;
+    $$.on = NULL;
+  }
 | JOIN from_item ON expr {
     $$.present = true;
+    $$.comma = false;
     $$.item = $2;
     $$.on = $4;
   }

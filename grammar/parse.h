@@ -44,7 +44,7 @@ typedef struct ElemList { Elem *head, *tail; } ElemList;
 typedef struct GroupWin { Expr *group_by; WindowSpec *window; } GroupWin;
 
 /* The join part of a FROM clause. */
-typedef struct JoinPart { bool present; FromItem item; Expr *on; } JoinPart;
+typedef struct JoinPart { bool present; bool comma; FromItem item; Expr *on; } JoinPart;
 
 /* Everything the scanner and the parser share. */
 typedef struct ParseState {

@@ -590,6 +590,21 @@ static void test_sema_joins(void **state) {
   }
   snprintf(buf, sizeof buf, "%sSELECT a.k FROM ev a JOIN ev2 b ON a.k = b.k AND a.v < b.w" WIN ";", two);
   expect_error(buf, "JOIN ON must be an equality");
+  /* FROM a, b: the key is WHERE's equality between the two */
+  snprintf(buf, sizeof buf, "%sSELECT a.k FROM ev a, ev2 b WHERE a.v < b.w" WIN ";", two);
+  expect_error(buf, "a join written 'FROM a, b' needs an equality between the two in WHERE");
+  snprintf(buf, sizeof buf, "%sSELECT a.k FROM ev a, ev2 b WHERE a.v > 1 AND b.k = a.k" WIN ";", two);
+  {
+    Run r3;
+    expect_clean(&r3, buf);
+    Select *s3 = stmt_at(&r3, 2)->select;
+    assert_true(s3->comma_join);
+    assert_int_equal(s3->join_lkey->from_idx, 0);
+    assert_int_equal(s3->join_rkey->from_idx, 1);
+    run_free(&r3);
+  }
+  expect_error(YSB_SOURCES "SELECT e.ad_id FROM ad_events e, campaigns c WHERE e.ad_id = c.campaign_id;",
+               "a JOIN with table 'campaigns' must match its PRIMARY KEY 'ad_id'");
   snprintf(buf, sizeof buf, "%sSELECT a.k FROM ev a JOIN ev2 b ON a.s = b.k" WIN ";", two);
   expect_error(buf, "cannot compare VARCHAR(9) with BIGINT");
   snprintf(buf, sizeof buf, "%sSELECT a.k FROM ev a JOIN ev2 b ON b.k = a.k" WIN ";", two);

@@ -2,7 +2,8 @@
 here from the generated rows and dims.csv: q1 pairs rows of l and r in the
 same 5 s window with equal k and equal g (ordered by WINDOW_END, then the
 output columns); q2 looks each l row up by k in dims, keeps it when its g
-equals the row's grp, and counts and sums per name and window."""
+equals the row's grp, and counts and sums per name and window. q3 and q4
+are q1 and q2 written with a comma and WHERE: the same lines."""
 import os
 import sys
 
@@ -37,4 +38,4 @@ for k, g, x, w in L:
 want2 = ["name,n,sx,WINDOW_END"] + [csv_line((n.decode(), c, s, w)) for (w, n), (c, s) in sorted(q2.items())]
 assert len(q2) > 10, q2
 
-check_tagged(sys.argv[1], {"q1": want1, "q2": want2})
+check_tagged(sys.argv[1], {"q1": want1, "q2": want2, "q3": want1, "q4": want2})
