@@ -143,7 +143,10 @@ typedef enum {
 
 typedef enum {
   FN_NONE,
-  FN_ABS, FN_LEAST, FN_GREATEST, FN_LENGTH, /* scalar functions */
+  FN_ABS, FN_LEAST, FN_GREATEST, FN_LENGTH, /* scalar functions: rows of func_defs */
+  FN_MOD, FN_ROUND, FN_FLOOR, FN_CEIL, FN_POWER, FN_SQRT, FN_LN, FN_EXP,
+  FN_UPPER, FN_LOWER, FN_TRIM, FN_SUBSTRING, FN_REPLACE, FN_CONCAT, FN_SPLIT_INDEX, FN_LIKE,
+  FN_LAST = FN_LIKE,
 } FuncKind;
 
 typedef struct Relation Relation;
@@ -859,5 +862,31 @@ void cg_minmax_merge(FILE *o, const Expr *a, int j, const char *ind);
 void cg_plain_value(FILE *o, const Expr *a, int j, const Ctx *cx);
 void cg_sum_value(FILE *o, const Expr *a, int j, const Ctx *cx);
 void cg_avg_value(FILE *o, const Expr *a, int j, const Ctx *cx);
+
+/* A scalar function: one row per FuncKind (kinds.c), found by name. To add
+ * one: a FuncKind, a row here (its arguments, its result type rule, its
+ * emitter in cg_expr.c), the run-time helper in air_query.h if it needs
+ * one, tests, docs/language.md "Functions". */
+typedef struct FuncDef {
+  const char *name;   /* as written (upper case); NULL for FN_NONE */
+  const char *alias;  /* another name for it, or NULL */
+  int min_args, max_args; /* max_args -1: any number */
+  /* The result over the argument types (each checked, none an error);
+   * TY_ERROR with *bad the argument at fault and *want what it must be.
+   * NULL: the common type of all the arguments (LEAST, GREATEST). */
+  Type (*result)(const Type *args, int n, int *bad, const char **want);
+  void (*emit)(FILE *o, const Expr *e, const Ctx *cx); /* cg_expr.c: the C of a call */
+  bool op;            /* an operator's (LIKE, ||), not callable by name */
+} FuncDef;
+extern const FuncDef func_defs[FN_LAST + 1];
+/* The function called name (any case, or its alias); FN_NONE if none. An
+ * operator's row (LIKE) has a reserved word for its name, which the parser
+ * never reads as a call. */
+FuncKind func_lookup(const char *name);
+void cg_fn_abs(FILE *o, const Expr *e, const Ctx *cx);
+void cg_fn_minmax(FILE *o, const Expr *e, const Ctx *cx);
+void cg_fn_length(FILE *o, const Expr *e, const Ctx *cx);
+void cg_fn_math(FILE *o, const Expr *e, const Ctx *cx);
+void cg_fn_string(FILE *o, const Expr *e, const Ctx *cx);
 
 #endif /* AIRC_H */

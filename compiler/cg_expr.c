@@ -576,47 +576,9 @@ void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
       emit_agg_value(out, e, cx);
       return;
     }
-    switch (e->func) {
-    case FN_LENGTH:
-      fputs("((int32_t)strlen(", out);
-      emit_expr(out, e->args, cx);
-      fputs("))", out);
+    if (e->func != FN_NONE) {
+      func_defs[e->func].emit(out, e, cx);
       return;
-    case FN_ABS:
-      if (e->type.kind == TY_DOUBLE) fputs("fabs(", out);
-      else fputs(is_int32(e->type) ? "q_abs_i32(" : "q_abs_i64(", out);
-      emit_expr(out, e->args, cx);
-      fputc(')', out);
-      return;
-    case FN_LEAST:
-    case FN_GREATEST: {
-      /* a chain of two-argument helpers: DOUBLE, VARCHAR (a pointer to the
-       * least or greatest argument, copied by whoever stores it), and the
-       * integer types, BOOLEAN and TIMESTAMP as BIGINT */
-      bool dbl = e->type.kind == TY_DOUBLE, str = e->type.kind == TY_VARCHAR;
-      bool least = e->func == FN_LEAST;
-      const char *fn = dbl ? (least ? "q_min_f64" : "q_max_f64")
-                     : str ? (least ? "q_min_str" : "q_max_str")
-                           : (least ? "q_min_i64" : "q_max_i64");
-      Type t = dbl ? (Type){TY_DOUBLE, 0} : (Type){TY_BIGINT, 0};
-      bool cast = !dbl && !str;
-      int n = 0;
-      for (const Expr *a = e->args; a; a = a->next) n++;
-      if (cast) fprintf(out, "((%s)", ctype(e->type));
-      for (int i = 0; i < n - 1; i++) fprintf(out, "%s(", fn);
-      int i = 0;
-      for (const Expr *a = e->args; a; a = a->next, i++) {
-        if (str)
-          emit_expr(out, a, cx);
-        else
-          emit_as(out, a, t, cx);
-        if (i > 0) fputc(')', out);
-        if (a->next) fputs(", ", out);
-      }
-      if (cast) fputc(')', out);
-      return;
-    }
-    case FN_NONE: break;
     }
     fputs("0", out);
     return;
@@ -641,5 +603,180 @@ void emit_assign(FILE *out, const char *indent, const char *dst, const Expr *e, 
     fprintf(out, "%s%s = ", indent, dst);
     emit_as(out, e, t, cx);
     fprintf(out, ";\n");
+  }
+}
+
+/* ---- scalar functions (kinds.c's func_defs) -------------------------------- */
+
+static const Expr *arg_at(const Expr *e, int i) {
+  const Expr *a = e->args;
+  while (a && i-- > 0) a = a->next;
+  return a;
+}
+
+void cg_fn_length(FILE *out, const Expr *e, const Ctx *cx) {
+  fputs("((int32_t)strlen(", out);
+  emit_expr(out, e->args, cx);
+  fputs("))", out);
+}
+
+void cg_fn_abs(FILE *out, const Expr *e, const Ctx *cx) {
+  if (e->type.kind == TY_DOUBLE) fputs("fabs(", out);
+  else fputs(is_int32(e->type) ? "q_abs_i32(" : "q_abs_i64(", out);
+  emit_expr(out, e->args, cx);
+  fputc(')', out);
+}
+
+/* a chain of two-argument helpers: DOUBLE, VARCHAR (a pointer to the least
+ * or greatest argument, copied by whoever stores it), and the integer
+ * types, BOOLEAN and TIMESTAMP as BIGINT */
+void cg_fn_minmax(FILE *out, const Expr *e, const Ctx *cx) {
+  bool dbl = e->type.kind == TY_DOUBLE, str = e->type.kind == TY_VARCHAR;
+  bool least = e->func == FN_LEAST;
+  const char *fn = dbl ? (least ? "q_min_f64" : "q_max_f64")
+                 : str ? (least ? "q_min_str" : "q_max_str")
+                       : (least ? "q_min_i64" : "q_max_i64");
+  Type t = dbl ? (Type){TY_DOUBLE, 0} : (Type){TY_BIGINT, 0};
+  bool cast = !dbl && !str;
+  int n = 0;
+  for (const Expr *a = e->args; a; a = a->next) n++;
+  if (cast) fprintf(out, "((%s)", ctype(e->type));
+  for (int i = 0; i < n - 1; i++) fprintf(out, "%s(", fn);
+  int i = 0;
+  for (const Expr *a = e->args; a; a = a->next, i++) {
+    if (str)
+      emit_expr(out, a, cx);
+    else
+      emit_as(out, a, t, cx);
+    if (i > 0) fputc(')', out);
+    if (a->next) fputs(", ", out);
+  }
+  if (cast) fputc(')', out);
+}
+
+/* MOD, ROUND, FLOOR, CEIL, POWER, SQRT, LN, EXP (air_query.h's q_* and libm) */
+void cg_fn_math(FILE *out, const Expr *e, const Ctx *cx) {
+  const Expr *a = e->args, *b = a->next;
+  const Type dbl = {TY_DOUBLE, 0}, i64 = {TY_BIGINT, 0};
+  bool is_dbl = e->type.kind == TY_DOUBLE;
+  switch (e->func) {
+  case FN_MOD:
+    fputs(is_dbl ? "q_mod_f64(" : is_int32(e->type) ? "q_mod_i32(" : "q_mod_i64(", out);
+    emit_as(out, a, e->type, cx);
+    fputs(", ", out);
+    emit_as(out, b, e->type, cx);
+    fputc(')', out);
+    return;
+  case FN_ROUND:
+    fprintf(out, "((%s)%s(", ctype(e->type), is_dbl ? "q_round_f64" : "q_round_i64");
+    emit_as(out, a, is_dbl ? dbl : i64, cx);
+    fputs(", ", out);
+    if (b) emit_as(out, b, i64, cx);
+    else fputs("0", out);
+    fputs("))", out);
+    return;
+  case FN_FLOOR:
+  case FN_CEIL:
+    if (!is_dbl) { /* an integer is its own floor and ceiling */
+      fputc('(', out);
+      emit_expr(out, a, cx);
+      fputc(')', out);
+      return;
+    }
+    fputs(e->func == FN_FLOOR ? "floor(" : "ceil(", out);
+    emit_expr(out, a, cx);
+    fputc(')', out);
+    return;
+  default: {
+    const char *fn = e->func == FN_POWER ? "pow(" : e->func == FN_SQRT ? "sqrt(" : e->func == FN_LN ? "log(" : "exp(";
+    fputs(fn, out);
+    for (const Expr *x = a; x; x = x->next) {
+      emit_as(out, x, dbl, cx);
+      if (x->next) fputs(", ", out);
+    }
+    fputc(')', out);
+    return;
+  }
+  }
+}
+
+/* String functions write into a buffer of the result's VARCHAR(n) + 1 bytes,
+ * a compound literal that lives as long as the block around the expression
+ * (as CAST's): the result type bounds every result, so nothing is allocated. */
+void cg_fn_string(FILE *out, const Expr *e, const Ctx *cx) {
+  const Expr *a = e->args;
+  const Type i64 = {TY_BIGINT, 0};
+  int cap = e->type.len + 1;
+  switch (e->func) {
+  case FN_UPPER:
+  case FN_LOWER:
+  case FN_TRIM:
+    fprintf(out, "%s((char[%d]){0}, ", e->func == FN_UPPER ? "q_upper" : e->func == FN_LOWER ? "q_lower" : "q_trim",
+            cap);
+    emit_expr(out, a, cx);
+    fputc(')', out);
+    return;
+  case FN_SUBSTRING:
+    fprintf(out, "q_substr((char[%d]){0}, ", cap);
+    emit_expr(out, a, cx);
+    fputs(", ", out);
+    emit_as(out, arg_at(e, 1), i64, cx);
+    if (arg_at(e, 2)) {
+      fputs(", ", out);
+      emit_as(out, arg_at(e, 2), i64, cx);
+      fputs(", true)", out);
+    } else {
+      fputs(", 0, false)", out);
+    }
+    return;
+  case FN_REPLACE:
+    fprintf(out, "q_replace((char[%d]){0}, %d, ", cap, cap);
+    for (const Expr *x = a; x; x = x->next) {
+      emit_expr(out, x, cx);
+      fputs(x->next ? ", " : ")", out);
+    }
+    return;
+  case FN_CONCAT: {
+    /* pairwise, each step into a buffer as long as its prefix */
+    int n = 0, len = 0;
+    for (const Expr *x = a; x; x = x->next) n++;
+    if (n == 1) {
+      emit_expr(out, a, cx);
+      return;
+    }
+    int lens[n];
+    int i = 0;
+    for (const Expr *x = a; x; x = x->next) lens[i++] = x->type.len;
+    len = lens[0];
+    for (i = 1; i < n; i++) {
+      len += lens[i];
+      lens[i] = len;
+    }
+    for (i = n - 1; i >= 1; i--) fprintf(out, "q_concat((char[%d]){0}, ", lens[i] + 1);
+    i = 0;
+    for (const Expr *x = a; x; x = x->next, i++) {
+      emit_expr(out, x, cx);
+      if (i > 0) fputc(')', out);
+      if (x->next) fputs(", ", out);
+    }
+    return;
+  }
+  case FN_SPLIT_INDEX:
+    fprintf(out, "q_split_index((char[%d]){0}, ", cap);
+    emit_expr(out, a, cx);
+    fputs(", ", out);
+    emit_expr(out, arg_at(e, 1), cx);
+    fputs(", ", out);
+    emit_as(out, arg_at(e, 2), i64, cx);
+    fputc(')', out);
+    return;
+  case FN_LIKE:
+    fputs("q_like(", out);
+    emit_expr(out, a, cx);
+    fputs(", ", out);
+    emit_expr(out, a->next, cx);
+    fputc(')', out);
+    return;
+  default: fputs("\"\"", out); return;
   }
 }

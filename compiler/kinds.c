@@ -271,6 +271,118 @@ const AggDef agg_defs[AGG_LAST + 1] = {
     [AGG_AVG] = {"AVG", false, avg_type, cg_avg_field, cg_avg_update, cg_avg_merge, cg_avg_value},
 };
 
+/* ---- scalar functions -------------------------------------------------- */
+
+static bool integral(Type t) { return t.kind == TY_INT || t.kind == TY_BIGINT; }
+
+/* True when every one of the n arguments is ok; else the first that is
+ * not in *bad (counted from `first`) and what it must be in *want. */
+static bool want_args(const Type *a, int n, int first, bool (*ok)(Type), const char *what, int *bad,
+                      const char **want) {
+  for (int i = 0; i < n; i++)
+    if (!ok(a[i])) {
+      *bad = first + i;
+      *want = what;
+      return false;
+    }
+  return true;
+}
+static bool is_varchar(Type t) { return t.kind == TY_VARCHAR; }
+
+/* The first argument's type when it is ok and the others are integers. */
+static Type first_then_ints(const Type *a, int n, bool (*ok)(Type), const char *what, int *bad, const char **want) {
+  if (!want_args(a, 1, 0, ok, what, bad, want) || !want_args(a + 1, n - 1, 1, integral, "an integer", bad, want))
+    return ty(TY_ERROR);
+  return a[0];
+}
+/* ABS, ROUND, FLOOR, CEIL: the type of the (numeric) first argument; ROUND's
+ * second is an integer */
+static Type same_num_type(const Type *a, int n, int *bad, const char **want) {
+  return first_then_ints(a, n, numeric, "a numeric", bad, want);
+}
+/* MOD of integers is BIGINT (INT when both are INT), else DOUBLE */
+static Type mod_type(const Type *a, int n, int *bad, const char **want) {
+  if (!want_args(a, n, 0, numeric, "a numeric", bad, want)) return ty(TY_ERROR);
+  if (a[0].kind == TY_DOUBLE || a[1].kind == TY_DOUBLE) return ty(TY_DOUBLE);
+  return a[0].kind == TY_INT && a[1].kind == TY_INT ? ty(TY_INT) : ty(TY_BIGINT);
+}
+/* POWER, SQRT, LN, EXP: DOUBLE */
+static Type double_type(const Type *a, int n, int *bad, const char **want) {
+  return want_args(a, n, 0, numeric, "a numeric", bad, want) ? ty(TY_DOUBLE) : ty(TY_ERROR);
+}
+static Type length_type(const Type *a, int n, int *bad, const char **want) {
+  return want_args(a, n, 0, is_varchar, "a VARCHAR", bad, want) ? ty(TY_INT) : ty(TY_ERROR);
+}
+/* UPPER, LOWER, TRIM: as long as the argument */
+static Type same_str_type(const Type *a, int n, int *bad, const char **want) {
+  return want_args(a, n, 0, is_varchar, "a VARCHAR", bad, want) ? a[0] : ty(TY_ERROR);
+}
+/* SUBSTRING(s, start[, length]): as long as s */
+static Type substr_type(const Type *a, int n, int *bad, const char **want) {
+  return first_then_ints(a, n, is_varchar, "a VARCHAR", bad, want);
+}
+/* SPLIT_INDEX(s, delimiter, index): a piece of s */
+static Type split_type(const Type *a, int n, int *bad, const char **want) {
+  (void)n;
+  if (!want_args(a, 2, 0, is_varchar, "a VARCHAR", bad, want) ||
+      !want_args(a + 2, 1, 2, integral, "an integer", bad, want))
+    return ty(TY_ERROR);
+  return a[0];
+}
+static Type varchar_of(long len, int *bad, const char **want) {
+  if (len > 65535) { /* VARCHAR's longest */
+    *bad = -1;
+    *want = "its result could be longer than 65535 bytes, the longest VARCHAR";
+    return ty(TY_ERROR);
+  }
+  return (Type){TY_VARCHAR, (int)len};
+}
+/* REPLACE(s, from, to): each replaced part is at least one byte of s */
+static Type replace_type(const Type *a, int n, int *bad, const char **want) {
+  if (!want_args(a, n, 0, is_varchar, "a VARCHAR", bad, want)) return ty(TY_ERROR);
+  return varchar_of(a[2].len <= 1 ? a[0].len : (long)a[0].len * a[2].len, bad, want);
+}
+/* CONCAT and ||: as long as all the arguments together */
+static Type concat_type(const Type *a, int n, int *bad, const char **want) {
+  if (!want_args(a, n, 0, is_varchar, "a VARCHAR", bad, want)) return ty(TY_ERROR);
+  long len = 0;
+  for (int i = 0; i < n; i++) len += a[i].len;
+  return varchar_of(len, bad, want);
+}
+static Type like_type(const Type *a, int n, int *bad, const char **want) {
+  return want_args(a, n, 0, is_varchar, "a VARCHAR", bad, want) ? ty(TY_BOOL) : ty(TY_ERROR);
+}
+
+const FuncDef func_defs[FN_LAST + 1] = {
+    [FN_ABS] = {"ABS", NULL, 1, 1, same_num_type, cg_fn_abs, false},
+    [FN_LEAST] = {"LEAST", NULL, 2, -1, NULL, cg_fn_minmax, false},
+    [FN_GREATEST] = {"GREATEST", NULL, 2, -1, NULL, cg_fn_minmax, false},
+    [FN_LENGTH] = {"LENGTH", "CHAR_LENGTH", 1, 1, length_type, cg_fn_length, false},
+    [FN_MOD] = {"MOD", NULL, 2, 2, mod_type, cg_fn_math, false},
+    [FN_ROUND] = {"ROUND", NULL, 1, 2, same_num_type, cg_fn_math, false},
+    [FN_FLOOR] = {"FLOOR", NULL, 1, 1, same_num_type, cg_fn_math, false},
+    [FN_CEIL] = {"CEIL", "CEILING", 1, 1, same_num_type, cg_fn_math, false},
+    [FN_POWER] = {"POWER", "POW", 2, 2, double_type, cg_fn_math, false},
+    [FN_SQRT] = {"SQRT", NULL, 1, 1, double_type, cg_fn_math, false},
+    [FN_LN] = {"LN", NULL, 1, 1, double_type, cg_fn_math, false},
+    [FN_EXP] = {"EXP", NULL, 1, 1, double_type, cg_fn_math, false},
+    [FN_UPPER] = {"UPPER", NULL, 1, 1, same_str_type, cg_fn_string, false},
+    [FN_LOWER] = {"LOWER", NULL, 1, 1, same_str_type, cg_fn_string, false},
+    [FN_TRIM] = {"TRIM", NULL, 1, 1, same_str_type, cg_fn_string, false},
+    [FN_SUBSTRING] = {"SUBSTRING", "SUBSTR", 2, 3, substr_type, cg_fn_string, false},
+    [FN_REPLACE] = {"REPLACE", NULL, 3, 3, replace_type, cg_fn_string, false},
+    [FN_CONCAT] = {"CONCAT", NULL, 1, -1, concat_type, cg_fn_string, false},
+    [FN_SPLIT_INDEX] = {"SPLIT_INDEX", NULL, 3, 3, split_type, cg_fn_string, false},
+    [FN_LIKE] = {"LIKE", NULL, 2, 2, like_type, cg_fn_string, true},
+};
+
+FuncKind func_lookup(const char *name) {
+  for (int k = 1; k <= FN_LAST; k++)
+    if (strcasecmp(name, func_defs[k].name) == 0 || (func_defs[k].alias && strcasecmp(name, func_defs[k].alias) == 0))
+      return (FuncKind)k;
+  return FN_NONE;
+}
+
 AggKind agg_lookup(const char *name, bool star) {
   for (int k = 0; k <= AGG_LAST; k++)
     if (agg_defs[k].name && agg_defs[k].star == star && strcasecmp(name, agg_defs[k].name) == 0)

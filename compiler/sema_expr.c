@@ -324,16 +324,6 @@ static Type check_cast(Scope *sc, Expr *e) {
   return to;
 }
 
-static const struct { const char *n; FuncKind k; } scalar_functions[] = {
-    {"ABS", FN_ABS}, {"LEAST", FN_LEAST}, {"GREATEST", FN_GREATEST}, {"LENGTH", FN_LENGTH}};
-
-static FuncKind func_kind_of(const char *name) {
-  for (size_t i = 0; i < sizeof scalar_functions / sizeof scalar_functions[0]; i++)
-    if (strcasecmp(name, scalar_functions[i].n) == 0)
-      return scalar_functions[i].k;
-  return FN_NONE;
-}
-
 static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
   Diag *d = sc->s->d;
   int nargs = list_len(e->args);
@@ -382,68 +372,79 @@ static Type check_call(Scope *sc, Expr *e) {
   AggKind ak = agg_lookup(e->name, false);
   if (ak != AGG_NONE)
     return check_aggregate(sc, e, ak);
-  FuncKind fk = func_kind_of(e->name);
+  FuncKind fk = func_lookup(e->name);
   if (fk == FN_NONE) {
     diag_error(d, e->loc, "unknown function '%s'", e->name);
     Names ns = {0};
-    for (size_t i = 0; i < sizeof scalar_functions / sizeof scalar_functions[0]; i++)
-      names_add(sc->s->arena, &ns, scalar_functions[i].n);
+    for (int k = 1; k <= FN_LAST; k++)
+      if (!func_defs[k].op) names_add(sc->s->arena, &ns, func_defs[k].name);
     for (int k = 0; k <= AGG_LAST; k++)
       if (agg_defs[k].name && !agg_defs[k].star)
         names_add(sc->s->arena, &ns, agg_defs[k].name);
     suggest_note(sc->s, e->loc, e->name, &ns);
     return mk_type(TY_ERROR);
   }
+  const FuncDef *fd = &func_defs[fk];
   e->func = fk;
   int nargs = 0;
   bool ok = true;
-  Type res = mk_type(TY_ERROR);
-  char b1[32], b2[32];
   for (Expr *a = e->args; a; a = a->next) {
-    Type t = check_expr(sc, a);
-    nargs++;
-    if (is_err(t)) {
+    if (a->kind == EX_STAR) {
+      init_ann(a);
+      diag_error(d, a->loc, "only COUNT(*) takes '*'");
       ok = false;
-      continue;
+    } else if (is_err(check_expr(sc, a))) {
+      ok = false;
     }
-    switch (fk) {
-    case FN_ABS:
-      if (!is_num(t)) {
-        diag_error(d, a->loc, "%s needs a numeric argument, not %s", e->name, tyname(t, b1));
-        note_decl(sc, a);
-        ok = false;
-      }
-      res = t;
-      break;
-    case FN_LENGTH:
-      if (t.kind != TY_VARCHAR) {
-        diag_error(d, a->loc, "%s needs a VARCHAR argument, not %s", e->name, tyname(t, b1));
-        note_decl(sc, a);
-        ok = false;
-      }
-      res = mk_type(TY_INT);
-      break;
-    default: /* LEAST, GREATEST */
-      if (nargs == 1 || !ok) {
-        res = t;
-      } else if (!common_type(res, t, &res) || t.kind == TY_INTERVAL) {
+    nargs++;
+  }
+  if (nargs < fd->min_args || (fd->max_args >= 0 && nargs > fd->max_args)) {
+    static const char *const words[] = {"no", "one", "two", "three"};
+    const char *lo = words[fd->min_args], *hi = fd->max_args > 0 ? words[fd->max_args] : "";
+    const char *s_ = fd->min_args == 1 && fd->max_args == 1 ? "" : "s";
+    if (fd->min_args == fd->max_args)
+      diag_error(d, e->loc, "%s takes %s argument%s, got %d", e->name, lo, s_, nargs);
+    else if (fd->max_args < 0)
+      diag_error(d, e->loc, "%s takes at least %s argument%s, got %d", e->name, lo, fd->min_args == 1 ? "" : "s",
+                 nargs);
+    else
+      diag_error(d, e->loc, "%s takes %s or %s arguments, got %d", e->name, lo, hi, nargs);
+    return mk_type(TY_ERROR);
+  }
+  if (!ok)
+    return mk_type(TY_ERROR);
+  char b1[32], b2[32];
+  if (!fd->result) { /* the common type of the arguments */
+    Type res = e->args->type;
+    for (Expr *a = e->args->next; a; a = a->next)
+      if (!common_type(res, a->type, &res) || a->type.kind == TY_INTERVAL) {
         diag_error(d, a->loc, "arguments of %s have incompatible types %s and %s", e->name,
-                   tyname(res, b1), tyname(t, b2));
+                   tyname(res, b1), tyname(a->type, b2));
         note_decl(sc, a);
-        ok = false;
+        return mk_type(TY_ERROR);
       }
-      break;
-    }
+    return res;
   }
-  if ((fk == FN_ABS || fk == FN_LENGTH) && nargs != 1) {
-    diag_error(d, e->loc, "%s takes one argument, got %d", e->name, nargs);
+  Type args[nargs > 0 ? nargs : 1];
+  int i = 0;
+  for (Expr *a = e->args; a; a = a->next) args[i++] = a->type;
+  int bad = 0;
+  const char *want = "";
+  Type res = fd->result(args, nargs, &bad, &want);
+  if (!is_err(res))
+    return res;
+  if (bad < 0) {
+    diag_error(d, e->loc, "%s: %s", e->name, want);
     return mk_type(TY_ERROR);
   }
-  if ((fk == FN_LEAST || fk == FN_GREATEST) && nargs < 2) {
-    diag_error(d, e->loc, "%s takes at least two arguments, got %d", e->name, nargs);
-    return mk_type(TY_ERROR);
-  }
-  return ok ? res : mk_type(TY_ERROR);
+  Expr *a = e->args;
+  for (int k = 0; k < bad; k++) a = a->next;
+  if (nargs == 1)
+    diag_error(d, a->loc, "%s needs %s argument, not %s", e->name, want, tyname(a->type, b1));
+  else
+    diag_error(d, a->loc, "argument %d of %s needs %s value, not %s", bad + 1, e->name, want, tyname(a->type, b1));
+  note_decl(sc, a);
+  return mk_type(TY_ERROR);
 }
 
 static Type check_pseudo(Scope *sc, Expr *e) {

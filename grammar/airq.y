@@ -117,7 +117,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> HAVING "HAVING" WINDOW "WINDOW" JOIN "JOIN" ON "ON" AS "AS"
 %token <str> AND "AND" OR "OR" NOT "NOT" IN "IN" BETWEEN "BETWEEN"
 %token <str> CASE "CASE" WHEN "WHEN" THEN "THEN" ELSE "ELSE" END "END" CAST "CAST"
-%token <str> CREATE "CREATE" INSERT "INSERT" INTO "INTO" WITH "WITH"
+%token <str> CREATE "CREATE" INSERT "INSERT" INTO "INTO" WITH "WITH" LIKE "LIKE"
 %token <str> TRUE "TRUE" FALSE "FALSE" INTERVAL "INTERVAL"
 %token <str> WINDOW_START "WINDOW_START" WINDOW_END "WINDOW_END"
 %token <str> PRIMARY "PRIMARY" WATERMARK "WATERMARK" FOR "FOR" GENERATED "GENERATED"
@@ -130,7 +130,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> UNIT "time unit" TYPENAME "type name" VARCHAR "VARCHAR"
 
 /* operators */
-%token NE "<>" LE "<=" GE ">="
+%token NE "<>" LE "<=" GE ">=" CONCAT "||"
 
 %type <str> ident opt_key opt_alias meta opt_virtual
 %type <expr> expr and_expr not_expr pred arith term factor primary literal
@@ -510,6 +510,12 @@ pred:
     $$->args = $4.head;
     CHECK($$ = build_deepen(ps, $$));
   }
+| arith LIKE arith { CHECK($$ = build_call2(ps, &@$, "LIKE", $1, $3)); }
+| arith NOT LIKE arith {
+    Expr *like = build_call2(ps, &@$, "LIKE", $1, $4);
+    CHECK(like);
+    CHECK($$ = build_unary(ps, &@$, OP_NOT, like));
+  }
 | arith BETWEEN arith AND arith {
     $$ = build_node(ps, EX_BETWEEN, &@$);
     $$->lhs = $1;
@@ -532,6 +538,7 @@ cmp_op:
 // arith = term (("+" | "-") term)*
 arith:
   arith '+' term { CHECK($$ = build_binary(ps, &@$, OP_ADD, $1, $3)); }
+| arith CONCAT term { CHECK($$ = build_call2(ps, &@$, "CONCAT", $1, $3)); }
 | arith '-' term { CHECK($$ = build_binary(ps, &@$, OP_SUB, $1, $3)); }
 | term
 ;

@@ -117,6 +117,16 @@ Expr *build_binary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a, Expr *b
   return build_deepen(ps, e);
 }
 
+Expr *build_call2(ParseState *ps, const AirqLoc *l, const char *name, Expr *a, Expr *b) {
+  Expr *e = build_node(ps, EX_CALL, l);
+  e->name = name;
+  e->name_loc = airq_srcloc(l);
+  a->next = b;
+  b->next = NULL;
+  e->args = a;
+  return build_deepen(ps, e);
+}
+
 Expr *build_unary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a) {
   /* -literal is a literal: option values and generator bounds stay simple */
   if (op == OP_NEG && (a->kind == EX_INT || a->kind == EX_DOUBLE) && a->depth == 1 &&

@@ -82,6 +82,8 @@ Expr *build_node(ParseState *ps, ExprKind kind, const AirqLoc *l);
 Expr *build_deepen(ParseState *ps, Expr *e);
 Expr *build_binary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a, Expr *b);
 Expr *build_unary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a);
+/* An operator written as a function of two arguments: a LIKE b, a || b. */
+Expr *build_call2(ParseState *ps, const AirqLoc *l, const char *name, Expr *a, Expr *b);
 /* Literals; NULL after a reported error (out of range, malformed). */
 Expr *build_int(ParseState *ps, const AirqLoc *l, const char *digits);
 Expr *build_double(ParseState *ps, const AirqLoc *l, const char *text);

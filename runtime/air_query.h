@@ -105,6 +105,137 @@ static inline double q_str_f64(const char *s) {
   return end == s || *end ? 0.0 : v;
 }
 static inline bool q_str_bool(const char *s) { return strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0; }
+/* ---- scalar functions (docs/language.md "Functions") ----------------------
+ * A string function writes into buf, a compound literal the generated code
+ * sizes from the result's VARCHAR(n) (n + 1 bytes: every result fits), and
+ * returns it. Bytes, not characters: UPPER and LOWER change ASCII letters,
+ * positions count bytes. */
+static inline const char *q_upper(char *buf, const char *s) {
+  size_t i = 0;
+  for (; s[i]; i++) buf[i] = s[i] >= 'a' && s[i] <= 'z' ? (char)(s[i] - 'a' + 'A') : s[i];
+  buf[i] = '\0';
+  return buf;
+}
+static inline const char *q_lower(char *buf, const char *s) {
+  size_t i = 0;
+  for (; s[i]; i++) buf[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+  buf[i] = '\0';
+  return buf;
+}
+/* TRIM: the spaces at both ends */
+static inline const char *q_trim(char *buf, const char *s) {
+  while (*s == ' ') s++;
+  size_t n = strlen(s);
+  while (n > 0 && s[n - 1] == ' ') n--;
+  memcpy(buf, s, n);
+  buf[n] = '\0';
+  return buf;
+}
+/* SUBSTRING(s, start[, len]): the bytes at positions [start, start + len)
+ * that s has (1-based; a start below 1 still counts, as in PostgreSQL); a
+ * negative len gives '' */
+static inline const char *q_substr(char *buf, const char *s, int64_t start, int64_t len, bool has_len) {
+  int64_t n = (int64_t)strlen(s), from = start, to = n + 1;
+  if (has_len) to = len < 0 ? from : (start > INT64_MAX - len ? INT64_MAX : start + len);
+  if (from < 1) from = 1;
+  if (to > n + 1) to = n + 1;
+  size_t k = to > from ? (size_t)(to - from) : 0;
+  memcpy(buf, s + (k ? from - 1 : 0), k);
+  buf[k] = '\0';
+  return buf;
+}
+/* REPLACE(s, from, to): every occurrence of from, left to right, not
+ * overlapping; an empty from changes nothing. cap bounds the result. */
+static inline const char *q_replace(char *buf, size_t cap, const char *s, const char *from, const char *to) {
+  size_t fl = strlen(from), tl = strlen(to), o = 0;
+  while (*s && o < cap - 1) {
+    if (fl && strncmp(s, from, fl) == 0) {
+      size_t k = tl < cap - 1 - o ? tl : cap - 1 - o;
+      memcpy(buf + o, to, k);
+      o += k;
+      s += fl;
+    } else {
+      buf[o++] = *s++;
+    }
+  }
+  buf[o] = '\0';
+  return buf;
+}
+static inline const char *q_concat(char *buf, const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  memmove(buf, a, la); /* a may be an earlier step's buffer, never buf itself */
+  memcpy(buf + la, b, lb);
+  buf[la + lb] = '\0';
+  return buf;
+}
+/* SPLIT_INDEX(s, delim, i): the i-th piece (from 0) of s split at every
+ * delim; '' when there is none (a negative i, past the last, an empty delim
+ * past piece 0, which is s) */
+static inline const char *q_split_index(char *buf, const char *s, const char *delim, int64_t idx) {
+  size_t dl = strlen(delim);
+  buf[0] = '\0';
+  if (idx < 0) return buf;
+  if (dl == 0) {
+    if (idx == 0) strcpy(buf, s);
+    return buf;
+  }
+  for (int64_t i = 0;; i++) {
+    const char *e = strstr(s, delim);
+    size_t k = e ? (size_t)(e - s) : strlen(s);
+    if (i == idx) {
+      memcpy(buf, s, k);
+      buf[k] = '\0';
+      return buf;
+    }
+    if (!e) return buf;
+    s = e + dl;
+  }
+}
+/* s LIKE p: '%' any bytes, '_' one byte, every other byte itself (no
+ * ESCAPE); greedy with one backtrack point, linear in practice */
+static inline bool q_like(const char *s, const char *p) {
+  const char *star = NULL, *mark = NULL;
+  while (*s) {
+    if (*p == '%') {
+      star = ++p;
+      mark = s;
+    } else if (*p == '_' || *p == *s) {
+      p++;
+      s++;
+    } else if (star) {
+      p = star;
+      s = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (*p == '%') p++;
+  return *p == '\0';
+}
+/* MOD of DOUBLEs: fmod, its sign the dividend's; by zero NaN, counted */
+static inline double q_mod_f64(double a, double b) {
+  if (b == 0.0) air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+  return fmod(a, b);
+}
+/* ROUND(x, d): half away from zero at d decimal places (d < 0: tens,
+ * hundreds, ...) */
+static inline double q_round_f64(double x, int64_t d) {
+  if (d == 0) return round(x);
+  if (d > 308 || d < -308) return d > 0 ? x : 0.0 * x;
+  double p = pow(10.0, (double)(d < 0 ? -d : d));
+  return d > 0 ? round(x * p) / p : round(x / p) * p;
+}
+static inline int64_t q_round_i64(int64_t x, int64_t d) {
+  if (d >= 0) return x;
+  if (d < -18) return 0;
+  int64_t p = 1;
+  for (int64_t i = 0; i < -d; i++) p *= 10;
+  int64_t r = x % p, q = x - r; /* toward zero */
+  if (r >= 0 ? r * 2 >= p : -r * 2 >= p) /* away from zero, wrapping as integer arithmetic does */
+    q = (int64_t)((uint64_t)q + (x >= 0 ? (uint64_t)p : (uint64_t)0 - (uint64_t)p));
+  return q;
+}
+
 /* The first window of a row: rows of one chunk of a generator share their
  * ingestion time, so the division is done once per distinct time. */
 typedef struct QWinCache {

@@ -353,8 +353,18 @@ static void test_parser_select_items(void **state) {
 
 static void test_parser_text_normalised(void **state) {
   (void)state;
-  Parsed *p = parse("SELECT a   +\n\t b /* note */ * 2, COUNT( * ), 'x  y' || z FROM s;");
-  /* '||' is no operator: only the first two items matter, and the error */
+  Parsed *p = parse("SELECT a   +\n\t b /* note */ * 2, COUNT( * ), 'x  y' ||  z FROM s;");
+  /* '||' is CONCAT: a call of two arguments, its text the operator's */
+  assert_int_equal(p->d.nerrors, 0);
+  const Expr *cat = p->prog->stmts->select->items->next->next->expr;
+  assert_int_equal(cat->kind, EX_CALL);
+  assert_string_equal(cat->name, "CONCAT");
+  assert_string_equal(cat->text, "'x  y' || z");
+  done(p);
+  p = parse("SELECT a FROM s WHERE a NOT LIKE 'x%' AND b LIKE '_';");
+  assert_int_equal(p->d.nerrors, 0);
+  done(p);
+  p = parse("SELECT a | b FROM s;"); /* one bar is no operator */
   assert_int_equal(p->d.nerrors, 1);
   done(p);
   p = parse("SELECT a   +\n\t b /* note */ * 2, COUNT( * ), f('x  y',  -- c\n 1) FROM s;");
