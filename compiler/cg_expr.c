@@ -55,7 +55,7 @@ static const char *cmp_op(OpKind op) {
  * or a group key after aggregation)? */
 bool is_padded_array(const Expr *e, const Ctx *cx) {
   if (e->type.kind != TY_VARCHAR) return false;
-  if (cx->post) return e->key_idx >= 0 && e->kind != EX_CALL && e->kind != EX_STRING;
+  if (cx->post) return e->key_idx >= 0 && !(e->kind == EX_CALL && e->agg != AGG_NONE) && e->kind != EX_STRING;
   return e->kind == EX_COLUMN;
 }
 
@@ -463,7 +463,9 @@ static void emit_agg_value(FILE *out, const Expr *e, const Ctx *cx) {
 }
 
 void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
-  if (cx->post && e->key_idx >= 0 && e->key_idx < cx->sel->nkeys && e->kind != EX_CALL &&
+  /* after aggregation an expression that is a group key reads the key (an
+   * aggregate call never is one; a scalar function's call may be) */
+  if (cx->post && e->key_idx >= 0 && e->key_idx < cx->sel->nkeys && !(e->kind == EX_CALL && e->agg != AGG_NONE) &&
       e->kind != EX_INT && e->kind != EX_DOUBLE && e->kind != EX_STRING && e->kind != EX_BOOL) {
     fprintf(out, "%s->k%d", cx->key, e->key_idx);
     return;
