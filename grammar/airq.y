@@ -570,6 +570,22 @@ primary:
     $$->else_ = $3;
     CHECK($$ = build_deepen(ps, $$));
   }
+| CASE expr when_list opt_else END {
+    /* the simple form: each WHEN v is WHEN operand = v (the operand, one
+     * node, is read by each comparison) */
+    bool ok = true;
+    for (Expr *w = $3.head; w; w = w->next) {
+      AirqLoc at = @3;
+      Expr *eq = build_binary(ps, &at, OP_EQ, $2, w->lhs);
+      if (!eq) ok = false;
+      else w->lhs = eq;
+    }
+    CHECK(ok ? $2 : NULL);
+    $$ = build_node(ps, EX_CASE, &@$);
+    $$->args = $3.head;
+    $$->else_ = $4;
+    CHECK($$ = build_deepen(ps, $$));
+  }
 | CAST '(' expr AS type ')' {
     $$ = build_node(ps, EX_CAST, &@$);
     $$->lhs = $3;

@@ -95,7 +95,7 @@ def fmt(v):
 
 
 cols = ["id", "up", "lo", "tr", "len", "sub", "sub2", "rep", "cat", "cat2", "part", "lk", "nlk", "md", "mdx", "rx",
-        "r0", "rid", "fl", "ce", "cn", "pw", "sq", "ln", "ex"]
+        "r0", "rid", "fl", "ce", "cn", "pw", "sq", "ln", "ex", "cs"]
 print(",".join(cols))
 for i, name, x, n, ts in read_csv("data.csv", header=True):
     i, x, n = int(i), float(x), int(n)
@@ -105,5 +105,6 @@ for i, name, x, n, ts in read_csv("data.csv", header=True):
            replace(name, "-", "+="), name + "|" + str(i), name.strip(" ") + "#" + lower(name), split_index(name, "-", n),
            like(name, "%a_%"), not like(name, "A%"), imod(i, n), math.fmod(x, 2.5), round_places(x, 1),
            round_places(x, 0), round_int(i * 37, -2), float(math.floor(x)), -float(math.floor(-x)), n, math.pow(x, 2),
-           math.sqrt(abs(x)), math.log(abs(x) + 1), math.exp(x / 10))
+           math.sqrt(abs(x)), math.log(abs(x) + 1), math.exp(x / 10),
+           {0: "zero", 1: "one"}.get(imod(i, 3), "other"))
     print(",".join(fmt(v) for v in row))
