@@ -253,6 +253,14 @@ typedef enum {
   QK_JOIN,        /* stream-stream windowed join (no aggregates) */
 } QueryKind;
 
+/* One ORDER BY item. */
+typedef struct OrderItem {
+  Expr *expr;         /* an output's name, position (an integer) or expression */
+  bool desc;          /* DESC */
+  int out;            /* sema: the output column it orders by */
+  struct OrderItem *next;
+} OrderItem;
+
 typedef struct Select {
   SrcLoc loc;         /* location of SELECT */
   SelectItem *items;  /* select list */
@@ -262,6 +270,9 @@ typedef struct Select {
   Expr *where;        /* WHERE condition, or NULL */
   Expr *group_by;     /* GROUP BY expressions linked by next, or NULL */
   WindowSpec *window; /* WINDOW clause, or NULL */
+  OrderItem *order_by; /* ORDER BY: each window's rows in this order, or NULL */
+  int64_t limit;      /* LIMIT n: each window's first n rows; 0: no LIMIT */
+  SrcLoc limit_loc;   /* where LIMIT is */
   Expr *having;       /* HAVING condition, or NULL */
 
   /* --- filled by sema.c --- */

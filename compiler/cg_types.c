@@ -136,6 +136,15 @@ void emit_chain_types(Gen *g, const Chain *ch) {
     fprintf(o, "static int cmp_O%d(const void *pa, const void *pb) {\n", c);
     fprintf(o, "  const O%d *a = pa, *b = pb;\n  int r;\n", c);
     fprintf(o, "  if ((r = q_cmp_i64(a->wend, b->wend)) != 0) return r;\n");
+    /* ORDER BY first, within the window; the usual order breaks its ties */
+    for (const OrderItem *oi = s->order_by; oi; oi = oi->next) {
+      Type t = s->out[oi->out].type;
+      const char *fn = t.kind == TY_VARCHAR ? "strcmp" : t.kind == TY_DOUBLE ? "q_order_f64" : "q_cmp_i64";
+      if (oi->desc)
+        fprintf(o, "  if ((r = %s(b->o%d, a->o%d)) != 0) return r; /* DESC */\n", fn, oi->out, oi->out);
+      else
+        fprintf(o, "  if ((r = %s(a->o%d, b->o%d)) != 0) return r;\n", fn, oi->out, oi->out);
+    }
     for (int pass = 0; pass < 2; pass++) {
       int n = pass == 0 ? (ch->windowed && ch->join_at < 0 ? s->nkeys : 0) : s->nout;
       for (int i = 0; i < n; i++) {

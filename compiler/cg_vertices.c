@@ -505,6 +505,7 @@ static void emit_collector(Gen *g, const Stage *st) {
   /* Several queries on standard output: every line of each (its header
    * too) starts with the query's number as --explain shows it. */
   if (!sink->rel && g->pl->nstdout > 1) fprintf(su, ",\n        .tag = \"q%d\"", ch->number);
+  if (ch->sel->limit > 0) fprintf(su, ",\n        .limit = INT64_C(%" PRId64 ")", ch->sel->limit);
   fprintf(su, ",\n    };\n");
   if (kind && kind->file) opt_read(su, "  ", "def.path", "air_opt_str", sink->rel, OPT_PATH);
   fprintf(su, "    air_collector_new(g_rt, \"results of query %d\", g_edge[%d], &def);\n  }\n", ch->number, st->edge);

@@ -106,7 +106,7 @@ typedef struct SegEnv {
  * their rows go to the collector (cmp_K, air_hash_sort). */
 static inline bool sorts_window_keys(const Chain *ch) {
   return ch->windowed && ch->join_at < 0 && !ch->derived && !ch->session && !chain_slice_ms(ch) &&
-         ch->sel->nkeys > 0;
+         ch->sel->nkeys > 0 && !ch->sel->order_by; /* ORDER BY: the collector sorts */
 }
 
 /* A source pipeline whose per-rank partial is adaptive (raw_port): it

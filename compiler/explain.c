@@ -421,9 +421,12 @@ void explain_print(FILE *out, const Physical *ph) {
       if (ops[st->first].kind == OP_SINK) {
         if (ch->windowed) {
           fprintf(out, "; each window's rows once the watermark passes its end, ordered by WINDOW_END");
+          for (const OrderItem *oi = ch->sel->order_by; oi; oi = oi->next)
+            fprintf(out, ", %s%s", ch->sel->out[oi->out].name, oi->desc ? " DESC" : "");
           if (ch->sel->nkeys) fprintf(out, ", ");
           print_keys(out, ch->sel);
           if (!ch->sel->nkeys) fprintf(out, " and the output columns");
+          if (ch->sel->limit) fprintf(out, "; the first %lld of each window", (long long)ch->sel->limit);
         } else {
           fprintf(out, "; rows in arrival order");
         }

@@ -309,6 +309,51 @@ static void resolve_from(Scope *sc) {
  * and its output names must be distinct.  If out_locs is not NULL it gets
  * the location of each output column, for later messages.  Clauses are
  * checked in source order after FROM, so messages mostly come in order. */
+/* ORDER BY and LIMIT: each names an output column (by name, position or
+ * its very expression); they order and cut each window's rows as written. */
+static void check_order(Scope *sc, const char *stream) {
+  Sema *s = sc->s;
+  Select *sel = sc->sel;
+  SrcLoc at = sel->order_by ? sel->order_by->expr->loc : sel->limit_loc;
+  if (stream) {
+    diag_error(s->d, at, "ORDER BY and LIMIT order and cut the results a query writes, not a derived stream ('%s')",
+               stream);
+    return;
+  }
+  if (!sel->window) {
+    diag_error(s->d, at, "ORDER BY and LIMIT apply to each window's results and need a WINDOW clause");
+    return;
+  }
+  for (OrderItem *o = sel->order_by; o; o = o->next) {
+    Expr *e = o->expr;
+    o->out = -1;
+    if (e->kind == EX_INT) {
+      init_ann(e);
+      if (e->ival >= 1 && e->ival <= sel->nout)
+        o->out = (int)e->ival - 1;
+      else
+        diag_error(s->d, e->loc, "ORDER BY %lld: the select list has %d column%s", (long long)e->ival, sel->nout,
+                   sel->nout == 1 ? "" : "s");
+      continue;
+    }
+    if (e->kind == EX_COLUMN && !e->qual)
+      for (int i = 0; i < sel->nout && o->out < 0; i++)
+        if (strcmp(sel->out[i].name, e->name) == 0) o->out = i;
+    if (o->out >= 0) {
+      init_ann(e);
+      continue;
+    }
+    sc->clause = CL_HAVING;
+    if (is_err(check_expr(sc, e)))
+      continue;
+    for (int i = 0; i < sel->nout && o->out < 0; i++)
+      if (expr_equal(e, sel->out[i].expr)) o->out = i;
+    if (o->out < 0)
+      diag_error(s->d, e->loc, "ORDER BY must name a column of the select list (its name, its position, or its "
+                               "expression)");
+  }
+}
+
 void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
   if (!sel)
     return; /* the parser reported why */
@@ -479,6 +524,8 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
   else
     sel->qkind = QK_MAP;
   warn_conditions(s, sel);
+  if (sel->order_by || sel->limit)
+    check_order(&sc, stream);
 
   if (stream) {
     for (int i = 0; i < sel->nout; i++) {

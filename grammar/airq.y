@@ -104,6 +104,9 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
   GroupWin gw;
   JoinPart join;
   FromItem from;
+  OrderItem *ord;
+  OrderList ords;
+  OrderLimit ordlim;
 }
 
 /* literals and names */
@@ -118,6 +121,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> AND "AND" OR "OR" NOT "NOT" IN "IN" BETWEEN "BETWEEN"
 %token <str> CASE "CASE" WHEN "WHEN" THEN "THEN" ELSE "ELSE" END "END" CAST "CAST"
 %token <str> CREATE "CREATE" INSERT "INSERT" INTO "INTO" WITH "WITH" LIKE "LIKE"
+%token <str> ORDER "ORDER" LIMIT "LIMIT"
 %token <str> TRUE "TRUE" FALSE "FALSE" INTERVAL "INTERVAL"
 %token <str> WINDOW_START "WINDOW_START" WINDOW_END "WINDOW_END"
 %token <str> PRIMARY "PRIMARY" WATERMARK "WATERMARK" FOR "FOR" GENERATED "GENERATED"
@@ -127,6 +131,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> METADATA "METADATA" VIRTUAL "VIRTUAL"
 %token <str> SIZE "SIZE" ADVANCE "ADVANCE" GAP "GAP"
 %token <str> TUMBLING "TUMBLING" HOPPING "HOPPING" SESSION "SESSION"
+%token <str> ASC "ASC" DESC "DESC"
 %token <str> UNIT "time unit" TYPENAME "type name" VARCHAR "VARCHAR"
 
 /* operators */
@@ -152,6 +157,10 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %type <gw> group_window
 %type <join> opt_join
 %type <expr> opt_where opt_having
+%type <ord> order_item
+%type <ords> order_list
+%type <ordlim> opt_order_limit
+%type <ordlim> opt_limit
 %type <str> unit
 
 %%
@@ -322,7 +331,7 @@ option:
 
 // select = "SELECT" items "FROM" from_item join? ("WHERE" expr)? group_window ("HAVING" expr)?
 select:
-  SELECT select_list FROM from_item opt_join opt_where group_window opt_having {
+  SELECT select_list FROM from_item opt_join opt_where group_window opt_having opt_order_limit {
     $$ = arena_alloc(ps->arena, sizeof(Select));
     $$->loc = airq_srcloc(&@1);
     $$->items = $2.head;
@@ -338,7 +347,46 @@ select:
     $$->group_by = $7.group_by;
     $$->window = $7.window;
     $$->having = $8;
+    $$->order_by = $9.order;
+    if ($9.has_limit) {
+      $$->limit = $9.limit;
+      $$->limit_loc = airq_srcloc(&$9.limit_loc);
+    }
   }
+;
+
+// opt_order_limit = ("ORDER" "BY" order_item ("," order_item)*)? ("LIMIT" integer)?
+opt_order_limit:
+  opt_limit { $$ = $1; }
+| ORDER BY order_list opt_limit { $$ = $4; $$.order = $3.head; }
+;
+
+opt_limit:
+  %empty { $$.order = NULL; $$.has_limit = false; $$.limit = 0; }
+| LIMIT INTEGER {
+    $$.order = NULL;
+    $$.has_limit = true;
+    $$.limit_loc = @2;
+    Expr *n = build_int(ps, &@2, $2);
+    CHECK(n);
+    if (n->ival < 1) {
+      airq_error_at(ps, &@2, "LIMIT must be at least 1");
+      YYERROR;
+    }
+    $$.limit = n->ival;
+  }
+;
+
+order_list:
+  order_item                { $$.head = $$.tail = $1; }
+| order_list ',' order_item { $$ = $1; $$.tail->next = $3; $$.tail = $3; }
+;
+
+// order_item = expr ("ASC" | "DESC")?
+order_item:
+  expr      { $$ = arena_alloc(ps->arena, sizeof(OrderItem)); $$->expr = $1; $$->out = -1; }
+| expr ASC  { $$ = arena_alloc(ps->arena, sizeof(OrderItem)); $$->expr = $1; $$->out = -1; }
+| expr DESC { $$ = arena_alloc(ps->arena, sizeof(OrderItem)); $$->expr = $1; $$->out = -1; $$->desc = true; }
 ;
 
 // query = ("WITH" cte ("," cte)*)? select: each named query a derived
@@ -666,12 +714,12 @@ opt_else:
 | ELSE expr { $$ = $2; }
 ;
 
-opt_key: ident | STRING | END | GROUP;  // kafka: end = 'latest', group = 'g' (keywords only in CASE, GROUP BY)
+opt_key: ident | STRING | END | GROUP | LIMIT | ORDER;  // kafka: end = 'latest', group = 'g' (keywords only in CASE, GROUP BY)
 
 // A name: an identifier, or a word that is a keyword only elsewhere.
 ident:
   IDENT | STREAM | TABLE | SINK | KEY | SIZE | ADVANCE | GAP
-| TUMBLING | HOPPING | SESSION | UNIT | TYPENAME | VARCHAR | METADATA | VIRTUAL
+| TUMBLING | HOPPING | SESSION | UNIT | TYPENAME | VARCHAR | METADATA | VIRTUAL | ASC | DESC
 ;
 
 %%

@@ -43,6 +43,10 @@ typedef struct ElemList { Elem *head, *tail; } ElemList;
 /* The tail of a SELECT after its FROM item: GROUP BY and WINDOW. */
 typedef struct GroupWin { Expr *group_by; WindowSpec *window; } GroupWin;
 
+/* ORDER BY items and LIMIT. */
+typedef struct OrderList { OrderItem *head, *tail; } OrderList;
+typedef struct OrderLimit { OrderItem *order; int64_t limit; AirqLoc limit_loc; bool has_limit; } OrderLimit;
+
 /* The join part of a FROM clause. */
 typedef struct JoinPart { bool present; bool comma; FromItem item; Expr *on; } JoinPart;
 

@@ -232,6 +232,8 @@ typedef struct AirCollectorDef {
   const void *sink_def;
   const char *tag;    /* NULL, or a first field put before every line, header too
                          (several queries sharing standard output) */
+  int64_t limit;      /* windowed: rows written per window at most (the first in
+                         compare's order; LIMIT n), or 0 for all */
 } AirCollectorDef;
 /* A rank-0 consumer of gather edge e writing results. Windowed: when the
  * watermark reaches wm, rows with window end <= wm are complete; they are

@@ -52,6 +52,8 @@ typedef struct Collector {
   size_t blen, bcap;
   size_t taglen;   /* strlen(def.tag), 0 without */
   int werr;        /* errno of the first handing of buf to out that failed */
+  int64_t lim_wend; /* def.limit: the window being written (INT64_MIN: none yet), and */
+  int64_t lim_n;    /* its rows written so far */
   char **sort_ptr; /* run_sort's scratch: pointers to the rows, then */
   char *sort_rows; /* the rows in order; sort_cap of each, kept for the next */
   size_t sort_cap;
@@ -163,6 +165,16 @@ static void run_sort(Collector *c, Run *r) {
 }
 
 static void write_row(Collector *c, const char *row, int64_t now) {
+  if (c->def.limit > 0 && c->def.windowed) { /* LIMIT n: the first n of each window */
+    int64_t wend = row_i64(row, c->def.wend_offset);
+    if (wend != c->lim_wend) {
+      c->lim_wend = wend;
+      c->lim_n = 0;
+    }
+    if (c->lim_n >= c->def.limit)
+      return;
+    c->lim_n++;
+  }
   if (c->sink && c->def.sink_ops->row && c->def.windowed) {
     put_lines(c); /* the lines before this row's reach the sink first */
     c->def.sink_ops->row(c->sink, row_i64(row, c->def.wend_offset));
@@ -467,6 +479,7 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
   memset(c, 0, sizeof *c);
   c->rt = rt;
   c->def = *def;
+  c->lim_wend = INT64_MIN;
   c->taglen = def->tag ? strlen(def->tag) : 0;
   c->per = CHUNK_BYTES / def->row_size ? CHUNK_BYTES / def->row_size : 1;
   /* AIR_COLLECTOR_CHUNK_ROWS: fewer rows per chunk (the tests use tiny
