@@ -146,7 +146,8 @@ typedef enum {
   FN_ABS, FN_LEAST, FN_GREATEST, FN_LENGTH, /* scalar functions: rows of func_defs */
   FN_MOD, FN_ROUND, FN_FLOOR, FN_CEIL, FN_POWER, FN_SQRT, FN_LN, FN_EXP,
   FN_UPPER, FN_LOWER, FN_TRIM, FN_SUBSTRING, FN_REPLACE, FN_CONCAT, FN_SPLIT_INDEX, FN_LIKE,
-  FN_LAST = FN_LIKE,
+  FN_YEAR, FN_MONTH, FN_DAY, FN_HOUR, FN_MINUTE, FN_SECOND, FN_DATE_FORMAT, FN_TO_TIMESTAMP,
+  FN_LAST = FN_TO_TIMESTAMP,
 } FuncKind;
 
 typedef struct Relation Relation;
@@ -899,5 +900,6 @@ void cg_fn_minmax(FILE *o, const Expr *e, const Ctx *cx);
 void cg_fn_length(FILE *o, const Expr *e, const Ctx *cx);
 void cg_fn_math(FILE *o, const Expr *e, const Ctx *cx);
 void cg_fn_string(FILE *o, const Expr *e, const Ctx *cx);
+void cg_fn_time(FILE *o, const Expr *e, const Ctx *cx);
 
 #endif /* AIRC_H */

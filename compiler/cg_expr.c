@@ -782,3 +782,28 @@ void cg_fn_string(FILE *out, const Expr *e, const Ctx *cx) {
   default: fputs("\"\"", out); return;
   }
 }
+
+/* YEAR ... SECOND, DATE_FORMAT, TO_TIMESTAMP (UTC; air_query.h) */
+void cg_fn_time(FILE *out, const Expr *e, const Ctx *cx) {
+  static const char *const field[] = {[FN_YEAR] = "0", [FN_MONTH] = "1", [FN_DAY] = "2",
+                                      [FN_HOUR] = "3", [FN_MINUTE] = "4", [FN_SECOND] = "5"};
+  switch (e->func) {
+  case FN_DATE_FORMAT:
+    fprintf(out, "q_date_format((char[%d]){0}, ", e->type.len + 1);
+    emit_expr(out, e->args, cx);
+    fputs(", ", out);
+    emit_expr(out, e->args->next, cx);
+    fputc(')', out);
+    return;
+  case FN_TO_TIMESTAMP:
+    fputs("q_to_timestamp(", out);
+    emit_expr(out, e->args, cx);
+    fputc(')', out);
+    return;
+  default:
+    fprintf(out, "q_time_field(");
+    emit_expr(out, e->args, cx);
+    fprintf(out, ", %s)", field[e->func]);
+    return;
+  }
+}

@@ -289,11 +289,16 @@ static bool want_args(const Type *a, int n, int first, bool (*ok)(Type), const c
 }
 static bool is_varchar(Type t) { return t.kind == TY_VARCHAR; }
 
+/* res when the arguments before `split` are ok1 and the rest ok2. */
+static Type two_kinds(const Type *a, int n, int split, bool (*ok1)(Type), const char *what1, bool (*ok2)(Type),
+                      const char *what2, Type res, int *bad, const char **want) {
+  if (!want_args(a, split, 0, ok1, what1, bad, want) || !want_args(a + split, n - split, split, ok2, what2, bad, want))
+    return ty(TY_ERROR);
+  return res;
+}
 /* The first argument's type when it is ok and the others are integers. */
 static Type first_then_ints(const Type *a, int n, bool (*ok)(Type), const char *what, int *bad, const char **want) {
-  if (!want_args(a, 1, 0, ok, what, bad, want) || !want_args(a + 1, n - 1, 1, integral, "an integer", bad, want))
-    return ty(TY_ERROR);
-  return a[0];
+  return two_kinds(a, n, 1, ok, what, integral, "an integer", a[0], bad, want);
 }
 /* ABS, ROUND, FLOOR, CEIL: the type of the (numeric) first argument; ROUND's
  * second is an integer */
@@ -323,11 +328,7 @@ static Type substr_type(const Type *a, int n, int *bad, const char **want) {
 }
 /* SPLIT_INDEX(s, delimiter, index): a piece of s */
 static Type split_type(const Type *a, int n, int *bad, const char **want) {
-  (void)n;
-  if (!want_args(a, 2, 0, is_varchar, "a VARCHAR", bad, want) ||
-      !want_args(a + 2, 1, 2, integral, "an integer", bad, want))
-    return ty(TY_ERROR);
-  return a[0];
+  return two_kinds(a, n, 2, is_varchar, "a VARCHAR", integral, "an integer", a[0], bad, want);
 }
 static Type varchar_of(long len, int *bad, const char **want) {
   if (len > 65535) { /* VARCHAR's longest */
@@ -348,6 +349,18 @@ static Type concat_type(const Type *a, int n, int *bad, const char **want) {
   long len = 0;
   for (int i = 0; i < n; i++) len += a[i].len;
   return varchar_of(len, bad, want);
+}
+static bool is_timestamp(Type t) { return t.kind == TY_TIMESTAMP; }
+/* YEAR(ts) ... SECOND(ts): a field of the UTC date and time, BIGINT */
+static Type time_field_type(const Type *a, int n, int *bad, const char **want) {
+  return want_args(a, n, 0, is_timestamp, "a TIMESTAMP", bad, want) ? ty(TY_BIGINT) : ty(TY_ERROR);
+}
+/* DATE_FORMAT(ts, format): no longer than the format */
+static Type date_format_type(const Type *a, int n, int *bad, const char **want) {
+  return two_kinds(a, n, 1, is_timestamp, "a TIMESTAMP", is_varchar, "a VARCHAR", a[1], bad, want);
+}
+static Type to_timestamp_type(const Type *a, int n, int *bad, const char **want) {
+  return want_args(a, n, 0, is_varchar, "a VARCHAR", bad, want) ? ty(TY_TIMESTAMP) : ty(TY_ERROR);
 }
 static Type like_type(const Type *a, int n, int *bad, const char **want) {
   return want_args(a, n, 0, is_varchar, "a VARCHAR", bad, want) ? ty(TY_BOOL) : ty(TY_ERROR);
@@ -374,6 +387,14 @@ const FuncDef func_defs[FN_LAST + 1] = {
     [FN_CONCAT] = {"CONCAT", NULL, 1, -1, concat_type, cg_fn_string, false},
     [FN_SPLIT_INDEX] = {"SPLIT_INDEX", NULL, 3, 3, split_type, cg_fn_string, false},
     [FN_LIKE] = {"LIKE", NULL, 2, 2, like_type, cg_fn_string, true},
+    [FN_YEAR] = {"YEAR", NULL, 1, 1, time_field_type, cg_fn_time, false},
+    [FN_MONTH] = {"MONTH", NULL, 1, 1, time_field_type, cg_fn_time, false},
+    [FN_DAY] = {"DAYOFMONTH", "DAY", 1, 1, time_field_type, cg_fn_time, false},
+    [FN_HOUR] = {"HOUR", NULL, 1, 1, time_field_type, cg_fn_time, false},
+    [FN_MINUTE] = {"MINUTE", NULL, 1, 1, time_field_type, cg_fn_time, false},
+    [FN_SECOND] = {"SECOND", NULL, 1, 1, time_field_type, cg_fn_time, false},
+    [FN_DATE_FORMAT] = {"DATE_FORMAT", NULL, 2, 2, date_format_type, cg_fn_time, false},
+    [FN_TO_TIMESTAMP] = {"TO_TIMESTAMP", NULL, 1, 1, to_timestamp_type, cg_fn_time, false},
 };
 
 FuncKind func_lookup(const char *name) {

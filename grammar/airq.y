@@ -680,6 +680,7 @@ call:
     $$->args = build_node(ps, EX_STAR, &@3);
     CHECK($$ = build_deepen(ps, $$));
   }
+| ident '(' ident FROM expr ')' { CHECK($$ = build_extract(ps, &@$, $1, &@1, $3, &@3, $5)); }
 | ident '(' expr_list ')' {
     $$ = build_node(ps, EX_CALL, &@$);
     $$->name = $1;

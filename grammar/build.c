@@ -117,6 +117,26 @@ Expr *build_binary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a, Expr *b
   return build_deepen(ps, e);
 }
 
+Expr *build_extract(ParseState *ps, const AirqLoc *l, const char *fn, const AirqLoc *fl, const char *unit,
+                    const AirqLoc *ul, Expr *e) {
+  static const char *const units[] = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"};
+  if (strcasecmp(fn, "EXTRACT") != 0) {
+    airq_error_at(ps, fl, "only EXTRACT takes 'unit FROM expression'; %s is no such function", fn);
+    return NULL;
+  }
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+    if (strcasecmp(unit, units[i]) != 0) continue;
+    Expr *c = build_node(ps, EX_CALL, l);
+    c->name = units[i];
+    c->name_loc = airq_srcloc(fl);
+    e->next = NULL;
+    c->args = e;
+    return build_deepen(ps, c);
+  }
+  airq_error_at(ps, ul, "EXTRACT takes YEAR, MONTH, DAY, HOUR, MINUTE or SECOND, not %s", unit);
+  return NULL;
+}
+
 Expr *build_call2(ParseState *ps, const AirqLoc *l, const char *name, Expr *a, Expr *b) {
   Expr *e = build_node(ps, EX_CALL, l);
   e->name = name;

@@ -86,6 +86,11 @@ Expr *build_node(ParseState *ps, ExprKind kind, const AirqLoc *l);
 Expr *build_deepen(ParseState *ps, Expr *e);
 Expr *build_binary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a, Expr *b);
 Expr *build_unary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a);
+/* EXTRACT(unit FROM e): the call unit(e) (YEAR, MONTH, DAY, HOUR, MINUTE,
+ * SECOND); NULL after a reported error (another name than EXTRACT, another
+ * unit). */
+Expr *build_extract(ParseState *ps, const AirqLoc *l, const char *fn, const AirqLoc *fl, const char *unit,
+                    const AirqLoc *ul, Expr *e);
 /* An operator written as a function of two arguments: a LIKE b, a || b. */
 Expr *build_call2(ParseState *ps, const AirqLoc *l, const char *name, Expr *a, Expr *b);
 /* Literals; NULL after a reported error (out of range, malformed). */

@@ -212,6 +212,116 @@ static inline bool q_like(const char *s, const char *p) {
   while (*p == '%') p++;
   return *p == '\0';
 }
+/* Time functions, in UTC. Days since 1970-01-01 to (year, month, day) in
+ * the proleptic Gregorian calendar, by 400-year eras of 146097 days. */
+static inline void q_civil(int64_t days, int64_t *y, int64_t *m, int64_t *d) {
+  days += 719468; /* from 0000-03-01 */
+  int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  int64_t doe = days - era * 146097;                                /* [0, 146096] */
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);             /* [0, 365] */
+  int64_t mp = (5 * doy + 2) / 153;                                  /* March = 0 */
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = yoe + era * 400 + (*m <= 2);
+}
+/* Days since 1970-01-01 of (year, month, day); the inverse of q_civil. */
+static inline int64_t q_days(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  int64_t yoe = y - era * 400;
+  int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+/* field 0..5: year, month, day, hour, minute, second of ts (ms) */
+static inline int64_t q_time_field(int64_t ts, int field) {
+  int64_t days = ts >= 0 ? ts / 86400000 : -((-ts + 86399999) / 86400000);
+  int64_t ms = ts - days * 86400000;
+  if (field >= 3) return field == 3 ? ms / 3600000 : field == 4 ? ms / 60000 % 60 : ms / 1000 % 60;
+  int64_t y, m, d;
+  q_civil(days, &y, &m, &d);
+  return field == 0 ? y : field == 1 ? m : d;
+}
+/* DATE_FORMAT(ts, fmt): yyyy, yy, MM, dd, HH, mm, ss and SSS replaced by
+ * ts's fields (UTC, zero-padded), every other byte copied: the result is
+ * exactly as long as fmt. */
+static inline const char *q_date_format(char *buf, int64_t ts, const char *fmt) {
+  static const struct { const char *pat; int field, width, mod; } pats[] = {
+      {"yyyy", 0, 4, 10000}, {"SSS", 6, 3, 1000}, {"yy", 0, 2, 100}, {"MM", 1, 2, 100},
+      {"dd", 2, 2, 100},     {"HH", 3, 2, 100},   {"mm", 4, 2, 100}, {"ss", 5, 2, 100}};
+  char *o = buf;
+  while (*fmt) {
+    size_t k = 0;
+    for (; k < sizeof pats / sizeof pats[0]; k++)
+      if (strncmp(fmt, pats[k].pat, (size_t)pats[k].width) == 0) break;
+    if (k == sizeof pats / sizeof pats[0]) {
+      *o++ = *fmt++;
+      continue;
+    }
+    int64_t v = pats[k].field == 6 ? ((ts % 1000) + 1000) % 1000 : q_time_field(ts, pats[k].field);
+    v %= pats[k].mod;
+    if (v < 0) v = -v;
+    for (int i = pats[k].width - 1; i >= 0; i--, v /= 10) o[i] = (char)('0' + v % 10);
+    o += pats[k].width;
+    fmt += pats[k].width;
+  }
+  *o = '\0';
+  return buf;
+}
+/* n digits at *p into *v (and *p past them); false when there are fewer */
+static inline bool q_digits(const char **p, int n, int64_t *v) {
+  *v = 0;
+  for (int k = 0; k < n; k++, (*p)++) {
+    if (**p < '0' || **p > '9') return false;
+    *v = *v * 10 + (**p - '0');
+  }
+  return true;
+}
+/* the byte c at *p (and *p past it) */
+static inline bool q_byte(const char **p, char c) {
+  if (**p != c) return false;
+  (*p)++;
+  return true;
+}
+/* TO_TIMESTAMP(s): 'yyyy-MM-dd', or with ' HH:mm:ss' or 'THH:mm:ss', then
+ * an optional fraction of a second (ms; digits past 3 dropped) and an
+ * optional 'Z' or +HH:mm / -HH:mm offset (UTC otherwise). Text that is
+ * none of these, or no real date or time, gives 0, as CAST of such text
+ * does (there are no NULLs). */
+static inline int64_t q_to_timestamp(const char *s) {
+  const char *p = s;
+  int64_t y, mo, d, h = 0, mi = 0, se = 0, ms = 0, off = 0;
+  if (!q_digits(&p, 4, &y) || !q_byte(&p, '-') || !q_digits(&p, 2, &mo) || !q_byte(&p, '-') ||
+      !q_digits(&p, 2, &d))
+    return 0;
+  if (*p == 'T' || *p == ' ') {
+    p++;
+    if (!q_digits(&p, 2, &h) || !q_byte(&p, ':') || !q_digits(&p, 2, &mi) || !q_byte(&p, ':') ||
+        !q_digits(&p, 2, &se))
+      return 0;
+    if (q_byte(&p, '.')) {
+      int k = 0;
+      for (; *p >= '0' && *p <= '9'; p++, k++)
+        if (k < 3) ms = ms * 10 + (*p - '0');
+      if (k == 0) return 0;
+      for (; k < 3; k++) ms *= 10;
+    }
+    if (*p == '+' || *p == '-') {
+      int64_t sign = *p++ == '-' ? -1 : 1, oh, om;
+      if (!q_digits(&p, 2, &oh) || !q_byte(&p, ':') || !q_digits(&p, 2, &om) || oh > 23 || om > 59) return 0;
+      off = sign * (oh * 60 + om) * 60000;
+    } else {
+      q_byte(&p, 'Z');
+    }
+  }
+  if (*p || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59) return 0;
+  int64_t days = q_days(y, mo, d), cy, cm, cd;
+  q_civil(days, &cy, &cm, &cd);
+  if (cy != y || cm != mo || cd != d) return 0; /* 2026-02-30 is no date */
+  return (days * 86400 + h * 3600 + mi * 60 + se) * 1000 + ms - off;
+}
+
 /* MOD of DOUBLEs: fmod, its sign the dividend's; by zero NaN, counted */
 static inline double q_mod_f64(double a, double b) {
   if (b == 0.0) air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
