@@ -200,6 +200,7 @@ typedef enum {
   AIR_STAT_STATE_PEAK, /* the most bytes of hash-table slots a rank held at once, summed over ranks */
   AIR_STAT_STATE_SETTLED, /* the same outside table doublings */
   AIR_STAT_OUTPUT_US,  /* microseconds collectors spent merging and writing windowed results */
+  AIR_STAT_CAST_ERRORS, /* text CAST to a number or BOOLEAN, or TO_TIMESTAMP'd, that was none (gave 0) */
   AIR_STAT_SOURCE_LAG, /* a gauge, not a count: messages behind the newest offsets of the
                           kafka partitions this rank reads, as last measured (kafka.c) */
   AIR_STAT_COUNT,

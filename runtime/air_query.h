@@ -92,19 +92,33 @@ static inline const char *q_str_cut(char *buf, size_t n, const char *s) {
   buf[l] = '\0';
   return buf;
 }
-/* CAST from VARCHAR: text that is not a number gives 0 (there are no NULLs). */
+/* CAST from VARCHAR: text that is not a number gives 0 (there are no
+ * NULLs yet) and is counted (cast_errors), as TO_TIMESTAMP's. */
+static inline void q_cast_error(void) { air_stat_add(g_rt, AIR_STAT_CAST_ERRORS, 1); }
 static inline int64_t q_str_i64(const char *s) {
   char *end;
   errno = 0;
   long long v = strtoll(s, &end, 10);
-  return end == s || *end || errno ? 0 : (int64_t)v;
+  if (end == s || *end || errno) {
+    q_cast_error();
+    return 0;
+  }
+  return (int64_t)v;
 }
 static inline double q_str_f64(const char *s) {
   char *end;
   double v = strtod(s, &end);
-  return end == s || *end ? 0.0 : v;
+  if (end == s || *end) {
+    q_cast_error();
+    return 0.0;
+  }
+  return v;
 }
-static inline bool q_str_bool(const char *s) { return strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0; }
+static inline bool q_str_bool(const char *s) {
+  if (strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0) return true;
+  if (strcasecmp(s, "false") != 0 && strcmp(s, "0") != 0) q_cast_error();
+  return false;
+}
 /* ---- scalar functions (docs/language.md "Functions") ----------------------
  * A string function writes into buf, a compound literal the generated code
  * sizes from the result's VARCHAR(n) (n + 1 bytes: every result fits), and
@@ -289,37 +303,44 @@ static inline bool q_byte(const char **p, char c) {
  * optional 'Z' or +HH:mm / -HH:mm offset (UTC otherwise). Text that is
  * none of these, or no real date or time, gives 0, as CAST of such text
  * does (there are no NULLs). */
-static inline int64_t q_to_timestamp(const char *s) {
+static inline bool q_parse_timestamp(const char *s, int64_t *out) {
   const char *p = s;
   int64_t y, mo, d, h = 0, mi = 0, se = 0, ms = 0, off = 0;
   if (!q_digits(&p, 4, &y) || !q_byte(&p, '-') || !q_digits(&p, 2, &mo) || !q_byte(&p, '-') ||
       !q_digits(&p, 2, &d))
-    return 0;
+    return false;
   if (*p == 'T' || *p == ' ') {
     p++;
     if (!q_digits(&p, 2, &h) || !q_byte(&p, ':') || !q_digits(&p, 2, &mi) || !q_byte(&p, ':') ||
         !q_digits(&p, 2, &se))
-      return 0;
+      return false;
     if (q_byte(&p, '.')) {
       int k = 0;
       for (; *p >= '0' && *p <= '9'; p++, k++)
         if (k < 3) ms = ms * 10 + (*p - '0');
-      if (k == 0) return 0;
+      if (k == 0) return false;
       for (; k < 3; k++) ms *= 10;
     }
     if (*p == '+' || *p == '-') {
       int64_t sign = *p++ == '-' ? -1 : 1, oh, om;
-      if (!q_digits(&p, 2, &oh) || !q_byte(&p, ':') || !q_digits(&p, 2, &om) || oh > 23 || om > 59) return 0;
+      if (!q_digits(&p, 2, &oh) || !q_byte(&p, ':') || !q_digits(&p, 2, &om) || oh > 23 || om > 59) return false;
       off = sign * (oh * 60 + om) * 60000;
     } else {
       q_byte(&p, 'Z');
     }
   }
-  if (*p || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59) return 0;
+  if (*p || y < 1 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59) return false;
   int64_t days = q_days(y, mo, d), cy, cm, cd;
   q_civil(days, &cy, &cm, &cd);
-  if (cy != y || cm != mo || cd != d) return 0; /* 2026-02-30 is no date */
-  return (days * 86400 + h * 3600 + mi * 60 + se) * 1000 + ms - off;
+  if (cy != y || cm != mo || cd != d) return false; /* 2026-02-30 is no date */
+  *out = (days * 86400 + h * 3600 + mi * 60 + se) * 1000 + ms - off;
+  return *out >= AIR_TS_MIN && *out <= AIR_TS_MAX; /* years 1 to 9999, the offset applied */
+}
+static inline int64_t q_to_timestamp(const char *s) {
+  int64_t t;
+  if (q_parse_timestamp(s, &t)) return t;
+  q_cast_error();
+  return 0;
 }
 
 /* MOD of DOUBLEs: fmod, its sign the dividend's; by zero NaN, counted */

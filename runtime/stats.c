@@ -118,6 +118,10 @@ static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_r
   if (atomic_load(&rt->has_lag))
     fprintf(stderr, "airc: %s: kafka lag at the end: %lld message%s behind the newest offsets\n", q,
             (long long)m->count[AIR_STAT_SOURCE_LAG], m->count[AIR_STAT_SOURCE_LAG] == 1 ? "" : "s");
+  if (m->count[AIR_STAT_CAST_ERRORS])
+    fprintf(stderr, "airc: %s: %lld value%s of text could not be converted (CAST to a number or BOOLEAN, "
+                    "TO_TIMESTAMP) and became 0 or false\n",
+            q, (long long)m->count[AIR_STAT_CAST_ERRORS], m->count[AIR_STAT_CAST_ERRORS] == 1 ? "" : "s");
   if (m->has_lat)
     fprintf(stderr, "airc: %s: event-time latency ms: mean %.1f, p50 %.1f, p99 %.1f, max %.1f\n",
             q, m->mean, m->p50, m->p99, m->max);
@@ -126,6 +130,7 @@ static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_r
   if (rt->show_stats) {
     fprintf(stderr, "airc: %s: filtered %lld, division by zero %lld\n", q,
             (long long)m->count[AIR_STAT_FILTERED], (long long)m->count[AIR_STAT_DIV_ZERO]);
+    fprintf(stderr, "airc: %s: conversion errors %lld\n", q, (long long)m->count[AIR_STAT_CAST_ERRORS]);
     fprintf(stderr, "airc: %s: sent %lld bytes in %lld messages to other ranks\n", q,
             (long long)m->count[AIR_STAT_BYTES_SENT], (long long)m->count[AIR_STAT_MESSAGES]);
     for (int r = 0; r < rt->world; r++)
@@ -149,12 +154,13 @@ static void write_json(AirRuntime *rt, const Summary *m) {
   fprintf(f,
           "{\"events_in\":%lld,\"events_per_s\":%.1f,\"windows\":%lld,\"late\":%lld,"
           "\"dropped\":%lld,\"unmatched\":%lld,\"bad_rows\":%lld,\"filtered\":%lld,"
-          "\"div_zero\":%lld,\"bytes_sent\":%lld,\"messages\":%lld,\"latency_ms\":{\"mean\":",
+          "\"div_zero\":%lld,\"cast_errors\":%lld,\"bytes_sent\":%lld,\"messages\":%lld,\"latency_ms\":{\"mean\":",
           (long long)m->count[AIR_STAT_EVENTS_IN], m->rate, (long long)m->count[AIR_STAT_WINDOWS],
           (long long)m->count[AIR_STAT_LATE], (long long)m->count[AIR_STAT_DROPPED],
           (long long)m->count[AIR_STAT_UNMATCHED], (long long)m->count[AIR_STAT_BAD_ROWS],
           (long long)m->count[AIR_STAT_FILTERED], (long long)m->count[AIR_STAT_DIV_ZERO],
-          (long long)m->count[AIR_STAT_BYTES_SENT], (long long)m->count[AIR_STAT_MESSAGES]);
+          (long long)m->count[AIR_STAT_CAST_ERRORS], (long long)m->count[AIR_STAT_BYTES_SENT],
+          (long long)m->count[AIR_STAT_MESSAGES]);
   json_num(f, m->has_lat, m->mean);
   fputs(",\"p50\":", f);
   json_num(f, m->has_lat, m->p50);
