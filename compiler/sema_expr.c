@@ -470,7 +470,14 @@ Type check_expr(Scope *sc, Expr *e) {
     t = mk_type(e->ival >= INT32_MIN && e->ival <= INT32_MAX ? TY_INT : TY_BIGINT);
     break;
   case EX_DOUBLE: t = mk_type(TY_DOUBLE); break;
-  case EX_STRING: t = mk_varchar((int)e->slen); break;
+  case EX_STRING:
+    if (e->slen > 65535) { /* (int) of a longer one could wrap; VARCHAR stops there */
+      diag_error(sc->s->d, e->loc, "a string literal of %zu bytes: VARCHAR holds at most 65535", e->slen);
+      t = mk_type(TY_ERROR);
+      break;
+    }
+    t = mk_varchar((int)e->slen);
+    break;
   case EX_BOOL: t = mk_type(TY_BOOL); break;
   case EX_INTERVAL: t = mk_type(TY_INTERVAL); break;
   case EX_COLUMN: t = resolve_column(sc, e); break;

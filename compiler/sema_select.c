@@ -286,7 +286,11 @@ static void resolve_from(Scope *sc) {
       continue;
     }
     if (r->kind == REL_TABLE && i == 0) {
-      diag_error(s->d, f->loc, "table '%s' can only be the right side of a JOIN", f->name);
+      if (sel->comma_join)
+        diag_error(s->d, f->loc, "table '%s' goes second: FROM stream, %s (a table is looked up by the stream's rows)",
+                   f->name, f->name);
+      else
+        diag_error(s->d, f->loc, "table '%s' can only be the right side of a JOIN", f->name);
       sc->bad_from = true;
       continue;
     }
@@ -336,9 +340,19 @@ static void check_order(Scope *sc, const char *stream) {
                    sel->nout == 1 ? "" : "s");
       continue;
     }
-    if (e->kind == EX_COLUMN && !e->qual)
-      for (int i = 0; i < sel->nout && o->out < 0; i++)
-        if (strcmp(sel->out[i].name, e->name) == 0) o->out = i;
+    if (e->kind == EX_COLUMN && !e->qual) {
+      int second = -1;
+      for (int i = 0; i < sel->nout; i++)
+        if (strcmp(sel->out[i].name, e->name) == 0) {
+          if (o->out < 0) o->out = i;
+          else if (second < 0) second = i;
+        }
+      if (second >= 0) {
+        diag_error(s->d, e->loc, "ORDER BY %s is ambiguous: columns %d and %d of the select list are both named so",
+                   e->name, o->out + 1, second + 1);
+        continue;
+      }
+    }
     if (o->out >= 0) {
       init_ann(e);
       continue;

@@ -354,7 +354,9 @@ static inline double q_round_f64(double x, int64_t d) {
   if (d == 0) return round(x);
   if (d > 308 || d < -308) return d > 0 ? x : 0.0 * x;
   double p = pow(10.0, (double)(d < 0 ? -d : d));
-  return d > 0 ? round(x * p) / p : round(x / p) * p;
+  if (d < 0) return round(x / p) * p;
+  double y = x * p; /* from 2^52 up a double has no fraction: nothing to round */
+  return isfinite(y) && fabs(y) < 4503599627370496.0 ? round(y) / p : x;
 }
 static inline int64_t q_round_i64(int64_t x, int64_t d) {
   if (d >= 0) return x;
