@@ -163,6 +163,7 @@ struct Expr {
   Expr *third;     /* BETWEEN high */
   Expr *args;      /* EX_CALL arguments, EX_IN list, EX_CASE whens (linked by next) */
   Expr *else_;     /* EX_CASE ELSE branch, or NULL */
+  Expr *filter;    /* an aggregate's FILTER (WHERE cond), or NULL */
   Expr *next;      /* next in whatever list holds this node */
   const char *name;/* EX_COLUMN column, EX_CALL function name (as written) */
   const char *qual;/* EX_COLUMN/EX_STAR qualifier (alias or stream), or NULL */

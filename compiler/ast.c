@@ -24,7 +24,7 @@ Expr *new_expr(Arena *a, ExprKind kind, SrcLoc loc) {
 
 /* The one place that knows which fields of an Expr are its children. */
 void expr_each_child(const Expr *e, void (*fn)(void *ctx, Expr *child), void *ctx) {
-  Expr *const kids[] = {e->lhs, e->rhs, e->third, e->else_};
+  Expr *const kids[] = {e->lhs, e->rhs, e->third, e->else_, e->filter};
   for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
     if (kids[i])
       fn(ctx, kids[i]);

@@ -39,9 +39,21 @@ static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char 
   const Select *s = ch->sel;
   fprintf(o, "%sif (is_new || %s > acc->maxts) acc->maxts = %s;\n", ind, ts, ts);
   for (int j = 0; j < s->naggs; j++) {
-    text_comment(o, ind, "", s->aggs[j]);
+    const Expr *a = s->aggs[j];
+    text_comment(o, ind, "", a);
     Mapped mp;
-    agg_defs[s->aggs[j]->agg].update(map_begin(&mp, o, s->aggs[j]->loc.line), s->aggs[j], j, cx, ind);
+    FILE *mo = map_begin(&mp, o, a->loc.line);
+    if (a->filter) { /* FILTER (WHERE c): only the rows c holds for */
+      char ind2[160];
+      indent_more(ind2, sizeof ind2, ind);
+      fprintf(mo, "%sif (", ind);
+      emit_expr(mo, a->filter, cx);
+      fprintf(mo, ") {\n");
+      agg_defs[a->agg].update(mo, a, j, cx, ind2);
+      fprintf(mo, "%s}\n", ind);
+    } else {
+      agg_defs[a->agg].update(mo, a, j, cx, ind);
+    }
     map_end(&mp);
   }
 }

@@ -330,6 +330,22 @@ static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
   Expr *arg = e->args;
   char b[32];
   e->agg = ak;
+  if (e->filter) { /* a condition on the rows, as WHERE's: no aggregate in it */
+    bool saved = sc->in_agg;
+    sc->in_agg = true;
+    Type ft = check_expr(sc, e->filter);
+    sc->in_agg = saved;
+    if (!is_err(ft) && ft.kind != TY_BOOL) {
+      diag_error(d, e->filter->loc, "FILTER (WHERE ...) needs a BOOLEAN condition, not %s", tyname(ft, b));
+      return mk_type(TY_ERROR);
+    }
+    if (is_err(ft))
+      return mk_type(TY_ERROR);
+    if (ak == AGG_MIN || ak == AGG_MAX) { /* their accumulator has no "no value yet" */
+      diag_error(d, e->filter->loc, "FILTER is supported for COUNT, SUM and AVG, not yet for %s", e->name);
+      return mk_type(TY_ERROR);
+    }
+  }
   if (nargs != 1) {
     diag_error(d, e->loc, "%s takes one argument, got %d", e->name, nargs);
     return mk_type(TY_ERROR);
@@ -373,6 +389,11 @@ static Type check_call(Scope *sc, Expr *e) {
   if (ak != AGG_NONE)
     return check_aggregate(sc, e, ak);
   FuncKind fk = func_lookup(e->name);
+  if (e->filter && fk != FN_NONE) {
+    init_ann(e->filter);
+    diag_error(d, e->filter->loc, "FILTER (WHERE ...) applies to aggregates, and %s is none", e->name);
+    return mk_type(TY_ERROR);
+  }
   if (fk == FN_NONE) {
     diag_error(d, e->loc, "unknown function '%s'", e->name);
     Names ns = {0};
@@ -542,7 +563,8 @@ bool expr_equal(const Expr *a, const Expr *b) {
   case EX_CAST:
     return a->cast_to.kind == b->cast_to.kind && a->cast_to.len == b->cast_to.len &&
            expr_equal(a->lhs, b->lhs);
-  case EX_CALL: return strcasecmp(a->name, b->name) == 0 && list_equal(a->args, b->args);
+  case EX_CALL:
+    return strcasecmp(a->name, b->name) == 0 && list_equal(a->args, b->args) && expr_equal(a->filter, b->filter);
   case EX_WINDOW_START:
   case EX_WINDOW_END: return true;
   }

@@ -121,7 +121,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> AND "AND" OR "OR" NOT "NOT" IN "IN" BETWEEN "BETWEEN"
 %token <str> CASE "CASE" WHEN "WHEN" THEN "THEN" ELSE "ELSE" END "END" CAST "CAST"
 %token <str> CREATE "CREATE" INSERT "INSERT" INTO "INTO" WITH "WITH" LIKE "LIKE"
-%token <str> ORDER "ORDER" LIMIT "LIMIT"
+%token <str> ORDER "ORDER" LIMIT "LIMIT" FILTER "FILTER"
 %token <str> TRUE "TRUE" FALSE "FALSE" INTERVAL "INTERVAL"
 %token <str> WINDOW_START "WINDOW_START" WINDOW_END "WINDOW_END"
 %token <str> PRIMARY "PRIMARY" WATERMARK "WATERMARK" FOR "FOR" GENERATED "GENERATED"
@@ -611,6 +611,11 @@ primary:
 | interval
 | column
 | call
+| call FILTER '(' WHERE expr ')' { /* COUNT(*) FILTER (WHERE x > 5): the rows it aggregates */
+    $$ = $1;
+    $$->filter = $5;
+    CHECK($$ = build_deepen(ps, $$));
+  }
 | '(' expr ')' { $$ = $2; }
 | CASE when_list opt_else END {
     $$ = build_node(ps, EX_CASE, &@$);
