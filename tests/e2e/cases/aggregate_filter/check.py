@@ -37,4 +37,23 @@ for k, v, p, ts in rows:
     for st in hop_starts(ts, 10000, 5000):
         g3[(st + 10000, k)] = g3.get((st + 10000, k), 0) + (v % 2 == 0)
 want3 = ["k,evens,WINDOW_END"] + [csv_line((k, n, w)) for (w, k), n in sorted(g3.items())]
-check_tagged(sys.argv[1], {"q1": want1, "q2": want2, "q3": want3})
+# sessions of the rows with v > 90 per key: a row 300 ms or more after its
+# key's last one starts a new session, which ends at its last row + 300
+GAP = 300
+open_s, done = {}, []
+for k, v, p, ts in rows:  # in time order
+    if v <= 90:
+        continue
+    cur = open_s.get(k)
+    if cur and ts >= cur[1] + GAP:
+        done.append((cur[1] + GAP, k, cur))
+        cur = None
+    if not cur:
+        cur = open_s[k] = [ts, ts, 0, 0]
+    cur[1] = ts
+    cur[2] += 1
+    cur[3] += v if p != "home" else 0
+done += [(c[1] + GAP, k, c) for k, c in open_s.items()]
+want4 = ["k,n,away,WINDOW_START,WINDOW_END"] + [csv_line((k, c[2], c[3], c[0], end)) for end, k, c in sorted(done)]
+assert len(done) > 50, len(done)
+check_tagged(sys.argv[1], {"q1": want1, "q2": want2, "q3": want3, "q4": want4})
