@@ -511,8 +511,8 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
   } else if (sjoin && aggq) {
     Expr *first = sel->nkeys ? sel->keys[0] : sel->aggs[0];
     diag_error(s->d, first->loc,
-               "aggregates over a JOIN of two streams are not supported; "
-               "aggregate a stream defined by the join");
+               "aggregates over a JOIN of two streams are not supported directly; "
+               "aggregate the join's rows as a subquery, FROM (SELECT ... JOIN ... WINDOW ...) AS j");
   } else if (!sjoin && !aggq && !sc.bad_from) {
     diag_error(s->d, sel->window->loc, "WINDOW needs an aggregate or a JOIN of two streams");
   }
