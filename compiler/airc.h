@@ -147,7 +147,8 @@ typedef enum {
   FN_MOD, FN_ROUND, FN_FLOOR, FN_CEIL, FN_POWER, FN_SQRT, FN_LN, FN_EXP,
   FN_UPPER, FN_LOWER, FN_TRIM, FN_SUBSTRING, FN_REPLACE, FN_CONCAT, FN_SPLIT_INDEX, FN_LIKE,
   FN_YEAR, FN_MONTH, FN_DAY, FN_HOUR, FN_MINUTE, FN_SECOND, FN_DATE_FORMAT, FN_TO_TIMESTAMP,
-  FN_LAST = FN_TO_TIMESTAMP,
+  FN_REGEXP_LIKE, FN_REGEXP_EXTRACT,
+  FN_LAST = FN_REGEXP_EXTRACT,
 } FuncKind;
 
 typedef struct Relation Relation;
@@ -902,5 +903,6 @@ void cg_fn_length(FILE *o, const Expr *e, const Ctx *cx);
 void cg_fn_math(FILE *o, const Expr *e, const Ctx *cx);
 void cg_fn_string(FILE *o, const Expr *e, const Ctx *cx);
 void cg_fn_time(FILE *o, const Expr *e, const Ctx *cx);
+void cg_fn_regexp(FILE *o, const Expr *e, const Ctx *cx);
 
 #endif /* AIRC_H */

@@ -807,3 +807,40 @@ void cg_fn_time(FILE *out, const Expr *e, const Ctx *cx) {
     return;
   }
 }
+
+/* REGEXP_LIKE, REGEXP_EXTRACT: the pattern, a literal (sema checked it
+ * with regcomp), is compiled once at the program's start into a
+ * file-scope regex_t (a constructor written beside the IN sets, once per
+ * expression however many stages emit it); regexec may share it between
+ * threads. */
+void cg_fn_regexp(FILE *out, const Expr *e, const Ctx *cx) {
+  const Expr *pat = e->args->next;
+  int id = -1;
+  for (int i = 0; i < g_in_n && id < 0; i++)
+    if (g_in_exprs[i] == e) id = i;
+  if (id < 0) {
+    if (g_in_n == g_in_cap) {
+      g_in_cap = g_in_cap ? 2 * g_in_cap : 8;
+      g_in_exprs = realloc(g_in_exprs, sizeof *g_in_exprs * (size_t)g_in_cap);
+      if (!g_in_exprs) abort();
+    }
+    id = g_in_n;
+    g_in_exprs[g_in_n++] = e;
+    fprintf(g_in_decls, "static regex_t q_re%d;\n__attribute__((constructor)) static void q_re%d_init(void) {\n"
+                        "  q_regcomp(&q_re%d, \"", id, id, id);
+    c_escape_str(g_in_decls, pat->sval, pat->slen);
+    fprintf(g_in_decls, "\");\n}\n");
+  }
+  if (e->func == FN_REGEXP_LIKE) {
+    fprintf(out, "q_regexp_like(&q_re%d, ", id);
+    emit_expr(out, e->args, cx);
+    fputc(')', out);
+    return;
+  }
+  fprintf(out, "q_regexp_extract((char[%d]){0}, &q_re%d, ", e->type.len + 1, id);
+  emit_expr(out, e->args, cx);
+  fputs(", ", out);
+  if (pat->next) emit_as(out, pat->next, (Type){TY_BIGINT, 0}, cx);
+  else fputs("0", out);
+  fputc(')', out);
+}

@@ -362,6 +362,10 @@ static Type date_format_type(const Type *a, int n, int *bad, const char **want) 
 static Type to_timestamp_type(const Type *a, int n, int *bad, const char **want) {
   return want_args(a, n, 0, is_varchar, "a VARCHAR", bad, want) ? ty(TY_TIMESTAMP) : ty(TY_ERROR);
 }
+/* REGEXP_EXTRACT(s, pattern[, group]): a part of s */
+static Type regexp_extract_type(const Type *a, int n, int *bad, const char **want) {
+  return two_kinds(a, n, 2, is_varchar, "a VARCHAR", integral, "an integer", a[0], bad, want);
+}
 static Type like_type(const Type *a, int n, int *bad, const char **want) {
   return want_args(a, n, 0, is_varchar, "a VARCHAR", bad, want) ? ty(TY_BOOL) : ty(TY_ERROR);
 }
@@ -395,6 +399,8 @@ const FuncDef func_defs[FN_LAST + 1] = {
     [FN_SECOND] = {"SECOND", NULL, 1, 1, time_field_type, cg_fn_time, false},
     [FN_DATE_FORMAT] = {"DATE_FORMAT", NULL, 2, 2, date_format_type, cg_fn_time, false},
     [FN_TO_TIMESTAMP] = {"TO_TIMESTAMP", NULL, 1, 1, to_timestamp_type, cg_fn_time, false},
+    [FN_REGEXP_LIKE] = {"REGEXP_LIKE", "REGEXP", 2, 2, like_type, cg_fn_regexp, false},
+    [FN_REGEXP_EXTRACT] = {"REGEXP_EXTRACT", NULL, 2, 3, regexp_extract_type, cg_fn_regexp, false},
 };
 
 FuncKind func_lookup(const char *name) {

@@ -2,6 +2,8 @@
  * equality (GROUP BY matching, aggregate sharing). */
 #include "sema_int.h"
 
+#include <regex.h>
+
 /* ---------------------------------------------------------------------
  * Expressions
  * --------------------------------------------------------------------- */
@@ -383,6 +385,34 @@ static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
   return mk_type(TY_ERROR);
 }
 
+/* A regular expression's pattern: a literal, compiled once per query, and
+ * one regcomp accepts (POSIX extended), so that it cannot fail at run time. */
+static bool check_pattern(Scope *sc, const Expr *e) {
+  const Expr *pat = e->args->next;
+  if (pat->kind != EX_STRING) {
+    diag_error(sc->s->d, pat->loc, "the pattern of %s must be a string literal (it is compiled once per query)",
+               e->name);
+    return false;
+  }
+  regex_t re;
+  int rc = regcomp(&re, pat->sval, REG_EXTENDED);
+  if (rc != 0) {
+    char why[128];
+    regerror(rc, &re, why, sizeof why);
+    diag_error(sc->s->d, pat->loc, "%s: not a POSIX extended regular expression: %s", e->name, why);
+    return false;
+  }
+  const Expr *g = pat->next;
+  if (g && g->kind == EX_INT && (g->ival < 0 || (size_t)g->ival > re.re_nsub || g->ival > 9)) {
+    diag_error(sc->s->d, g->loc, "%s: the pattern has %zu group%s; group %lld is none of 0 to %zu", e->name,
+               re.re_nsub, re.re_nsub == 1 ? "" : "s", (long long)g->ival, re.re_nsub > 9 ? (size_t)9 : re.re_nsub);
+    regfree(&re);
+    return false;
+  }
+  regfree(&re);
+  return true;
+}
+
 static Type check_call(Scope *sc, Expr *e) {
   Diag *d = sc->s->d;
   AggKind ak = agg_lookup(e->name, false);
@@ -452,6 +482,8 @@ static Type check_call(Scope *sc, Expr *e) {
   int bad = 0;
   const char *want = "";
   Type res = fd->result(args, nargs, &bad, &want);
+  if (!is_err(res) && (fk == FN_REGEXP_LIKE || fk == FN_REGEXP_EXTRACT) && !check_pattern(sc, e))
+    return mk_type(TY_ERROR);
   if (!is_err(res))
     return res;
   if (bad < 0) {

@@ -10,6 +10,7 @@
 #define AIR_QUERY_H
 
 #include <math.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -341,6 +342,32 @@ static inline int64_t q_to_timestamp(const char *s) {
   if (q_parse_timestamp(s, &t)) return t;
   q_cast_error();
   return 0;
+}
+
+/* REGEXP_LIKE and REGEXP_EXTRACT: POSIX extended expressions, compiled
+ * once (the compiler checked the pattern with the same regcomp). */
+static inline void q_regcomp(regex_t *re, const char *pattern) {
+  int rc = regcomp(re, pattern, REG_EXTENDED);
+  if (rc != 0) {
+    char why[128];
+    regerror(rc, re, why, sizeof why);
+    fprintf(stderr, "airc: error: regular expression '%s': %s\n", pattern, why);
+    exit(1);
+  }
+}
+/* true when s holds a match anywhere (anchor with ^ and $ for all of s) */
+static inline bool q_regexp_like(const regex_t *re, const char *s) { return regexec(re, s, 0, NULL, 0) == 0; }
+/* the first match (group 0) or its group-th parenthesized part; '' when
+ * there is no match, or no such group, or the group took no part */
+static inline const char *q_regexp_extract(char *buf, const regex_t *re, const char *s, int64_t group) {
+  regmatch_t m[10];
+  buf[0] = '\0';
+  if (group < 0 || group > 9 || (size_t)group > re->re_nsub) return buf;
+  if (regexec(re, s, (size_t)group + 1, m, 0) != 0 || m[group].rm_so < 0) return buf;
+  size_t k = (size_t)(m[group].rm_eo - m[group].rm_so);
+  memcpy(buf, s + m[group].rm_so, k);
+  buf[k] = '\0';
+  return buf;
 }
 
 /* MOD of DOUBLEs: fmod, its sign the dividend's; by zero NaN, counted */

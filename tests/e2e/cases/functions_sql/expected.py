@@ -2,6 +2,7 @@
 docs/language.md gives it, over data.csv. Rows leave in any order (a Map),
 so the harness sorts the lines (the file `unordered`)."""
 import math
+import re
 import os
 import sys
 
@@ -78,6 +79,10 @@ def round_int(x, d):
     return q if x >= 0 else -q
 
 
+def group(m, g):
+    return m.group(g) if m and m.group(g) is not None else ""
+
+
 def fmt(v):
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -95,7 +100,7 @@ def fmt(v):
 
 
 cols = ["id", "up", "lo", "tr", "len", "sub", "sub2", "rep", "cat", "cat2", "part", "lk", "nlk", "md", "mdx", "rx",
-        "r0", "rid", "fl", "ce", "cn", "pw", "sq", "ln", "ex", "cs"]
+        "r0", "rid", "fl", "ce", "cn", "pw", "sq", "ln", "ex", "cs", "rl", "rx", "ru"]
 print(",".join(cols))
 for i, name, x, n, ts in read_csv("data.csv", header=True):
     i, x, n = int(i), float(x), int(n)
@@ -106,5 +111,7 @@ for i, name, x, n, ts in read_csv("data.csv", header=True):
            like(name, "%a_%"), not like(name, "A%"), imod(i, n), math.fmod(x, 2.5), round_places(x, 1),
            round_places(x, 0), round_int(i * 37, -2), float(math.floor(x)), -float(math.floor(-x)), n, math.pow(x, 2),
            math.sqrt(abs(x)), math.log(abs(x) + 1), math.exp(x / 10),
-           {0: "zero", 1: "one"}.get(imod(i, 3), "other"))
+           {0: "zero", 1: "one"}.get(imod(i, 3), "other"),
+           re.search(r"^[A-Za-z]+-", name) is not None, group(re.search(r"([a-z]+)-([a-z]+)", name), 2),
+           group(re.search(r"[A-Z][a-z]*", name), 0))
     print(",".join(fmt(v) for v in row))
