@@ -526,7 +526,7 @@ unit:
   UNIT
 | IDENT {
     airq_error_at(ps, &@1,
-                  "unknown time unit '%s' (expected MILLISECOND, SECOND, MINUTE or HOUR)", $1);
+                  "unknown time unit '%s' (expected MILLISECOND, SECOND, MINUTE, HOUR, DAY or WEEK)", $1);
     build_suggest_unit(ps, &@1, $1);
     YYERROR;
   }

@@ -14,8 +14,8 @@
 #include <strings.h>
 
 const char *const airq_type_words[6] = {"BOOLEAN", "INT", "INTEGER", "BIGINT", "DOUBLE", "TIMESTAMP"};
-const char *const airq_unit_words[8] = {"MILLISECOND", "MILLISECONDS", "SECOND", "SECONDS",
-                                        "MINUTE",      "MINUTES",      "HOUR",   "HOURS"};
+const char *const airq_unit_words[12] = {"MILLISECOND", "MILLISECONDS", "SECOND", "SECONDS", "MINUTE", "MINUTES",
+                                         "HOUR",        "HOURS",        "DAY",    "DAYS",    "WEEK",   "WEEKS"};
 
 enum { MAX_ERRORS = 50,   /* the parser stops after this many */
        TEXT_MAX = 65536 }; /* longest Expr.text kept whole */
@@ -200,7 +200,8 @@ Expr *build_string(ParseState *ps, const AirqLoc *l, const char *s) {
 /* "SECONDS" -> 1000; the scanner only returns UNIT for the known words */
 int64_t build_unit_ms(const char *u) {
   static const struct { const char *name; int64_t ms; } units[] = {
-      {"MILLISECOND", 1}, {"SECOND", 1000}, {"MINUTE", 60000}, {"HOUR", 3600000}};
+      {"MILLISECOND", 1}, {"SECOND", 1000}, {"MINUTE", 60000}, {"HOUR", 3600000}, {"DAY", 86400000},
+      {"WEEK", 604800000}};
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
     size_t n = strlen(units[i].name);
     if (strncasecmp(u, units[i].name, n) == 0 &&

@@ -76,7 +76,7 @@ SrcLoc airq_srcloc(const AirqLoc *loc);
 
 /* The words a TYPENAME and a UNIT token stand for (for "did you mean"). */
 extern const char *const airq_type_words[6];
-extern const char *const airq_unit_words[8];
+extern const char *const airq_unit_words[12];
 
 /* The expression's source text, comments dropped, white space runs one space. */
 const char *build_text(ParseState *ps, const AirqLoc *l);
