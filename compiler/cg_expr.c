@@ -772,11 +772,17 @@ void cg_fn_string(FILE *out, const Expr *e, const Ctx *cx) {
     emit_as(out, arg_at(e, 2), i64, cx);
     fputc(')', out);
     return;
-  case FN_LIKE:
-    fputs("q_like(", out);
+  case FN_LOCATE:
+  case FN_LIKE: /* fn(a, b) and LOCATE's start */
+    fputs(e->func == FN_LIKE ? "q_like(" : "q_locate(", out);
     emit_expr(out, a, cx);
     fputs(", ", out);
     emit_expr(out, a->next, cx);
+    if (e->func == FN_LOCATE) {
+      fputs(", ", out);
+      if (arg_at(e, 2)) emit_as(out, arg_at(e, 2), i64, cx);
+      else fputs("1", out);
+    }
     fputc(')', out);
     return;
   default: fputs("\"\"", out); return;
@@ -795,6 +801,7 @@ void cg_fn_time(FILE *out, const Expr *e, const Ctx *cx) {
     emit_expr(out, e->args->next, cx);
     fputc(')', out);
     return;
+  case FN_NOW: fputs("air_now_ms()", out); return;
   case FN_TO_TIMESTAMP:
     fputs("q_to_timestamp(", out);
     emit_expr(out, e->args, cx);

@@ -366,6 +366,14 @@ static Type to_timestamp_type(const Type *a, int n, int *bad, const char **want)
 static Type regexp_extract_type(const Type *a, int n, int *bad, const char **want) {
   return two_kinds(a, n, 2, is_varchar, "a VARCHAR", integral, "an integer", a[0], bad, want);
 }
+/* LOCATE(sub, s[, from]) and POSITION(sub IN s): INT, the 1-based place */
+static Type locate_type(const Type *a, int n, int *bad, const char **want) {
+  return two_kinds(a, n, 2, is_varchar, "a VARCHAR", integral, "an integer", ty(TY_INT), bad, want);
+}
+static Type now_type(const Type *a, int n, int *bad, const char **want) {
+  (void)a, (void)n, (void)bad, (void)want;
+  return ty(TY_TIMESTAMP);
+}
 static Type like_type(const Type *a, int n, int *bad, const char **want) {
   return want_args(a, n, 0, is_varchar, "a VARCHAR", bad, want) ? ty(TY_BOOL) : ty(TY_ERROR);
 }
@@ -401,6 +409,8 @@ const FuncDef func_defs[FN_LAST + 1] = {
     [FN_TO_TIMESTAMP] = {"TO_TIMESTAMP", NULL, 1, 1, to_timestamp_type, cg_fn_time, false},
     [FN_REGEXP_LIKE] = {"REGEXP_LIKE", "REGEXP", 2, 2, like_type, cg_fn_regexp, false},
     [FN_REGEXP_EXTRACT] = {"REGEXP_EXTRACT", NULL, 2, 3, regexp_extract_type, cg_fn_regexp, false},
+    [FN_LOCATE] = {"LOCATE", NULL, 2, 3, locate_type, cg_fn_string, false},
+    [FN_NOW] = {"CURRENT_TIMESTAMP", "NOW", 0, 0, now_type, cg_fn_time, false},
 };
 
 FuncKind func_lookup(const char *name) {

@@ -121,7 +121,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> AND "AND" OR "OR" NOT "NOT" IN "IN" BETWEEN "BETWEEN"
 %token <str> CASE "CASE" WHEN "WHEN" THEN "THEN" ELSE "ELSE" END "END" CAST "CAST"
 %token <str> CREATE "CREATE" INSERT "INSERT" INTO "INTO" WITH "WITH" LIKE "LIKE"
-%token <str> ORDER "ORDER" LIMIT "LIMIT" FILTER "FILTER"
+%token <str> ORDER "ORDER" LIMIT "LIMIT" FILTER "FILTER" CURRENT_TIMESTAMP "CURRENT_TIMESTAMP"
 %token <str> TRUE "TRUE" FALSE "FALSE" INTERVAL "INTERVAL"
 %token <str> WINDOW_START "WINDOW_START" WINDOW_END "WINDOW_END"
 %token <str> PRIMARY "PRIMARY" WATERMARK "WATERMARK" FOR "FOR" GENERATED "GENERATED"
@@ -139,7 +139,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 
 %type <str> ident opt_key opt_alias meta opt_virtual
 %type <expr> expr and_expr not_expr pred arith term factor primary literal
-%type <expr> column call interval duration when opt_else gen
+%type <expr> column call interval duration when opt_else gen position_arg
 %type <exprs> expr_list when_list
 %type <op> cmp_op
 %type <type> type
@@ -645,6 +645,11 @@ primary:
     $$->cast_to = $5;
     CHECK($$ = build_deepen(ps, $$));
   }
+| CURRENT_TIMESTAMP { /* the call CURRENT_TIMESTAMP(): the wall clock as the row is processed */
+    $$ = build_node(ps, EX_CALL, &@$);
+    $$->name = "CURRENT_TIMESTAMP";
+    $$->name_loc = airq_srcloc(&@1);
+  }
 | WINDOW_START { $$ = build_node(ps, EX_WINDOW_START, &@$); }
 | WINDOW_END   { $$ = build_node(ps, EX_WINDOW_END, &@$); }
 ;
@@ -658,6 +663,10 @@ literal:
 ;
 
 // column = ident ("." ident)?
+// POSITION(sub IN s): s a column, literal or call (in parentheses it would
+// read as an IN list)
+position_arg: column | literal | call;
+
 column:
   ident {
     $$ = build_node(ps, EX_COLUMN, &@1);
@@ -686,6 +695,7 @@ call:
     CHECK($$ = build_deepen(ps, $$));
   }
 | ident '(' ident FROM expr ')' { CHECK($$ = build_extract(ps, &@$, $1, &@1, $3, &@3, $5)); }
+| ident '(' arith IN position_arg ')' { CHECK($$ = build_position(ps, &@$, $1, &@1, $3, $5)); }
 | ident '(' expr_list ')' {
     $$ = build_node(ps, EX_CALL, &@$);
     $$->name = $1;
@@ -762,7 +772,7 @@ static bool starts_expr(yysymbol_kind_t k) {
   if (k == YYSYMBOL_IDENT || k == YYSYMBOL_INTEGER || k == YYSYMBOL_DECIMAL ||
       k == YYSYMBOL_STRING || k == YYSYMBOL_TRUE || k == YYSYMBOL_FALSE ||
       k == YYSYMBOL_INTERVAL || k == YYSYMBOL_CASE || k == YYSYMBOL_CAST ||
-      k == YYSYMBOL_WINDOW_START || k == YYSYMBOL_WINDOW_END || k == YYSYMBOL_NOT)
+      k == YYSYMBOL_WINDOW_START || k == YYSYMBOL_WINDOW_END || k == YYSYMBOL_NOT || k == YYSYMBOL_CURRENT_TIMESTAMP)
     return true;
   for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
     if (strcmp(yysymbol_name(k), starts[i]) == 0)

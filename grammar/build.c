@@ -137,6 +137,16 @@ Expr *build_extract(ParseState *ps, const AirqLoc *l, const char *fn, const Airq
   return NULL;
 }
 
+Expr *build_position(ParseState *ps, const AirqLoc *l, const char *fn, const AirqLoc *fl, Expr *sub, Expr *s) {
+  if (strcasecmp(fn, "POSITION") != 0) {
+    airq_error_at(ps, fl, "only POSITION takes 'substring IN string'; %s is no such function", fn);
+    return NULL;
+  }
+  Expr *e = build_call2(ps, l, "LOCATE", sub, s);
+  if (e) e->name_loc = airq_srcloc(fl);
+  return e;
+}
+
 Expr *build_call2(ParseState *ps, const AirqLoc *l, const char *name, Expr *a, Expr *b) {
   Expr *e = build_node(ps, EX_CALL, l);
   e->name = name;

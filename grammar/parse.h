@@ -91,6 +91,9 @@ Expr *build_unary(ParseState *ps, const AirqLoc *l, OpKind op, Expr *a);
  * unit). */
 Expr *build_extract(ParseState *ps, const AirqLoc *l, const char *fn, const AirqLoc *fl, const char *unit,
                     const AirqLoc *ul, Expr *e);
+/* POSITION(sub IN s): the call LOCATE(sub, s); NULL after a reported
+ * error (another name than POSITION). */
+Expr *build_position(ParseState *ps, const AirqLoc *l, const char *fn, const AirqLoc *fl, Expr *sub, Expr *s);
 /* An operator written as a function of two arguments: a LIKE b, a || b. */
 Expr *build_call2(ParseState *ps, const AirqLoc *l, const char *name, Expr *a, Expr *b);
 /* Literals; NULL after a reported error (out of range, malformed). */

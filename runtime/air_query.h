@@ -206,6 +206,16 @@ static inline const char *q_split_index(char *buf, const char *s, const char *de
     s = e + dl;
   }
 }
+/* LOCATE(sub, s, from), POSITION(sub IN s): the 1-based byte place of the
+ * first sub in s at or after place from (below 1: from 1), 0 when none;
+ * an empty sub is at from (when from is within s, or just past it) */
+static inline int32_t q_locate(const char *sub, const char *s, int64_t from) {
+  int64_t n = (int64_t)strlen(s);
+  if (from < 1) from = 1;
+  if (from > n + 1) return 0;
+  const char *hit = strstr(s + from - 1, sub);
+  return hit ? (int32_t)(hit - s + 1) : 0;
+}
 /* s LIKE p: '%' any bytes, '_' one byte, every other byte itself (no
  * ESCAPE); greedy with one backtrack point, linear in practice */
 static inline bool q_like(const char *s, const char *p) {

@@ -79,6 +79,11 @@ def round_int(x, d):
     return q if x >= 0 else -q
 
 
+def locate(sub, s, start):
+    start = max(start, 1)
+    return 0 if start > len(s) + 1 else s.find(sub, start - 1) + 1
+
+
 def group(m, g):
     return m.group(g) if m and m.group(g) is not None else ""
 
@@ -100,7 +105,7 @@ def fmt(v):
 
 
 cols = ["id", "up", "lo", "tr", "len", "sub", "sub2", "rep", "cat", "cat2", "part", "lk", "nlk", "md", "mdx", "rx",
-        "r0", "rid", "fl", "ce", "cn", "pw", "sq", "ln", "ex", "cs", "rl", "rx", "ru"]
+        "r0", "rid", "fl", "ce", "cn", "pw", "sq", "ln", "ex", "cs", "rl", "rx", "ru", "pos", "loc"]
 print(",".join(cols))
 for i, name, x, n, ts in read_csv("data.csv", header=True):
     i, x, n = int(i), float(x), int(n)
@@ -113,5 +118,5 @@ for i, name, x, n, ts in read_csv("data.csv", header=True):
            math.sqrt(abs(x)), math.log(abs(x) + 1), math.exp(x / 10),
            {0: "zero", 1: "one"}.get(imod(i, 3), "other"),
            re.search(r"^[A-Za-z]+-", name) is not None, group(re.search(r"([a-z]+)-([a-z]+)", name), 2),
-           group(re.search(r"[A-Z][a-z]*", name), 0))
+           group(re.search(r"[A-Z][a-z]*", name), 0), name.find("-") + 1, locate("a", name, n))
     print(",".join(fmt(v) for v in row))
