@@ -130,16 +130,16 @@ static void run_trim(Collector *c, Run *r) {
   r->n -= drop * c->per;
 }
 
-/* A run that came out of order, rows [head, n): sorted through one
- * contiguous copy (a stage that does not sort its windows). */
 static int cmp_row_ptr(const void *a, const void *b, void *ctx) {
   const Collector *c = ctx;
   return c->def.compare(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Pointers to the rows are sorted, not the rows: qsort of rows larger than
- * 32 bytes sorts pointers itself and then moves the rows through a buffer
- * of its own, and copying the run in and out of another cost as much again
+/* A run that came out of order, rows [head, n) (a stage that does not sort
+ * its windows: a join, or ORDER BY). Pointers to the rows are sorted, not
+ * the rows: qsort of rows larger than 32 bytes sorts pointers itself and
+ * then moves the rows through a buffer of its own, and copying the run in
+ * and out of another cost as much again
  * (perf, a stream join's 1M result rows on 1 rank: 40% of the run in this
  * function, its memcpy, comparisons and the page faults of its buffers).
  * Then the rows are gathered in order into the kept scratch buffer and
