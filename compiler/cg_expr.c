@@ -184,8 +184,11 @@ static int cmp_cstr(const void *x, const void *y) {
 
 static void emit_literal_double(FILE *out, double d);
 
-/* Writes the sorted array of e's constants once; its id. */
-static int in_set_emit(const Expr *e, const InSet *set) {
+/* e's id among the expressions with file-scope declarations (IN sets,
+ * compiled patterns); *fresh when e is new, and its declaration is then
+ * the caller's to write (once, however many stages emit e). */
+static int decl_id(const Expr *e, bool *fresh) {
+  *fresh = false;
   for (int i = 0; i < g_in_n; i++)
     if (g_in_exprs[i] == e) return i;
   if (g_in_n == g_in_cap) {
@@ -193,8 +196,16 @@ static int in_set_emit(const Expr *e, const InSet *set) {
     g_in_exprs = realloc(g_in_exprs, sizeof *g_in_exprs * (size_t)g_in_cap);
     if (!g_in_exprs) abort();
   }
-  int id = g_in_n;
-  g_in_exprs[g_in_n++] = e;
+  *fresh = true;
+  g_in_exprs[g_in_n] = e;
+  return g_in_n++;
+}
+
+/* Writes the sorted array of e's constants once; its id. */
+static int in_set_emit(const Expr *e, const InSet *set) {
+  bool fresh;
+  int id = decl_id(e, &fresh);
+  if (!fresh) return id;
   FILE *o = g_in_decls;
   size_t w = set->kind == TY_VARCHAR ? sizeof(char *) : 8;
   void *v = malloc(w * (size_t)set->n);
@@ -822,17 +833,9 @@ void cg_fn_time(FILE *out, const Expr *e, const Ctx *cx) {
  * threads. */
 void cg_fn_regexp(FILE *out, const Expr *e, const Ctx *cx) {
   const Expr *pat = e->args->next;
-  int id = -1;
-  for (int i = 0; i < g_in_n && id < 0; i++)
-    if (g_in_exprs[i] == e) id = i;
-  if (id < 0) {
-    if (g_in_n == g_in_cap) {
-      g_in_cap = g_in_cap ? 2 * g_in_cap : 8;
-      g_in_exprs = realloc(g_in_exprs, sizeof *g_in_exprs * (size_t)g_in_cap);
-      if (!g_in_exprs) abort();
-    }
-    id = g_in_n;
-    g_in_exprs[g_in_n++] = e;
+  bool fresh;
+  int id = decl_id(e, &fresh);
+  if (fresh) {
     fprintf(g_in_decls, "static regex_t q_re%d;\n__attribute__((constructor)) static void q_re%d_init(void) {\n"
                         "  q_regcomp(&q_re%d, \"", id, id, id);
     c_escape_str(g_in_decls, pat->sval, pat->slen);
