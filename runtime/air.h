@@ -449,9 +449,12 @@ void air_gen_close(AirGen *g); /* accepts NULL */
 
 typedef struct AirCsv AirCsv;
 typedef struct AirField {
-  const char *p; /* field bytes, quotes removed */
+  const char *p; /* field bytes, quotes removed; air_null_field: NULL */
   size_t n;      /* length */
 } AirField;
+/* The bytes of a NULL field (an empty csv field without quotes, a null or
+ * missing JSON value): an empty field that the code parsing it can tell. */
+extern const char air_null_field[1];
 
 /* Why a field was refused, for the parsers whose messages tell more. */
 typedef enum AirParse {

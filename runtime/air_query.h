@@ -24,6 +24,59 @@
 
 static AirRuntime *g_rt; /* this rank's runtime */
 
+/* ---- NULL (docs/design.md "NULL") ------------------------------------------
+ * A value of a nullable type holds NULL in band, as its type's sentinel: the
+ * smallest INT, BIGINT and TIMESTAMP (the one whose negation wraps), one
+ * quiet NaN's bit pattern for DOUBLE (other NaNs are values), the one-byte
+ * string 0xFF for VARCHAR (never in UTF-8), and 2 for BOOLEAN (its C type is
+ * then int8_t: 0 false, 1 true, 2 unknown). Rows, keys and accumulators
+ * carry them like any value; the code the compiler writes tests for them
+ * only where a type may be NULL. Result rows order NULL after every value,
+ * as PostgreSQL orders them (q_order_i64n). */
+#define AIR_NULL_I32 INT32_MIN
+#define AIR_NULL_I64 INT64_MIN
+#define AIR_NULL_BOOL 2
+#define AIR_NULL_STR "\377"
+#define AIR_NULL_F64_BITS UINT64_C(0x7ff80000000a1100)
+static inline double air_null_f64(void) {
+  uint64_t u = AIR_NULL_F64_BITS;
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+static inline bool q_isnull_f64(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u == AIR_NULL_F64_BITS;
+}
+static inline bool q_isnull_i32(int32_t x) { return x == AIR_NULL_I32; }
+static inline bool q_isnull_i64(int64_t x) { return x == AIR_NULL_I64; }
+static inline bool q_isnull_bool(int x) { return x == AIR_NULL_BOOL; }
+static inline bool q_isnull_str(const char *s) { return (unsigned char)s[0] == 0xff && s[1] == 0; }
+/* Order of integers that may be NULL: NULL after every value. */
+static inline int q_order_i64n(int64_t a, int64_t b) {
+  if (a == AIR_NULL_I64 || b == AIR_NULL_I64) return (a == AIR_NULL_I64) - (b == AIR_NULL_I64);
+  return a < b ? -1 : a > b;
+}
+static inline int q_order_i32n(int32_t a, int32_t b) {
+  if (a == AIR_NULL_I32 || b == AIR_NULL_I32) return (a == AIR_NULL_I32) - (b == AIR_NULL_I32);
+  return a < b ? -1 : a > b;
+}
+/* A NULL keeps being NULL in a wider type. */
+static inline int64_t q_n_i32_i64(int32_t x) { return x == AIR_NULL_I32 ? AIR_NULL_I64 : x; }
+static inline double q_n_i32_f64(int32_t x) { return x == AIR_NULL_I32 ? air_null_f64() : x; }
+static inline double q_n_i64_f64(int64_t x) { return x == AIR_NULL_I64 ? air_null_f64() : (double)x; }
+/* A BOOLEAN field into a nullable BOOLEAN (int8_t). */
+static inline bool air_parse_bool8(AirField f, int8_t *out) {
+  bool b;
+  if (!air_parse_bool(f, &b)) return false;
+  *out = b;
+  return true;
+}
+/* SQL's three-valued AND, OR and NOT over 0, 1 and 2 (unknown). */
+static inline int8_t q_and3(int a, int b) { return a == 0 || b == 0 ? 0 : a == 2 || b == 2 ? 2 : 1; }
+static inline int8_t q_or3(int a, int b) { return a == 1 || b == 1 ? 1 : a == 2 || b == 2 ? 2 : 0; }
+
 /* Integer arithmetic wraps as two's complement; division by zero gives 0 and
  * is counted (docs/language.md section 7). */
 static inline int64_t q_div_i64(int64_t a, int64_t b) {
@@ -44,6 +97,17 @@ static inline int64_t q_mod_i64(int64_t a, int64_t b) {
 }
 static inline int32_t q_div_i32(int32_t a, int32_t b) { return (int32_t)q_div_i64(a, b); }
 static inline int32_t q_mod_i32(int32_t a, int32_t b) { return (int32_t)q_mod_i64(a, b); }
+/* ... where the result may be NULL: of a NULL operand, or (counted) by zero */
+#define Q_DIVMOD_NULL(NAME, T, NUL, OP, COUNT)                              \
+  static inline T NAME(T a, T b) {                                          \
+    if (a == NUL || b == NUL) return NUL;                                   \
+    return b == 0 ? (COUNT(a, b), NUL) : OP(a, b);                          \
+  }
+Q_DIVMOD_NULL(q_div_i64n, int64_t, AIR_NULL_I64, q_div_i64, q_div_i64)
+Q_DIVMOD_NULL(q_mod_i64n, int64_t, AIR_NULL_I64, q_mod_i64, q_mod_i64)
+Q_DIVMOD_NULL(q_div_i32n, int32_t, AIR_NULL_I32, q_div_i32, q_div_i64)
+Q_DIVMOD_NULL(q_mod_i32n, int32_t, AIR_NULL_I32, q_mod_i32, q_mod_i64)
+#undef Q_DIVMOD_NULL
 /* DOUBLE division by zero gives the IEEE result (inf, nan) and is counted. */
 static inline double q_div_f64(double a, double b) {
   if (b == 0.0) air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
@@ -119,6 +183,44 @@ static inline bool q_str_bool(const char *s) {
   if (strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0) return true;
   if (strcasecmp(s, "false") != 0 && strcmp(s, "0") != 0) q_cast_error();
   return false;
+}
+/* CAST of text: NULL of NULL, and NULL (counted) of text that is no value. */
+static inline int64_t q_str_i64n(const char *s) {
+  if (q_isnull_str(s)) return AIR_NULL_I64;
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (end == s || *end || errno || v == AIR_NULL_I64) {
+    q_cast_error();
+    return AIR_NULL_I64;
+  }
+  return (int64_t)v;
+}
+static inline int32_t q_str_i32n(const char *s) {
+  int64_t v = q_str_i64n(s);
+  if (v == AIR_NULL_I64) return AIR_NULL_I32;
+  if (v <= AIR_NULL_I32 || v > INT32_MAX) {
+    q_cast_error();
+    return AIR_NULL_I32;
+  }
+  return (int32_t)v;
+}
+static inline double q_str_f64n(const char *s) {
+  if (q_isnull_str(s)) return air_null_f64();
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || *end) {
+    q_cast_error();
+    return air_null_f64();
+  }
+  return v;
+}
+static inline int8_t q_str_booln(const char *s) {
+  if (q_isnull_str(s)) return AIR_NULL_BOOL;
+  if (strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0) return 1;
+  if (strcasecmp(s, "false") == 0 || strcmp(s, "0") == 0) return 0;
+  q_cast_error();
+  return AIR_NULL_BOOL;
 }
 /* ---- scalar functions (docs/language.md "Functions") ----------------------
  * A string function writes into buf, a compound literal the generated code
@@ -351,7 +453,7 @@ static inline int64_t q_to_timestamp(const char *s) {
   int64_t t;
   if (q_parse_timestamp(s, &t)) return t;
   q_cast_error();
-  return 0;
+  return AIR_NULL_I64;
 }
 
 /* REGEXP_LIKE and REGEXP_EXTRACT: POSIX extended expressions, compiled
@@ -503,7 +605,7 @@ static inline bool q_in_str(const char *x, const char *const *v, size_t n) {
 /* A DOUBLE group or join key: -0 as 0 and every NaN as one NaN, so that
  * values equal under q_cmp_f64 are one key (hashed and compared as bytes). */
 static inline double q_f64_key(double x) {
-  if (x != x) return NAN;
+  if (x != x) return q_isnull_f64(x) ? x : NAN; /* NULL is a key of its own */
   return x == 0 ? 0.0 : x;
 }
 

@@ -48,9 +48,12 @@
 #define CSV_PACE_MAX 4096      /* records asked of the pacer at once */
 #define CSV_POLL_MS 100        /* a stop is seen this soon while waiting on a pipe */
 
+const char air_null_field[1] = "";
+
 typedef struct Span {
   size_t a, b; /* field bytes buf[a..b) before unescaping */
   bool esc;    /* quoted and holding "" escapes */
+  bool quoted; /* quoted (a JSON string): empty, it is '', not NULL */
 } Span;
 
 struct AirCsv {
@@ -741,9 +744,9 @@ static inline __attribute__((always_inline)) int scan(AirCsv *c, int max, size_t
   int st = ST_START, nf = 0, k;
   long nl = 0;
 
-#define ADD(A, B, E)                                                         \
+#define ADD(A, B, E, Q)                                                      \
   do {                                                                       \
-    if (nf < max) c->spans[nf] = (Span){(A), (B), (E)};                      \
+    if (nf < max) c->spans[nf] = (Span){(A), (B), (E), (Q)};                 \
     nf++;                                                                    \
   } while (0)
 
@@ -756,10 +759,10 @@ static inline __attribute__((always_inline)) int scan(AirCsv *c, int max, size_t
         fa = i + 1;
         esc = false;
       } else if (ch == ',') {
-        ADD(i, i, false);
+        ADD(i, i, false, false);
         fa = i + 1;
       } else if (is_eol(ch)) {
-        ADD(i, i, false);
+        ADD(i, i, false, false);
         goto record_end;
       } else {
         st = ST_PLAIN;
@@ -768,11 +771,11 @@ static inline __attribute__((always_inline)) int scan(AirCsv *c, int max, size_t
       break;
     case ST_PLAIN:
       if (ch == ',') {
-        ADD(fa, i, false);
+        ADD(fa, i, false, false);
         st = ST_START;
         fa = i + 1;
       } else if (is_eol(ch)) {
-        ADD(fa, i, false);
+        ADD(fa, i, false, false);
         goto record_end;
       } else if (ch == '"') {
         st = ST_BAD;
@@ -794,11 +797,11 @@ static inline __attribute__((always_inline)) int scan(AirCsv *c, int max, size_t
         st = ST_QUOTED;
         esc = true;
       } else if (ch == ',') {
-        ADD(fa, qend, esc);
+        ADD(fa, qend, esc, true);
         st = ST_START;
         fa = i + 1;
       } else if (is_eol(ch)) {
-        ADD(fa, qend, esc);
+        ADD(fa, qend, esc, true);
         goto record_end;
       } else {
         st = ST_BAD;
@@ -820,9 +823,9 @@ static inline __attribute__((always_inline)) int scan(AirCsv *c, int max, size_t
   *end = len;
   *lines = nl;
   switch (st) {
-  case ST_START: ADD(len, len, false); break;
-  case ST_PLAIN: ADD(fa, len, false); break;
-  case ST_CLOSED: ADD(fa, qend, esc); break;
+  case ST_START: ADD(len, len, false, false); break;
+  case ST_PLAIN: ADD(fa, len, false, false); break;
+  case ST_CLOSED: ADD(fa, qend, esc, true); break;
   case ST_BAD: return SCAN_BAD;
   case ST_QUOTED: {
     /* Unterminated: only the line it starts on is bad. */
@@ -1040,9 +1043,12 @@ static int scan_json(AirCsv *c, int max, size_t *end, long *lines) {
         } else if (p < e && (*p == '{' || *p == '[')) {
           return json_bad(c, "field '%s' is %s (nested values are not read)", c->cols[col],
                           *p == '{' ? "an object" : "an array");
-        } else if (p < e && *p == 'n') {
-          if (!json_skip(p, e, 0)) return json_bad(c, "bad JSON: a malformed value");
-          return json_bad(c, "field '%s' is null (airc has no NULLs: the row cannot be read)", c->cols[col]);
+        } else if (p < e && *p == 'n') { /* null: NULL (an empty span, not quoted) */
+          vb = json_skip(p, e, 0);
+          if (!vb) return json_bad(c, "bad JSON: a malformed value");
+          p = vb;
+          va = vb = b;
+          got = want;
         } else {
           vb = json_num_end(p, e);
           if (!vb) return json_bad(c, "bad JSON: a malformed value of field '%s'", c->cols[col]);
@@ -1051,7 +1057,7 @@ static int scan_json(AirCsv *c, int max, size_t *end, long *lines) {
         }
         if (got != want)
           return json_bad(c, "field '%s' is %s; its column takes %s", c->cols[col], kind_name(got), kind_name(want));
-        if (col < max) c->spans[col] = (Span){(size_t)(va - b), (size_t)(vb - b), esc};
+        if (col < max) c->spans[col] = (Span){(size_t)(va - b), (size_t)(vb - b), esc, got == 's' && va != b};
       }
       p = json_ws(p, e);
       if (p < e && *p == ',') {
@@ -1066,9 +1072,9 @@ static int scan_json(AirCsv *c, int max, size_t *end, long *lines) {
     }
   }
   if (json_ws(p, e) != e) return json_bad(c, "text after the JSON object");
-  if (nseen < ncols)
-    for (int k = 0; k < ncols; k++)
-      if (!(seen[k / 64] >> (k % 64) & 1)) return json_bad(c, "missing field '%s'", c->cols[k]);
+  if (nseen < ncols) /* a missing field is NULL */
+    for (int k = 0; k < ncols && k < max; k++)
+      if (!(seen[k / 64] >> (k % 64) & 1)) c->spans[k] = (Span){0, 0, false, false};
   return ncols;
 }
 
@@ -1195,7 +1201,7 @@ static inline __attribute__((always_inline)) void fill_fields(AirCsv *c, AirFiel
   int nfill = nf < max ? nf : max;
   for (int k = 0; k < nfill; k++) {
     Span *s = &c->spans[k];
-    fields[k].p = c->buf + s->a;
+    fields[k].p = s->a == s->b && !s->quoted ? air_null_field : c->buf + s->a;
     fields[k].n = !s->esc ? s->b - s->a
                   : c->json ? json_unescape(c->buf + s->a, s->b - s->a)
                             : unescape(c->buf + s->a, s->b - s->a);

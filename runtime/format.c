@@ -187,7 +187,7 @@ char *air_put_double(char *p, double v) {
 
 char *air_put_str(char *p, const char *s) {
   size_t n = strlen(s);
-  bool quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
+  bool quote = n == 0 || s[0] == ' ' || s[n - 1] == ' '; /* "": the empty string, not NULL */
   if (!quote && strpbrk(s, ",\"\r\n")) quote = true;
   if (!quote) {
     memcpy(p, s, n);

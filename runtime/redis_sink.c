@@ -75,6 +75,8 @@ static void read_replies(RSink *s) {
   }
 }
 
+#define FIELD_NULL ((size_t)-1) /* the length of a NULL field */
+
 /* One CSV record: its fields unquoted into s->buf, HSET appended. */
 static void line(void *ctx, const char *p, size_t n) {
   RSink *s = ctx;
@@ -96,7 +98,8 @@ static void line(void *ctx, const char *p, size_t n) {
   size_t *start = s->spans;
   for (;;) {
     size_t from = at;
-    if (i < n && p[i] == '"') {
+    bool quoted = i < n && p[i] == '"';
+    if (quoted) {
       for (i++; i < n; i++) {
         if (p[i] == '"') {
           if (i + 1 < n && p[i + 1] == '"') {
@@ -113,7 +116,8 @@ static void line(void *ctx, const char *p, size_t n) {
     while (i < n && p[i] != ',') s->buf[at++] = p[i++];
     if ((int)nf < d->ncolumns) {
       start[2 * nf] = from;
-      start[2 * nf + 1] = at - from;
+      /* an empty field without quotes is NULL: no field in the hash */
+      start[2 * nf + 1] = at == from && !quoted ? FIELD_NULL : at - from;
     }
     nf++;
     if (i >= n) break;
@@ -125,7 +129,11 @@ static void line(void *ctx, const char *p, size_t n) {
   }
   /* the key: prefix, the group key fields and the window end, ':' between */
   size_t plen = strlen(d->prefix), klen = plen + 24;
-  for (int k = 0; k < d->nkey; k++) klen += start[2 * d->key_fields[k] + 1] + 1;
+  for (int k = 0; k < d->nkey; k++) {
+    size_t *len = &start[2 * d->key_fields[k] + 1];
+    if (*len == FIELD_NULL) *len = 0; /* a NULL key: empty in the hash's name */
+    klen += *len + 1;
+  }
   if (klen > s->kcap) {
     s->kcap = 2 * klen;
     s->key = grow(s->key, s->kcap);
@@ -144,14 +152,20 @@ static void line(void *ctx, const char *p, size_t n) {
   s->argl[0] = 4;
   s->argv[1] = s->key;
   s->argl[1] = kl;
+  int argc = 2;
   for (int k = 0; k < d->ncolumns; k++) {
     size_t off = start[2 * k], len = start[2 * k + 1];
-    s->argv[2 + 2 * k] = d->columns[k];
-    s->argl[2 + 2 * k] = strlen(d->columns[k]);
-    s->argv[3 + 2 * k] = s->buf + off;
-    s->argl[3 + 2 * k] = len;
+    if (len == FIELD_NULL) continue;
+    s->argv[argc] = d->columns[k];
+    s->argl[argc++] = strlen(d->columns[k]);
+    s->argv[argc] = s->buf + off;
+    s->argl[argc++] = len;
   }
-  if (redisAppendCommandArgv(s->c, 2 + 2 * d->ncolumns, s->argv, s->argl) != REDIS_OK) {
+  if (argc == 2) { /* every column NULL: no hash */
+    s->written++;
+    return;
+  }
+  if (redisAppendCommandArgv(s->c, argc, s->argv, s->argl) != REDIS_OK) {
     air_sink_fail(&s->err, "cannot send: %s", s->c->errstr);
     return;
   }

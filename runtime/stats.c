@@ -120,7 +120,7 @@ static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_r
             (long long)m->count[AIR_STAT_SOURCE_LAG], m->count[AIR_STAT_SOURCE_LAG] == 1 ? "" : "s");
   if (m->count[AIR_STAT_CAST_ERRORS])
     fprintf(stderr, "airc: %s: %lld value%s of text could not be converted (CAST to a number or BOOLEAN, "
-                    "TO_TIMESTAMP) and became 0 or false\n",
+                    "TO_TIMESTAMP) and became NULL\n",
             q, (long long)m->count[AIR_STAT_CAST_ERRORS], m->count[AIR_STAT_CAST_ERRORS] == 1 ? "" : "s");
   if (m->has_lat)
     fprintf(stderr, "airc: %s: event-time latency ms: mean %.1f, p50 %.1f, p99 %.1f, max %.1f\n",
