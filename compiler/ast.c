@@ -58,6 +58,7 @@ const char *type_name(Type t, char *buf, size_t n) {
     return buf;
   case TY_TIMESTAMP: s = "TIMESTAMP"; break;
   case TY_INTERVAL: s = "INTERVAL"; break;
+  case TY_NULL: s = "NULL"; break;
   default: s = "<error>"; break;
   }
   snprintf(buf, n, "%s", s);
@@ -148,6 +149,14 @@ static void dump_expr(FILE *out, const Expr *e) {
     break;
   case EX_BOOL:
     fputs(e->ival ? "TRUE" : "FALSE", out);
+    break;
+  case EX_NULL:
+    fputs("NULL", out);
+    break;
+  case EX_IS_NULL:
+    fputs("(", out);
+    dump_expr(out, e->lhs);
+    fputs(e->ival ? " IS NOT NULL)" : " IS NULL)", out);
     break;
   case EX_INTERVAL:
     fprintf(out, "(interval %" PRId64 ")", e->ival);

@@ -14,7 +14,12 @@ void colref(char *buf, size_t n, const Ctx *cx, int f, int c) {
     case HOME_SOURCE: snprintf(buf, n, "s.c%d", c); break;
     case HOME_DERIVED: snprintf(buf, n, "r->o%d", c); break;
     case HOME_EDGE: snprintf(buf, n, "r->f%dc%d", f, c); break;
-    case HOME_TABLE: snprintf(buf, n, "t->c%d", c); break;
+    case HOME_TABLE:
+      if (cx->sel && cx->sel->left_join) /* no match: the table's columns are NULL */
+        snprintf(buf, n, "(t ? t->c%d : %s)", c, null_value(cx->sel->from[1].rel->cols[c].type));
+      else
+        snprintf(buf, n, "t->c%d", c);
+      break;
     case HOME_JOIN_LEFT: snprintf(buf, n, "l->f0c%d", c); break;
     case HOME_JOIN_RIGHT: snprintf(buf, n, "rr->f1c%d", c); break;
     }
@@ -22,10 +27,121 @@ void colref(char *buf, size_t n, const Ctx *cx, int f, int c) {
 
 void emit_expr(FILE *out, const Expr *e, const Ctx *cx);
 
+/* ---- NULL (docs/design.md "NULL") -------------------------------------------
+ * A nullable value holds its type's sentinel (air_query.h AIR_NULL_*). An
+ * operator or function that is NULL when an operand is ("strict") is
+ * written as (operands' NULL tests ? NULL : the operation), the tests
+ * reaching down through strict operands to the leaves (columns, keys,
+ * aggregates, and the expressions that make NULLs of their own), so that
+ * a + b + c tests a, b and c once. Inside such an operation its strict
+ * operands are known not to be NULL (g_null_checked) and test nothing. */
+static bool g_null_checked;
+
+const char *null_value(Type t) {
+  switch (t.kind) {
+  case TY_VARCHAR: return "AIR_NULL_STR";
+  case TY_DOUBLE: return "air_null_f64()";
+  case TY_BOOL: return "AIR_NULL_BOOL";
+  case TY_INT: return "AIR_NULL_I32";
+  default: return "AIR_NULL_I64";
+  }
+}
+
+const char *null_test(Type t) {
+  switch (t.kind) {
+  case TY_VARCHAR: return "q_isnull_str";
+  case TY_DOUBLE: return "q_isnull_f64";
+  case TY_BOOL: return "q_isnull_bool";
+  case TY_INT: return "q_isnull_i32";
+  default: return "q_isnull_i64";
+  }
+}
+
+static bool int_div(const Expr *e) {
+  return e->kind == EX_BINARY && (e->op == OP_DIV || e->op == OP_MOD) && e->type.kind != TY_DOUBLE;
+}
+
+/* NULL operand, NULL result; its emitter may take its operands as values. */
+static bool strict_node(const Expr *e) {
+  switch (e->kind) {
+  case EX_UNARY: return true;
+  case EX_BINARY: return e->op != OP_AND && e->op != OP_OR && !int_div(e);
+  case EX_IN:
+  case EX_BETWEEN:
+    for (const Expr *a = e->kind == EX_IN ? e->args : e->rhs; a; a = e->kind == EX_IN ? a->next : a == e->rhs ? e->third : NULL)
+      if (a->type.nullable) return false;
+    return true;
+  case EX_CAST: return !(e->lhs->type.kind == TY_VARCHAR && e->cast_to.kind != TY_VARCHAR);
+  case EX_CALL: return e->agg == AGG_NONE && e->func != FN_NONE && !func_defs[e->func].nulls;
+  default: return false;
+  }
+}
+
+/* ... and may be NULL with no operand NULL (its NULL test reads its value). */
+static bool own_null(const Expr *e) {
+  return e->kind == EX_CALL && (e->func == FN_TO_TIMESTAMP || (e->func == FN_MOD && e->type.kind != TY_DOUBLE));
+}
+
+static void null_child(void *ctx, Expr *c);
+
+typedef struct NullCond {
+  FILE *out;
+  const Ctx *cx;
+  bool any;
+} NullCond;
+
+/* A C condition: e is NULL. */
+void emit_null_cond(FILE *out, const Expr *e, const Ctx *cx) {
+  if (!e->type.nullable) {
+    fputs("0", out);
+    return;
+  }
+  bool key = cx->post && e->key_idx >= 0 && e->key_idx < cx->sel->nkeys && !(e->kind == EX_CALL && e->agg != AGG_NONE);
+  if (!key && strict_node(e) && !own_null(e)) {
+    NullCond nc = {out, cx, false};
+    fputc('(', out);
+    expr_each_child(e, null_child, &nc);
+    fputs(nc.any ? ")" : "0)", out);
+    return;
+  }
+  fprintf(out, "%s(", null_test(e->type));
+  bool saved = g_null_checked;
+  g_null_checked = false;
+  emit_expr(out, e, cx);
+  g_null_checked = saved;
+  fputc(')', out);
+}
+
+static void null_child(void *ctx, Expr *c) {
+  NullCond *nc = ctx;
+  if (!c->type.nullable) return;
+  if (nc->any) fputs(" || ", nc->out);
+  nc->any = true;
+  emit_null_cond(nc->out, c, nc->cx);
+}
+
+/* A condition (WHERE, HAVING, WHEN, FILTER, ON): true, not NULL or false. */
+void emit_cond(FILE *out, const Expr *e, const Ctx *cx) {
+  if (!e->type.nullable) {
+    emit_expr(out, e, cx);
+    return;
+  }
+  fputc('(', out);
+  emit_expr(out, e, cx);
+  fputs(" == 1)", out);
+}
+
 /* The value of e converted to type t (numeric promotion for operators). */
 void emit_as(FILE *out, const Expr *e, Type t, const Ctx *cx) {
   if (e->type.kind == t.kind || t.kind == TY_VARCHAR || t.kind == TY_BOOL) {
     emit_expr(out, e, cx);
+    return;
+  }
+  if (e->type.nullable && !g_null_checked && (e->type.kind == TY_INT || t.kind == TY_DOUBLE)) {
+    /* a NULL stays NULL in the wider type */
+    fputs(e->type.kind == TY_INT ? (t.kind == TY_DOUBLE ? "q_n_i32_f64(" : "q_n_i32_i64(") : "q_n_i64_f64(", out);
+    emit_expr(out, e, cx);
+    fputc(')', out);
     return;
   }
   fprintf(out, "((%s)", ctype(t));
@@ -34,9 +150,9 @@ void emit_as(FILE *out, const Expr *e, Type t, const Ctx *cx) {
 }
 
 static Type common_numeric(Type a, Type b) {
-  if (a.kind == TY_DOUBLE || b.kind == TY_DOUBLE) return (Type){TY_DOUBLE, 0};
-  if (a.kind == TY_INT && b.kind == TY_INT) return (Type){TY_INT, 0};
-  return (Type){TY_BIGINT, 0};
+  if (a.kind == TY_DOUBLE || b.kind == TY_DOUBLE) return (Type){.kind = TY_DOUBLE, .len = 0};
+  if (a.kind == TY_INT && b.kind == TY_INT) return (Type){.kind = TY_INT, .len = 0};
+  return (Type){.kind = TY_BIGINT, .len = 0};
 }
 
 static const char *cmp_op(OpKind op) {
@@ -55,6 +171,8 @@ static const char *cmp_op(OpKind op) {
  * or a group key after aggregation)? */
 bool is_padded_array(const Expr *e, const Ctx *cx) {
   if (e->type.kind != TY_VARCHAR) return false;
+  if (e->kind == EX_COLUMN && cx->home[1] == HOME_TABLE && e->from_idx == 1 && cx->sel->left_join)
+    return false; /* the table's, or a NULL literal */
   if (cx->post) return e->key_idx >= 0 && !(e->kind == EX_CALL && e->agg != AGG_NONE) && e->kind != EX_STRING;
   return e->kind == EX_COLUMN;
 }
@@ -285,10 +403,11 @@ static void emit_arith(FILE *out, const Expr *e, const Ctx *cx) {
   bool narrow = is_int32(t);
   const char *st = narrow ? "int32_t" : "int64_t";
   const char *ut = narrow ? "uint32_t" : "uint64_t";
-  Type opt = narrow ? (Type){TY_INT, 0} : (Type){TY_BIGINT, 0};
-  if (e->op == OP_DIV || e->op == OP_MOD) {
+  Type opt = narrow ? (Type){.kind = TY_INT, .len = 0} : (Type){.kind = TY_BIGINT, .len = 0};
+  if (e->op == OP_DIV || e->op == OP_MOD) { /* by zero: NULL when it may be NULL, else 0 (counted) */
     char fn[16];
-    snprintf(fn, sizeof fn, "q_%s_%s", e->op == OP_DIV ? "div" : "mod", narrow ? "i32" : "i64");
+    snprintf(fn, sizeof fn, "q_%s_%s%s", e->op == OP_DIV ? "div" : "mod", narrow ? "i32" : "i64",
+             e->type.nullable ? "n" : "");
     emit_call2(out, fn, e->lhs, e->rhs, opt, cx);
     return;
   }
@@ -316,12 +435,12 @@ static void emit_cast(FILE *out, const Expr *e, const Ctx *cx) {
     fputs(from.kind == TY_BOOL ? ") ? \"true\" : \"false\")" : ")", out);
     return;
   }
-  if (from.kind == TY_VARCHAR) {
+  if (from.kind == TY_VARCHAR) { /* text that is no value: NULL, counted */
     switch (to.kind) {
-    case TY_DOUBLE: fputs("q_str_f64(", out); break;
-    case TY_BOOL: fputs("q_str_bool(", out); break;
-    case TY_INT: fputs("(int32_t)q_str_i64(", out); break;
-    default: fputs("q_str_i64(", out); break;
+    case TY_DOUBLE: fputs("q_str_f64n(", out); break;
+    case TY_BOOL: fputs("q_str_booln(", out); break;
+    case TY_INT: fputs("q_str_i32n(", out); break;
+    default: fputs("q_str_i64n(", out); break;
     }
     emit_expr(out, e->lhs, cx);
     fputc(')', out);
@@ -344,37 +463,56 @@ static void emit_cast(FILE *out, const Expr *e, const Ctx *cx) {
   fputc(')', out);
 }
 
-static void emit_default(FILE *out, Type t) {
-  switch (t.kind) {
-  case TY_VARCHAR: fputs("\"\"", out); break;
-  case TY_BOOL: fputs("false", out); break;
-  case TY_DOUBLE: fputs("0.0", out); break;
-  default: fprintf(out, "((%s)0)", ctype(t)); break;
-  }
-}
-
 /* SUM or AVG over DOUBLE values keeps an exact sum (AirXsum). */
 bool exact_sum(const Expr *a) { return a->args->type.kind == TY_DOUBLE; }
 
 /* ---- aggregates: the emitters agg_defs (kinds.c) names ----------------- */
 
+/* An aggregate that may be NULL (its argument may be, or FILTER may pass
+ * no row) counts the values it took in a<j>n, 0 being NULL: accumulators
+ * start zeroed, so a fresh one is NULL, and partials merge by adding. */
+static void null_if_none(FILE *out, const Expr *a, int j, const Ctx *cx) {
+  if (a->type.nullable) fprintf(out, "(%s->a%dn == 0 ? %s : ", cx->acc, j, null_value(a->type));
+}
+
 void cg_plain_value(FILE *out, const Expr *a, int j, const Ctx *cx) {
-  (void)a;
-  fprintf(out, "%s->a%d", cx->acc, j);
+  null_if_none(out, a, j, cx);
+  fprintf(out, "%s->a%d%s", cx->acc, j, a->type.nullable ? ")" : "");
 }
 
 void cg_sum_value(FILE *out, const Expr *a, int j, const Ctx *cx) {
+  null_if_none(out, a, j, cx);
   if (exact_sum(a))
     fprintf(out, "air_xsum_value(&%s->a%d)", cx->acc, j);
   else
     fprintf(out, "%s->a%d", cx->acc, j);
+  if (a->type.nullable) fputc(')', out);
 }
 
 void cg_avg_value(FILE *out, const Expr *a, int j, const Ctx *cx) {
+  null_if_none(out, a, j, cx);
   if (exact_sum(a))
     fprintf(out, "(air_xsum_value(&%s->a%ds) / (double)%s->a%dn)", cx->acc, j, cx->acc, j);
   else
     fprintf(out, "((double)%s->a%ds / (double)%s->a%dn)", cx->acc, j, cx->acc, j);
+  if (a->type.nullable) fputc(')', out);
+}
+
+/* `{ T v = <argument>; if (v is not NULL) {` around an update whose
+ * argument may be NULL (the update then reads v); closed by arg_end. */
+static bool arg_begin(FILE *o, const Expr *a, const Ctx *cx, const char *ind) {
+  const Expr *x = a->args;
+  if (!x->type.nullable) return false;
+  if (x->type.kind == TY_VARCHAR)
+    fprintf(o, "%s{\n%s  const char *v = ", ind, ind);
+  else
+    fprintf(o, "%s{\n%s  %s v = ", ind, ind, ctype(x->type));
+  emit_expr(o, x, cx);
+  fprintf(o, ";\n%s  if (!%s(v)) {\n", ind, null_test(x->type));
+  return true;
+}
+static void arg_end(FILE *o, bool open, const char *ind) {
+  if (open) fprintf(o, "%s  }\n%s}\n", ind, ind);
 }
 
 /* The condition under which value `v` replaces MIN or MAX accumulator j:
@@ -400,6 +538,7 @@ void cg_count_field(FILE *o, const Expr *a, int j) { acc_member(o, "int64_t", j,
 
 void cg_sum_field(FILE *o, const Expr *a, int j) {
   acc_member(o, exact_sum(a) ? "AirXsum" : "int64_t", j, "", "", a);
+  if (a->type.nullable) acc_member(o, "int64_t", j, "n", "values in ", a);
 }
 
 void cg_avg_field(FILE *o, const Expr *a, int j) {
@@ -407,38 +546,58 @@ void cg_avg_field(FILE *o, const Expr *a, int j) {
   acc_member(o, "int64_t", j, "n", "", a);
 }
 
-void cg_minmax_field(FILE *o, const Expr *a, int j) { acc_member(o, ctype(a->args->type), j, "", "", a); }
+void cg_minmax_field(FILE *o, const Expr *a, int j) {
+  acc_member(o, ctype(a->args->type), j, "", "", a);
+  if (a->type.nullable) acc_member(o, "int64_t", j, "n", "values in ", a);
+}
 
 void cg_count_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
-  (void)a, (void)cx;
+  if (a->agg == AGG_COUNT && a->args->type.nullable) { /* COUNT(x): the rows x is not NULL in */
+    fprintf(o, "%sif (!", ind);
+    emit_null_cond(o, a->args, cx);
+    fprintf(o, ") acc->a%d++;\n", j);
+    return;
+  }
   fprintf(o, "%sacc->a%d++;\n", ind, j);
 }
 
 /* acc->a<j><suffix> += the argument: exactly for DOUBLEs, wrapping for integers */
+/* acc->a<j><suffix> += the argument (v when arg_begin took it): exactly for
+ * DOUBLEs, wrapping for integers; a<j>n counts it when the sum may be NULL */
 static void sum_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind, const char *suffix) {
-  if (exact_sum(a)) {
-    fprintf(o, "%sair_xsum_add(&acc->a%d%s, ", ind, j, suffix);
-    emit_expr(o, a->args, cx);
-    fprintf(o, ");\n");
-  } else {
-    fprintf(o, "%sacc->a%d%s = (int64_t)((uint64_t)acc->a%d%s + (uint64_t)(int64_t)", ind, j, suffix, j, suffix);
-    emit_expr(o, a->args, cx);
-    fprintf(o, ");\n");
-  }
+  bool open = arg_begin(o, a, cx, ind);
+  char in[160];
+  snprintf(in, sizeof in, "%s%s", ind, open ? "    " : "");
+  if (exact_sum(a))
+    fprintf(o, "%sair_xsum_add(&acc->a%d%s, ", in, j, suffix);
+  else
+    fprintf(o, "%sacc->a%d%s = (int64_t)((uint64_t)acc->a%d%s + (uint64_t)(int64_t)", in, j, suffix, j, suffix);
+  if (open) fputs("v", o);
+  else emit_expr(o, a->args, cx);
+  fprintf(o, ");\n");
+  if (a->type.nullable || *suffix) fprintf(o, "%sacc->a%dn++;\n", in, j);
+  arg_end(o, open, ind);
 }
 
 void cg_sum_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) { sum_update(o, a, j, cx, ind, ""); }
 
-void cg_avg_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
-  sum_update(o, a, j, cx, ind, "s");
-  fprintf(o, "%sacc->a%dn++;\n", ind, j);
-}
+void cg_avg_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) { sum_update(o, a, j, cx, ind, "s"); }
 
 void cg_minmax_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
-  fprintf(o, "%s{\n%s  %s v = ", ind, ind, ctype(a->args->type));
-  emit_expr(o, a->args, cx);
   char cond[96];
   min_max_cond(cond, sizeof cond, a, "v", j);
+  if (a->type.nullable) { /* the first value, or a smaller (larger) one */
+    if (!arg_begin(o, a, cx, ind)) {
+      fprintf(o, "%s{\n%s  %s v = ", ind, ind, ctype(a->args->type));
+      emit_expr(o, a->args, cx);
+      fprintf(o, ";\n%s  {\n", ind);
+    }
+    fprintf(o, "%s    if (acc->a%dn++ == 0 || %s) acc->a%d = v;\n", ind, j, cond, j);
+    arg_end(o, true, ind);
+    return;
+  }
+  fprintf(o, "%s{\n%s  %s v = ", ind, ind, ctype(a->args->type));
+  emit_expr(o, a->args, cx);
   fprintf(o, ";\n%s  if (is_new || %s) acc->a%d = v;\n%s}\n", ind, cond, j, ind);
 }
 
@@ -455,7 +614,10 @@ static void sum_merge(FILE *o, const Expr *a, int j, const char *ind, const char
             suffix, j, suffix);
 }
 
-void cg_sum_merge(FILE *o, const Expr *a, int j, const char *ind) { sum_merge(o, a, j, ind, ""); }
+void cg_sum_merge(FILE *o, const Expr *a, int j, const char *ind) {
+  sum_merge(o, a, j, ind, "");
+  if (a->type.nullable) fprintf(o, "%sacc->a%dn += p->a%dn;\n", ind, j, j);
+}
 
 void cg_avg_merge(FILE *o, const Expr *a, int j, const char *ind) {
   sum_merge(o, a, j, ind, "s");
@@ -466,6 +628,11 @@ void cg_minmax_merge(FILE *o, const Expr *a, int j, const char *ind) {
   char val[32], cond[96];
   snprintf(val, sizeof val, "p->a%d", j);
   min_max_cond(cond, sizeof cond, a, val, j);
+  if (a->type.nullable) {
+    fprintf(o, "%sif (p->a%dn && (acc->a%dn == 0 || %s)) acc->a%d = p->a%d;\n", ind, j, j, cond, j, j);
+    fprintf(o, "%sacc->a%dn += p->a%dn;\n", ind, j, j);
+    return;
+  }
   fprintf(o, "%sif (is_new || %s) acc->a%d = p->a%d;\n", ind, cond, j, j);
 }
 
@@ -473,17 +640,66 @@ static void emit_agg_value(FILE *out, const Expr *e, const Ctx *cx) {
   agg_defs[e->agg].value(out, e, e->agg_idx, cx);
 }
 
+static void emit_plain(FILE *out, const Expr *e, const Ctx *cx);
+
 void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
   /* after aggregation an expression that is a group key reads the key (an
    * aggregate call never is one; a scalar function's call may be) */
   if (cx->post && e->key_idx >= 0 && e->key_idx < cx->sel->nkeys && !(e->kind == EX_CALL && e->agg != AGG_NONE) &&
-      e->kind != EX_INT && e->kind != EX_DOUBLE && e->kind != EX_STRING && e->kind != EX_BOOL) {
+      e->kind != EX_INT && e->kind != EX_DOUBLE && e->kind != EX_STRING && e->kind != EX_BOOL && e->kind != EX_NULL) {
     fprintf(out, "%s->k%d", cx->key, e->key_idx);
     return;
   }
+  bool checked = g_null_checked;
+  if (!e->type.nullable || !strict_node(e)) {
+    g_null_checked = false;
+    emit_plain(out, e, cx);
+  } else if (checked) { /* an operation around it tested its operands */
+    emit_plain(out, e, cx);
+  } else {
+    NullCond nc = {out, cx, false};
+    fputs("((", out);
+    expr_each_child(e, null_child, &nc);
+    fprintf(out, "%s) ? %s : ", nc.any ? "" : "0", null_value(e->type));
+    g_null_checked = true;
+    emit_plain(out, e, cx);
+    fputc(')', out);
+  }
+  g_null_checked = checked;
+}
+
+/* x IN (...) or x BETWEEN a AND b with NULLs among the values: the
+ * comparisons, each three-valued, under OR (IN) or AND (BETWEEN). */
+static void emit_membership3(FILE *out, const Expr *e, const Ctx *cx) {
+  Expr cmp = {.kind = EX_BINARY, .type = {.kind = TY_BOOL, .nullable = true}, .lhs = e->lhs};
+  const Expr *vals[2] = {e->rhs, e->third};
+  const Expr *v = e->kind == EX_IN ? e->args : vals[0];
+  int n = 0;
+  while (v) {
+    const Expr *next = e->kind == EX_IN ? v->next : v == vals[0] ? vals[1] : NULL;
+    if (next) fputs(e->kind == EX_IN ? "q_or3(" : "q_and3(", out);
+    cmp.op = e->kind == EX_IN ? OP_EQ : v == vals[0] ? OP_GE : OP_LE;
+    cmp.rhs = (Expr *)v;
+    emit_expr(out, &cmp, cx);
+    if (next) {
+      fputs(", ", out);
+      n++;
+    }
+    v = next;
+  }
+  for (; n > 0; n--) fputc(')', out);
+}
+
+static void emit_plain(FILE *out, const Expr *e, const Ctx *cx) {
   switch (e->kind) {
+  case EX_NULL: fputs(null_value(e->type), out); return;
+  case EX_IS_NULL:
+    fputs(e->ival ? "(!" : "(", out);
+    emit_null_cond(out, e->lhs, cx);
+    fputc(')', out);
+    return;
   case EX_INT: emit_int_literal(out, e->ival, e->type); return;
-  case EX_INTERVAL: emit_int_literal(out, e->ival, (Type){TY_BIGINT, 0}); return;
+  case EX_INTERVAL: emit_int_literal(out, e->ival, (Type){.kind = TY_BIGINT, .len = 0}); return;
   case EX_DOUBLE: emit_literal_double(out, e->dval); return;
   case EX_BOOL: fputs(e->ival ? "true" : "false", out); return;
   case EX_STRING:
@@ -506,7 +722,7 @@ void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
   case EX_WINDOW_END: fputs(cx->post ? "wend" : cx->wend ? cx->wend : "0", out); return;
   case EX_UNARY:
     if (e->op == OP_NOT) {
-      fputs("(!", out);
+      fputs("(int8_t)(!", out);
       emit_expr(out, e->lhs, cx);
       fputc(')', out);
     } else if (e->type.kind == TY_DOUBLE) {
@@ -524,6 +740,14 @@ void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
     switch (e->op) {
     case OP_AND:
     case OP_OR:
+      if (e->type.nullable) {
+        fputs(e->op == OP_AND ? "q_and3(" : "q_or3(", out);
+        emit_expr(out, e->lhs, cx);
+        fputs(", ", out);
+        emit_expr(out, e->rhs, cx);
+        fputc(')', out);
+        return;
+      }
       fputc('(', out);
       emit_expr(out, e->lhs, cx);
       fputs(e->op == OP_AND ? " && " : " || ", out);
@@ -536,6 +760,10 @@ void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
     default: emit_arith(out, e, cx); return;
     }
   case EX_IN: {
+    if (!strict_node(e)) {
+      emit_membership3(out, e, cx);
+      return;
+    }
     /* many constants: one binary search in a sorted file-scope array (a
      * chain of 500k comparisons took gcc down); the rest compared in turn */
     InSet set;
@@ -548,7 +776,7 @@ void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
       if (set.kind == TY_VARCHAR)
         emit_expr(out, e->lhs, cx);
       else
-        emit_as(out, e->lhs, (Type){set.kind, 0}, cx);
+        emit_as(out, e->lhs, (Type){.kind = set.kind, .len = 0}, cx);
       fprintf(out, ", q_inset%d, %d)", id, set.n);
       first = false;
     }
@@ -563,6 +791,10 @@ void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
     return;
   }
   case EX_BETWEEN:
+    if (!strict_node(e)) {
+      emit_membership3(out, e, cx);
+      return;
+    }
     fputc('(', out);
     emit_compare(out, e->lhs, OP_GE, e->rhs, cx);
     fputs(" && ", out);
@@ -572,7 +804,7 @@ void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
   case EX_CASE:
     fputc('(', out);
     for (const Expr *w = e->args; w; w = w->next) {
-      emit_expr(out, w->lhs, cx);
+      emit_cond(out, w->lhs, cx);
       fputs(" ? ", out);
       emit_as(out, w->rhs, e->type, cx);
       fputs(" : ", out);
@@ -580,7 +812,7 @@ void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
     if (e->else_)
       emit_as(out, e->else_, e->type, cx);
     else
-      emit_default(out, e->type);
+      fputs(null_value(e->type), out);
     fputc(')', out);
     return;
   case EX_CAST: emit_cast(out, e, cx); return;
@@ -649,7 +881,7 @@ void cg_fn_minmax(FILE *out, const Expr *e, const Ctx *cx) {
   const char *fn = dbl ? (least ? "q_min_f64" : "q_max_f64")
                  : str ? (least ? "q_min_str" : "q_max_str")
                        : (least ? "q_min_i64" : "q_max_i64");
-  Type t = dbl ? (Type){TY_DOUBLE, 0} : (Type){TY_BIGINT, 0};
+  Type t = dbl ? (Type){.kind = TY_DOUBLE, .len = 0} : (Type){.kind = TY_BIGINT, .len = 0};
   bool cast = !dbl && !str;
   int n = 0;
   for (const Expr *a = e->args; a; a = a->next) n++;
@@ -670,11 +902,11 @@ void cg_fn_minmax(FILE *out, const Expr *e, const Ctx *cx) {
 /* MOD, ROUND, FLOOR, CEIL, POWER, SQRT, LN, EXP (air_query.h's q_* and libm) */
 void cg_fn_math(FILE *out, const Expr *e, const Ctx *cx) {
   const Expr *a = e->args, *b = a->next;
-  const Type dbl = {TY_DOUBLE, 0}, i64 = {TY_BIGINT, 0};
+  const Type dbl = {.kind = TY_DOUBLE}, i64 = {.kind = TY_BIGINT};
   bool is_dbl = e->type.kind == TY_DOUBLE;
   switch (e->func) {
   case FN_MOD:
-    fputs(is_dbl ? "q_mod_f64(" : is_int32(e->type) ? "q_mod_i32(" : "q_mod_i64(", out);
+    fputs(is_dbl ? "q_mod_f64(" : is_int32(e->type) ? "q_mod_i32n(" : "q_mod_i64n(", out);
     emit_as(out, a, e->type, cx);
     fputs(", ", out);
     emit_as(out, b, e->type, cx);
@@ -718,7 +950,7 @@ void cg_fn_math(FILE *out, const Expr *e, const Ctx *cx) {
  * (as CAST's): the result type bounds every result, so nothing is allocated. */
 void cg_fn_string(FILE *out, const Expr *e, const Ctx *cx) {
   const Expr *a = e->args;
-  const Type i64 = {TY_BIGINT, 0};
+  const Type i64 = {.kind = TY_BIGINT};
   int cap = e->type.len + 1;
   switch (e->func) {
   case FN_UPPER:
@@ -850,7 +1082,36 @@ void cg_fn_regexp(FILE *out, const Expr *e, const Ctx *cx) {
   fprintf(out, "q_regexp_extract((char[%d]){0}, &q_re%d, ", e->type.len + 1, id);
   emit_expr(out, e->args, cx);
   fputs(", ", out);
-  if (pat->next) emit_as(out, pat->next, (Type){TY_BIGINT, 0}, cx);
+  if (pat->next) emit_as(out, pat->next, (Type){.kind = TY_BIGINT, .len = 0}, cx);
   else fputs("0", out);
+  fputc(')', out);
+}
+
+/* COALESCE: the first argument that is not NULL; NULLIF(a, b): NULL when
+ * a = b, else a. Each argument is read for its test and again for its
+ * value (an argument is NULL, or counts an error, the same both times). */
+void cg_fn_null(FILE *out, const Expr *e, const Ctx *cx) {
+  const Expr *a = e->args;
+  if (e->func == FN_NULLIF) {
+    fputs("((!", out);
+    emit_null_cond(out, a, cx);
+    fputs(" && !", out);
+    emit_null_cond(out, a->next, cx);
+    fputs(" && ", out);
+    emit_compare(out, a, OP_EQ, a->next, cx);
+    fprintf(out, ") ? %s : ", null_value(e->type));
+    emit_as(out, a, e->type, cx);
+    fputc(')', out);
+    return;
+  }
+  fputc('(', out);
+  for (; a->next; a = a->next) {
+    fputs("!", out);
+    emit_null_cond(out, a, cx);
+    fputs(" ? ", out);
+    emit_as(out, a, e->type, cx);
+    fputs(" : ", out);
+  }
+  emit_as(out, a, e->type, cx);
   fputc(')', out);
 }

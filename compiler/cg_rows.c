@@ -47,7 +47,7 @@ static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char 
       char ind2[160];
       indent_more(ind2, sizeof ind2, ind);
       fprintf(mo, "%sif (", ind);
-      emit_expr(mo, a->filter, cx);
+      emit_cond(mo, a->filter, cx);
       fprintf(mo, ") {\n");
       agg_defs[a->agg].update(mo, a, j, cx, ind2);
       fprintf(mo, "%s}\n", ind);
@@ -170,7 +170,7 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
     fprintf(o, "%sconst K%d *keyp = &key;\n", ind, ch->index);
   }
   if (k0 && k0->kind == EX_COLUMN && k0->from_idx == 1 && k0->type.kind == TY_VARCHAR &&
-      env->cx.home[1] == HOME_TABLE)
+      env->cx.home[1] == HOME_TABLE && !s->left_join)
     /* the key is one table column: its hash was made when the table loaded */
     fprintf(o, "%sconst uint64_t kh = t->h%d;\n", ind, k0->col_idx);
   else
@@ -222,6 +222,9 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
 void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, const char *ind) {
   char acc[160];
   emit_join_key(o, ch, &env->cx, side, ind);
+  Type kt = join_key_type(ch->sel);
+  if (kt.nullable) /* a NULL key equals nothing: the row joins no row */
+    fprintf(o, "%sif (!%s(key.k0)) {\n", ind, null_test(kt));
   fprintf(o, "%sconst uint64_t kh = hash_K%d(&key);\n", ind, ch->index);
   /* one entry per window (the zero key): its rows of both sides, appended */
   fprintf(o, "%sK%d nokey;\n%smemset(&nokey, 0, sizeof nokey);\n", ind, ch->index, ind);
@@ -239,6 +242,7 @@ void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, con
       fprintf(o, "%s  e->row.f%dc%d = r->f%dc%d;\n", ind, side, i, side, i);
   }
   emit_window_loop_end(o, "", ind);
+  if (kt.nullable) fprintf(o, "%s}\n", ind);
 }
 
 /* Send `var` (an O row) to every output edge of the stage. */
@@ -349,7 +353,7 @@ void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv *env, c
         if (p != op->pred) fprintf(o, " && ");
         Expr one = *p;
         one.next = NULL;
-        emit_expr(o, &one, &env->cx);
+        emit_cond(o, &one, &env->cx);
       }
       fprintf(o, ")) {\n");
       c_line(o);
@@ -363,7 +367,19 @@ void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv *env, c
       const Relation *t = op->rel;
       Type kt = t->cols[t->key_col].type;
       const Expr *lk = s->join_lkey;
-      if (kt.kind == TY_VARCHAR && is_padded_array(lk, &env->cx) && lk->type.len == kt.len) {
+      /* the lookup in a block of its own: a NULL key or one that cannot be
+       * a table key leaves it (break) with t NULL, no match */
+      bool padded = kt.kind == TY_VARCHAR && is_padded_array(lk, &env->cx) && lk->type.len == kt.len;
+      bool blk = lk->type.nullable || s->left_join || (kt.kind == TY_VARCHAR && !padded);
+      char tdecl[32];
+      snprintf(tdecl, sizeof tdecl, blk ? "t" : "const T%d *t", t->index);
+      if (blk) fprintf(o, "%sconst T%d *t = NULL;\n%sdo {\n", ind2, t->index, ind2);
+      if (lk->type.nullable) {
+        fprintf(o, "%sif (", ind2);
+        emit_null_cond(o, lk, &env->cx);
+        fprintf(o, ") break; /* NULL equals nothing */\n");
+      }
+      if (padded) {
         /* the stream's column already is a key of the table's layout */
         fprintf(o, "%sconst TK%d *tkp = (const TK%d *)", ind2, t->index, t->index);
         emit_expr(o, lk, &env->cx);
@@ -373,8 +389,7 @@ void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv *env, c
         if (kt.kind == TY_VARCHAR) {
           fprintf(o, "%sconst char *lk = ", ind2);
           emit_expr(o, lk, &env->cx);
-          fprintf(o, ";\n%sif (!q_fits(lk, %d)) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, kt.len, ind2,
-                  env->cnt, ind2, ind2);
+          fprintf(o, ";\n%sif (!q_fits(lk, %d)) break;\n", ind2, kt.len);
           fprintf(o, "%sq_strcpy(tk.k, sizeof tk.k, lk);\n", ind2);
         } else if (kt.kind == TY_DOUBLE) {
           emit_key_assign(o, ind2, "tk.k", lk, kt, &env->cx);
@@ -390,12 +405,15 @@ void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv *env, c
           src->cols[lk->col_idx].ysb_field == AIR_YSB_AD_ID && lk->type.len == 36 && kt.kind == TY_VARCHAR &&
           kt.len == 36)
         /* a generated ad id: its hash was made once, at program start */
-        fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, tkp, air_ysb_ad_hashes[r%d %% AIR_YSB_ADS]);\n", ind2,
-                t->index, t->index, lk->col_idx);
+        fprintf(o, "%s%s = air_hash_find(tab%d, tkp, air_ysb_ad_hashes[r%d %% AIR_YSB_ADS]);\n", ind2, tdecl,
+                t->index, lk->col_idx);
       else
-        fprintf(o, "%sconst T%d *t = air_hash_find(tab%d, tkp, air_hash_bytes(tkp, sizeof *tkp));\n", ind2,
-                t->index, t->index);
-      fprintf(o, "%sif (!t) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, ind2, env->cnt, ind2, ind2);
+        fprintf(o, "%s%s = air_hash_find(tab%d, tkp, air_hash_bytes(tkp, sizeof *tkp));\n", ind2, tdecl, t->index);
+      if (blk) fprintf(o, "%s} while (0);\n", ind2);
+      if (s->left_join)
+        fprintf(o, "%s/* LEFT JOIN: a row without a match goes on, the table's columns NULL */\n", ind2);
+      else
+        fprintf(o, "%sif (!t) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, ind2, env->cnt, ind2, ind2);
       env->cx.home[1] = HOME_TABLE;
       break;
     }
@@ -443,7 +461,7 @@ void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char 
     Mapped mp;
     FILE *mo = map_begin(&mp, o, s->having->loc.line);
     fprintf(mo, "%sif (!(", ind);
-    emit_expr(mo, s->having, &cx);
+    emit_cond(mo, s->having, &cx);
     fprintf(mo, ")) %s;\n", skip);
     map_end(&mp);
   }

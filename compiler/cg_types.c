@@ -6,12 +6,26 @@ static void json_key(FILE *o, const char *n);
 
 /* ---- per-chain structs --------------------------------------------------- */
 
+/* The comparison that orders result rows by a value of type t: NULL after
+ * every value (the VARCHAR and DOUBLE NULLs already sort last; the integer
+ * ones, the smallest of their types, need telling). */
+static const char *order_fn(Type t) {
+  switch (t.kind) {
+  case TY_VARCHAR: return "strcmp";
+  case TY_DOUBLE: return "q_order_f64";
+  case TY_INT: return t.nullable ? "q_order_i32n" : "q_cmp_i64";
+  case TY_BOOL: return "q_cmp_i64";
+  default: return t.nullable ? "q_order_i64n" : "q_cmp_i64";
+  }
+}
+
 Type join_key_type(const Select *s) {
   Type l = s->join_lkey->type, r = s->join_rkey->type;
-  if (l.kind == TY_VARCHAR) return (Type){TY_VARCHAR, l.len > r.len ? l.len : r.len};
-  if (l.kind == TY_DOUBLE || r.kind == TY_DOUBLE) return (Type){TY_DOUBLE, 0};
-  if (l.kind == TY_BOOL) return l;
-  return (Type){TY_BIGINT, 0};
+  bool n = l.nullable || r.nullable;
+  if (l.kind == TY_VARCHAR) return (Type){.kind = TY_VARCHAR, .len = l.len > r.len ? l.len : r.len, .nullable = n};
+  if (l.kind == TY_DOUBLE || r.kind == TY_DOUBLE) return (Type){.kind = TY_DOUBLE, .nullable = n};
+  if (l.kind == TY_BOOL) return (Type){.kind = TY_BOOL, .nullable = n};
+  return (Type){.kind = TY_BIGINT, .nullable = n};
 }
 
 static void emit_r_struct(Gen *g, const Chain *ch, const char *name, int only_from) {
@@ -88,7 +102,7 @@ void emit_chain_types(Gen *g, const Chain *ch) {
   }
   if (ch->join_at >= 0 || ch->windowed) {
     /* one hash per key type: a single integer key is mixed, not hashed as bytes */
-    Type k0 = ch->join_at >= 0 ? join_key_type(s) : s->nkeys == 1 ? s->keys[0]->type : (Type){TY_VARCHAR, 0};
+    Type k0 = ch->join_at >= 0 ? join_key_type(s) : s->nkeys == 1 ? s->keys[0]->type : (Type){.kind = TY_VARCHAR, .len = 0};
     fprintf(o, "static inline uint64_t hash_K%d(const K%d *k) {\n", c, c);
     if (k0.kind == TY_INT || k0.kind == TY_BIGINT || k0.kind == TY_TIMESTAMP)
       fprintf(o, "  return air_hash_u64((uint64_t)k->k0);\n}\n");
@@ -139,7 +153,7 @@ void emit_chain_types(Gen *g, const Chain *ch) {
     /* ORDER BY first, within the window; the usual order breaks its ties */
     for (const OrderItem *oi = s->order_by; oi; oi = oi->next) {
       Type t = s->out[oi->out].type;
-      const char *fn = t.kind == TY_VARCHAR ? "strcmp" : t.kind == TY_DOUBLE ? "q_order_f64" : "q_cmp_i64";
+      const char *fn = order_fn(t);
       if (oi->desc)
         fprintf(o, "  if ((r = %s(b->o%d, a->o%d)) != 0) return r; /* DESC */\n", fn, oi->out, oi->out);
       else
@@ -150,12 +164,7 @@ void emit_chain_types(Gen *g, const Chain *ch) {
       for (int i = 0; i < n; i++) {
         Type t = pass == 0 ? s->keys[i]->type : s->out[i].type;
         char f = pass == 0 ? 'k' : 'o';
-        if (t.kind == TY_VARCHAR)
-          fprintf(o, "  if ((r = strcmp(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
-        else if (t.kind == TY_DOUBLE)
-          fprintf(o, "  if ((r = q_order_f64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
-        else
-          fprintf(o, "  if ((r = q_cmp_i64(a->%c%d, b->%c%d)) != 0) return r;\n", f, i, f, i);
+        fprintf(o, "  if ((r = %s(a->%c%d, b->%c%d)) != 0) return r;\n", order_fn(t), f, i, f, i);
       }
     }
     fprintf(o, "  return q_cmp_i64(a->ts, b->ts);\n}\n");
@@ -166,12 +175,7 @@ void emit_chain_types(Gen *g, const Chain *ch) {
       fprintf(o, "  const K%d *a = pa, *b = pb;\n  int r;\n", c);
       for (int i = 0; i < s->nkeys; i++) {
         Type t = s->keys[i]->type;
-        if (t.kind == TY_VARCHAR)
-          fprintf(o, "  if ((r = strcmp(a->k%d, b->k%d)) != 0) return r;\n", i, i);
-        else if (t.kind == TY_DOUBLE)
-          fprintf(o, "  if ((r = q_order_f64(a->k%d, b->k%d)) != 0) return r;\n", i, i);
-        else
-          fprintf(o, "  if ((r = q_cmp_i64(a->k%d, b->k%d)) != 0) return r;\n", i, i);
+        fprintf(o, "  if ((r = %s(a->k%d, b->k%d)) != 0) return r;\n", order_fn(t), i, i);
       }
       fprintf(o, "  return 0;\n}\n");
     }
@@ -200,6 +204,12 @@ void emit_chain_types(Gen *g, const Chain *ch) {
       } else if (i) {
         fprintf(o, "  *p++ = ',';\n");
         max += 1;
+      }
+      if (t.nullable) { /* NULL: an empty field, JSON's null */
+        fprintf(o, "  if (%s(r->o%d)) {\n", null_test(t), i);
+        if (json) fprintf(o, "    memcpy(p, \"null\", 4);\n    p += 4;\n");
+        fprintf(o, "  } else\n");
+        max += 4;
       }
       switch (t.kind) {
       case TY_VARCHAR:
@@ -336,8 +346,32 @@ static void emit_fields_parse(FILE *o, const Relation *r, const char *var, const
     int fi = field ? field[i] : i;
     snprintf(dst, sizeof dst, "%s%s.c%d", c->type.kind == TY_VARCHAR ? "" : "&", var, i);
     if (c->type.kind == TY_VARCHAR) snprintf(len, sizeof len, ", %d", c->type.len);
+    if (c->type.kind == TY_BOOL && c->type.nullable) fn = "air_parse_bool8"; /* into an int8_t */
     src_line(o, c->loc.line);
-    if (r->kind == REL_SOURCE && i == r->time_col) {
+    bool time = r->kind == REL_SOURCE && i == r->time_col;
+    if (c->type.nullable) { /* an empty field (null in JSON) is NULL; one line, for -g */
+      fprintf(o, "%sif (f[%d].p == air_null_field) ", indent, fi);
+      if (c->type.kind == TY_VARCHAR)
+        fprintf(o, "{ memset(%s.c%d, 0, sizeof %s.c%d); %s.c%d[0] = (char)0xff; } else\n", var, i, var, i, var, i);
+      else
+        fprintf(o, "%s.c%d = %s; else\n", var, i, null_value(c->type));
+      src_line(o, c->loc.line);
+    } else if (r->source && r->source->nulls) {
+      fprintf(o, "%sif (f[%d].p == air_null_field) {\n", indent, fi);
+      src_line(o, c->loc.line);
+      fprintf(o, "%s  %s", indent, bad);
+      const char *why = time                                      ? "the event time cannot be NULL"
+                        : r->kind == REL_TABLE && i == r->key_col ? "the PRIMARY KEY cannot be NULL"
+                                                                  : "it is NOT NULL";
+      char m[96];
+      snprintf(m, sizeof m, "%s, and %s", r->json ? "null or missing" : "empty (NULL)", why);
+      emit_field_msg(o, c, m);
+      fprintf(o, ");\n");
+      c_line(o);
+      fprintf(o, "%s  %s;\n%s}\n", indent, skip, indent);
+      src_line(o, c->loc.line);
+    }
+    if (time) {
       fprintf(o, "%sif ((pe = air_csv_time(%s, %s)) != AIR_PARSE_OK) {\n", indent, csv, dst);
       src_line(o, c->loc.line);
       fprintf(o, "%s  %spe == AIR_PARSE_RANGE ? ", indent, bad);

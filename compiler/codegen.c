@@ -127,7 +127,7 @@ void text_comment(FILE *o, const char *ind, const char *what, const Expr *e) {
 
 const char *ctype(Type t) {
   switch (t.kind) {
-  case TY_BOOL: return "bool";
+  case TY_BOOL: return t.nullable ? "int8_t" : "bool"; /* 2: NULL */
   case TY_INT: return "int32_t";
   case TY_DOUBLE: return "double";
   case TY_VARCHAR: return "char";

@@ -140,6 +140,10 @@ void stage_ctx(const Stage *st, Ctx *cx, bool in_loop);
 /* cg_expr.c: expressions, IN sets, aggregate emitters */
 void colref(char *buf, size_t n, const Ctx *cx, int f, int c);
 void emit_expr(FILE *out, const Expr *e, const Ctx *cx);
+void emit_cond(FILE *out, const Expr *e, const Ctx *cx);  /* a condition: NULL counts as false */
+void emit_null_cond(FILE *out, const Expr *e, const Ctx *cx); /* C: e is NULL */
+const char *null_value(Type t);                           /* C of a NULL of type t */
+const char *null_test(Type t);                            /* q_isnull_* for type t */
 void emit_as(FILE *out, const Expr *e, Type t, const Ctx *cx);
 bool is_padded_array(const Expr *e, const Ctx *cx);
 bool exact_sum(const Expr *a);

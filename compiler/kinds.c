@@ -123,6 +123,7 @@ const SourceKindDef source_kinds[] = {
         .cut = "air_csv_cut(csv, &cut)",
         .emit_global = cg_csv_global,
         .emit_row = cg_csv_row,
+        .nulls = true,
         .holes = cg_csv_holes,
         .emit_table = cg_csv_table,
         .unbounded = followed,
@@ -137,6 +138,7 @@ const SourceKindDef source_kinds[] = {
         .cut = "air_csv_cut(csv, &cut)",
         .emit_global = cg_stdin_global,
         .emit_row = cg_csv_row,
+        .nulls = true,
         .holes = cg_csv_holes,
         .unbounded = always,
     },
@@ -152,6 +154,7 @@ const SourceKindDef source_kinds[] = {
         .check_stream = sema_check_tcp_stream,
         .emit_global = cg_tcp_global,
         .emit_row = cg_csv_row,
+        .nulls = true,
         .holes = cg_csv_holes,
         .unbounded = always,
     },
@@ -171,6 +174,7 @@ const SourceKindDef source_kinds[] = {
         .check_stream = sema_check_kafka_stream,
         .emit_global = cg_kafka_global,
         .emit_row = cg_csv_row,
+        .nulls = true,
         .holes = cg_csv_holes,
         .unbounded = no_end,
     },
@@ -250,7 +254,7 @@ const char *sink_target(const Relation *r) {
 
 /* ---- aggregates ------------------------------------------------------- */
 
-static Type ty(TypeKind k) { return (Type){k, 0}; }
+static Type ty(TypeKind k) { return (Type){.kind = k, .len = 0}; }
 static bool numeric(Type t) { return t.kind == TY_INT || t.kind == TY_BIGINT || t.kind == TY_DOUBLE; }
 
 static Type count_type(Type arg) {
@@ -336,7 +340,7 @@ static Type varchar_of(long len, int *bad, const char **want) {
     *want = "its result could be longer than 65535 bytes, the longest VARCHAR";
     return ty(TY_ERROR);
   }
-  return (Type){TY_VARCHAR, (int)len};
+  return (Type){.kind = TY_VARCHAR, .len = (int)len};
 }
 /* REPLACE(s, from, to): each replaced part is at least one byte of s */
 static Type replace_type(const Type *a, int n, int *bad, const char **want) {
@@ -373,6 +377,19 @@ static Type locate_type(const Type *a, int n, int *bad, const char **want) {
 static Type now_type(const Type *a, int n, int *bad, const char **want) {
   (void)a, (void)n, (void)bad, (void)want;
   return ty(TY_TIMESTAMP);
+}
+/* NULLIF(a, b): a's type, b comparable with it */
+static Type nullif_type(const Type *a, int n, int *bad, const char **want) {
+  (void)n;
+  if (a[0].kind == TY_NULL) {
+    *bad = 0, *want = "a typed";
+    return ty(TY_ERROR);
+  }
+  if (!comparable(a[0], a[1])) {
+    *bad = 1, *want = "a comparable";
+    return ty(TY_ERROR);
+  }
+  return a[0];
 }
 static Type like_type(const Type *a, int n, int *bad, const char **want) {
   return want_args(a, n, 0, is_varchar, "a VARCHAR", bad, want) ? ty(TY_BOOL) : ty(TY_ERROR);
@@ -411,6 +428,8 @@ const FuncDef func_defs[FN_LAST + 1] = {
     [FN_REGEXP_EXTRACT] = {"REGEXP_EXTRACT", NULL, 2, 3, regexp_extract_type, cg_fn_regexp, false},
     [FN_LOCATE] = {"LOCATE", NULL, 2, 3, locate_type, cg_fn_string, false},
     [FN_NOW] = {"CURRENT_TIMESTAMP", "NOW", 0, 0, now_type, cg_fn_time, false},
+    [FN_COALESCE] = {"COALESCE", "IFNULL", 1, -1, NULL, cg_fn_null, false, true},
+    [FN_NULLIF] = {"NULLIF", NULL, 2, 2, nullif_type, cg_fn_null, false, true},
 };
 
 FuncKind func_lookup(const char *name) {

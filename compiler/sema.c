@@ -50,6 +50,8 @@ Type promote(Type a, Type b) {
 
 /* Timestamps compare with integers because both are milliseconds. */
 bool comparable(Type a, Type b) {
+  if (a.kind == TY_NULL || b.kind == TY_NULL) /* NULL compares with anything, as NULL */
+    return true;
   if (is_num(a) && is_num(b))
     return true;
   if (a.kind == TY_TIMESTAMP && (b.kind == TY_TIMESTAMP || is_sql_int(b)))
@@ -63,6 +65,10 @@ bool comparable(Type a, Type b) {
 
 /* The type both a and b convert to without loss (CASE, LEAST, GREATEST). */
 bool common_type(Type a, Type b, Type *out) {
+  if (a.kind == TY_NULL || b.kind == TY_NULL) { /* NULL takes the other's type */
+    *out = a.kind == TY_NULL ? b : a;
+    return true;
+  }
   if (is_num(a) && is_num(b)) {
     *out = promote(a, b);
     return true;

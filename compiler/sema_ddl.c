@@ -498,6 +498,18 @@ static ColumnDef *coldef_of(Stmt *st, const Column *c) {
   return NULL;
 }
 
+/* Which columns may hold NULL: those of a kind whose fields can be NULL
+ * (SourceKindDef.nulls), but NOT NULL ones, the event time and a table's
+ * key, whose empty fields make the row bad. */
+static void settle_nullable(Stmt *st, Relation *r) {
+  for (int i = 0; i < r->ncols; i++) {
+    Column *c = &r->cols[i];
+    const ColumnDef *cd = coldef_of(st, c);
+    c->type.nullable = r->source && r->source->nulls && !(cd && cd->not_null) && i != r->time_col &&
+                       i != r->key_col && i != r->meta_col;
+  }
+}
+
 /* The ysb generator's fields, in AIR_YSB_* order, with their widest values. */
 static const struct {
   const char *name;
@@ -882,6 +894,7 @@ void check_source(Sema *s, Stmt *st) {
                r->cols[r->meta_col].name, r->cols[r->meta_col].name);
   if (r->time_col >= 0 && r->source && r->source->time == TIME_GENERATED)
     r->ingestion_time = r->cols[r->time_col].gen.kind != GEN_SEQUENCE;
+  settle_nullable(st, r);
   if (fresh)
     catalog_add(s, r);
 }
@@ -917,6 +930,7 @@ void check_table(Sema *s, Stmt *st) {
   /* a table without a usable key would make every later JOIN fail too */
   if (r->key_col < 0)
     mark_broken(s, r);
+  settle_nullable(st, r);
   if (fresh)
     catalog_add(s, r);
 }

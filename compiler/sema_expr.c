@@ -143,10 +143,34 @@ void note_decls(Scope *sc, const Expr *a, const Expr *b) {
   note_decl(sc, b);
 }
 
+/* A NULL literal where its context gives the type t: NULL of type t. */
+static Type settle_null(Expr *e, Type t) {
+  if (e && e->kind == EX_NULL && t.kind != TY_NULL && !is_err(t)) {
+    e->type = t;
+    e->type.nullable = true;
+  }
+  return e ? e->type : t;
+}
+
+/* A NULL literal left without a type (SELECT NULL, NULL + NULL). */
+static Type untyped_null(Scope *sc, const Expr *e) {
+  diag_error(sc->s->d, e->loc, "NULL has no type here: write CAST(NULL AS type)");
+  return mk_type(TY_ERROR);
+}
+
 static Type check_binary(Scope *sc, Expr *e) {
   Diag *d = sc->s->d;
   Type l = check_expr(sc, e->lhs), r = check_expr(sc, e->rhs);
   char b1[32], b2[32];
+  if (e->op == OP_AND || e->op == OP_OR) { /* NULL AND x: an unknown truth value */
+    l = settle_null(e->lhs, mk_type(TY_BOOL));
+    r = settle_null(e->rhs, mk_type(TY_BOOL));
+  } else if (l.kind == TY_NULL && r.kind == TY_NULL) {
+    return untyped_null(sc, e->lhs);
+  } else {
+    l = settle_null(e->lhs, r);
+    r = settle_null(e->rhs, l);
+  }
   switch (e->op) {
   case OP_ADD:
   case OP_SUB:
@@ -222,6 +246,11 @@ static Type check_unary(Scope *sc, Expr *e) {
   char b[32];
   if (is_err(t))
     return t;
+  if (t.kind == TY_NULL) {
+    if (e->op != OP_NOT)
+      return untyped_null(sc, e->lhs);
+    t = settle_null(e->lhs, mk_type(TY_BOOL));
+  }
   if (e->op == OP_NOT) {
     if (t.kind == TY_BOOL)
       return t;
@@ -258,6 +287,9 @@ static Type check_membership(Scope *sc, Expr *e) {
         continue;
     }
     Type t = check_expr(sc, v);
+    if (subj.kind == TY_NULL && t.kind != TY_NULL && !is_err(t))
+      subj = settle_null(e->lhs, t);
+    t = settle_null(v, subj);
     if (is_err(t)) {
       ok = false;
     } else if (!is_err(subj) && !comparable(subj, t)) {
@@ -266,6 +298,8 @@ static Type check_membership(Scope *sc, Expr *e) {
       ok = false;
     }
   }
+  if (ok && subj.kind == TY_NULL)
+    return untyped_null(sc, e->lhs);
   return ok ? mk_type(TY_BOOL) : mk_type(TY_ERROR);
 }
 
@@ -294,21 +328,26 @@ static Type check_case(Scope *sc, Expr *e) {
       ok = false;
     }
   }
-  if (!e->else_) {
-    diag_error(d, e->loc, "CASE needs an ELSE branch (AIRQ has no NULLs)");
+  if (e->else_) { /* without ELSE: NULL when no WHEN holds */
+    Type r = check_expr(sc, e->else_);
+    if (is_err(r))
+      return r;
+    if (ok && have && !common_type(res, r, &res)) {
+      diag_error(d, e->else_->loc, "CASE results have incompatible types %s and %s",
+                 tyname(res, b1), tyname(r, b2));
+      ok = false;
+    }
+    if (!have)
+      res = r;
+  }
+  if (!ok)
     return mk_type(TY_ERROR);
-  }
-  Type r = check_expr(sc, e->else_);
-  if (is_err(r))
-    return r;
-  if (ok && have && !common_type(res, r, &res)) {
-    diag_error(d, e->else_->loc, "CASE results have incompatible types %s and %s",
-               tyname(res, b1), tyname(r, b2));
-    ok = false;
-  }
-  if (!have)
-    res = r;
-  return ok ? res : mk_type(TY_ERROR);
+  if (res.kind == TY_NULL)
+    return untyped_null(sc, e);
+  for (Expr *w = e->args; w; w = w->next)
+    w->type = settle_null(w->rhs, res);
+  settle_null(e->else_, res);
+  return res;
 }
 
 static Type check_cast(Scope *sc, Expr *e) {
@@ -323,6 +362,7 @@ static Type check_cast(Scope *sc, Expr *e) {
     return mk_type(TY_ERROR);
   }
   (void)t; /* every type converts to every other: numbers, text, booleans, times */
+  settle_null(e->lhs, to);
   return to;
 }
 
@@ -343,10 +383,6 @@ static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
     }
     if (is_err(ft))
       return mk_type(TY_ERROR);
-    if (ak == AGG_MIN || ak == AGG_MAX) { /* their accumulator has no "no value yet" */
-      diag_error(d, e->filter->loc, "FILTER is supported for COUNT, SUM and AVG, not yet for %s", e->name);
-      return mk_type(TY_ERROR);
-    }
   }
   if (nargs != 1) {
     diag_error(d, e->loc, "%s takes one argument, got %d", e->name, nargs);
@@ -474,6 +510,10 @@ static Type check_call(Scope *sc, Expr *e) {
         note_decl(sc, a);
         return mk_type(TY_ERROR);
       }
+    if (res.kind == TY_NULL)
+      return untyped_null(sc, e);
+    for (Expr *a = e->args; a; a = a->next)
+      settle_null(a, res);
     return res;
   }
   Type args[nargs > 0 ? nargs : 1];
@@ -513,6 +553,66 @@ static Type check_pseudo(Scope *sc, Expr *e) {
   return mk_type(TY_TIMESTAMP);
 }
 
+static void any_nullable(void *ctx, Expr *c) {
+  if (c->kind != EX_WHEN && c->type.nullable)
+    *(bool *)ctx = true;
+  else if (c->kind == EX_WHEN && c->rhs && c->rhs->type.nullable) /* a CASE result; not its condition */
+    *(bool *)ctx = true;
+}
+
+/* Whether e (of type t, its children checked) may be NULL: docs/language.md
+ * "NULL" gives the rules. Most operators and functions are NULL when an
+ * operand is; these make NULLs of their own: the literal, a column that
+ * may be NULL (or the other side's of a LEFT JOIN), integer division by
+ * zero, a failed conversion of text, NULLIF, CASE without ELSE, and an
+ * aggregate over no values. */
+static bool may_be_null(Scope *sc, const Expr *e, Type t) {
+  bool any = false;
+  switch (e->kind) {
+  case EX_NULL: return true;
+  case EX_IS_NULL:
+  case EX_INT:
+  case EX_DOUBLE:
+  case EX_STRING:
+  case EX_BOOL:
+  case EX_INTERVAL:
+  case EX_STAR:
+  case EX_WINDOW_START:
+  case EX_WINDOW_END: return false;
+  case EX_COLUMN: return t.nullable || (sc->sel && sc->sel->left_join && e->from_idx == 1);
+  case EX_CAST:
+    return e->lhs->type.nullable || (e->lhs->type.kind == TY_VARCHAR && t.kind != TY_VARCHAR);
+  case EX_BINARY:
+    if ((e->op == OP_DIV || e->op == OP_MOD) && t.kind != TY_DOUBLE &&
+        !(e->rhs->kind == EX_INT && e->rhs->ival != 0))
+      return true;
+    break;
+  case EX_CASE:
+    if (!e->else_)
+      return true;
+    break;
+  case EX_CALL:
+    if (e->agg == AGG_COUNT || e->agg == AGG_COUNT_STAR)
+      return false;
+    if (e->agg != AGG_NONE)
+      return e->filter || e->args->type.nullable;
+    if (e->func == FN_NULLIF || e->func == FN_TO_TIMESTAMP)
+      return true;
+    if (e->func == FN_MOD && t.kind != TY_DOUBLE)
+      return true;
+    if (e->func == FN_COALESCE) {
+      for (const Expr *a = e->args; a; a = a->next)
+        if (!a->type.nullable)
+          return false;
+      return true;
+    }
+    break;
+  default: break;
+  }
+  expr_each_child(e, any_nullable, &any);
+  return any;
+}
+
 Type check_expr(Scope *sc, Expr *e) {
   if (!e)
     return mk_type(TY_ERROR);
@@ -547,10 +647,19 @@ Type check_expr(Scope *sc, Expr *e) {
   case EX_CALL: t = check_call(sc, e); break;
   case EX_WINDOW_START:
   case EX_WINDOW_END: t = check_pseudo(sc, e); break;
+  case EX_NULL: t = mk_type(TY_NULL); break;
+  case EX_IS_NULL:
+    t = check_expr(sc, e->lhs);
+    if (t.kind == TY_NULL)
+      settle_null(e->lhs, mk_type(TY_BOOL)); /* NULL IS NULL: true, whatever its type */
+    t = is_err(t) ? t : mk_type(TY_BOOL);
+    break;
   default:
     t = mk_type(TY_ERROR);
     break;
   }
+  if (!is_err(t))
+    t.nullable = may_be_null(sc, e, t);
   e->type = t;
   return t;
 }
@@ -598,7 +707,9 @@ bool expr_equal(const Expr *a, const Expr *b) {
   case EX_CALL:
     return strcasecmp(a->name, b->name) == 0 && list_equal(a->args, b->args) && expr_equal(a->filter, b->filter);
   case EX_WINDOW_START:
-  case EX_WINDOW_END: return true;
+  case EX_WINDOW_END:
+  case EX_NULL: return true;
+  case EX_IS_NULL: return a->ival == b->ival && expr_equal(a->lhs, b->lhs);
   }
   return false;
 }

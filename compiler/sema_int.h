@@ -52,8 +52,8 @@ typedef struct Scope {
   bool in_agg;         /* inside an aggregate's argument */
 } Scope;
 
-static inline Type mk_type(TypeKind k) { return (Type){k, 0}; }
-static inline Type mk_varchar(int len) { return (Type){TY_VARCHAR, len}; }
+static inline Type mk_type(TypeKind k) { return (Type){.kind = k, .len = 0}; }
+static inline Type mk_varchar(int len) { return (Type){.kind = TY_VARCHAR, .len = len}; }
 static inline bool is_err(Type t) { return t.kind == TY_ERROR; }
 static inline bool is_sql_int(Type t) { return t.kind == TY_INT || t.kind == TY_BIGINT; }
 static inline bool is_num(Type t) {

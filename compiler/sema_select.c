@@ -180,6 +180,12 @@ static void check_join(Scope *sc) {
   }
   sel->join_rest = (Expr **)rest.v;
   sel->njoin_rest = rest.n;
+  if (sel->left_join && !sel->table_join)
+    diag_error(s->d, sel->from[1].loc, "LEFT JOIN is supported with a TABLE; between two streams it is not yet "
+               "(docs/language.md, \"Joins\")");
+  else if (sel->left_join && rest.n)
+    diag_error(s->d, ((Expr *)rest.v[0])->loc, "a LEFT JOIN with a table matches on its PRIMARY KEY alone: "
+               "test other conditions in WHERE, or in a CASE over the joined columns");
   check_table_key(sc);
 }
 
@@ -394,7 +400,10 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
   for (SelectItem *it = sel->items; it; it = it->next) {
     Expr *e = it->expr;
     if (e->kind != EX_STAR) {
-      check_expr(&sc, e);
+      if (check_expr(&sc, e).kind == TY_NULL) {
+        diag_error(s->d, e->loc, "NULL has no type here: write CAST(NULL AS type)");
+        e->type = mk_type(TY_ERROR);
+      }
       vec_push(s->arena, &items, e);
       vec_push(s->arena, &names, (void *)out_name(it));
       SrcLoc *l = arena_alloc(s->arena, sizeof(SrcLoc));
@@ -430,6 +439,7 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
         ce->from_idx = i;
         ce->col_idx = c;
         ce->type = r->cols[c].type;
+        ce->type.nullable |= sel->left_join && i == 1;
         vec_push(s->arena, &items, ce);
         vec_push(s->arena, &names, (void *)ce->name);
         SrcLoc *l = arena_alloc(s->arena, sizeof(SrcLoc));
@@ -470,7 +480,10 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
     int k = 0;
     for (Expr *g = sel->group_by; g; g = g->next) {
       sel->keys[k++] = g;
-      check_expr(&sc, g);
+      if (check_expr(&sc, g).kind == TY_NULL) {
+        diag_error(s->d, g->loc, "NULL has no type here: write CAST(NULL AS type)");
+        g->type = mk_type(TY_ERROR);
+      }
     }
   }
 

@@ -103,6 +103,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
   WindowSpec *win;
   GroupWin gw;
   JoinPart join;
+  bool flag;
   FromItem from;
   OrderItem *ord;
   OrderList ords;
@@ -122,6 +123,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> CASE "CASE" WHEN "WHEN" THEN "THEN" ELSE "ELSE" END "END" CAST "CAST"
 %token <str> CREATE "CREATE" INSERT "INSERT" INTO "INTO" WITH "WITH" LIKE "LIKE"
 %token <str> ORDER "ORDER" LIMIT "LIMIT" FILTER "FILTER" CURRENT_TIMESTAMP "CURRENT_TIMESTAMP"
+%token <str> NULL_ "NULL" IS "IS" LEFT "LEFT" OUTER "OUTER" INNER "INNER"
 %token <str> TRUE "TRUE" FALSE "FALSE" INTERVAL "INTERVAL"
 %token <str> WINDOW_START "WINDOW_START" WINDOW_END "WINDOW_END"
 %token <str> PRIMARY "PRIMARY" WATERMARK "WATERMARK" FOR "FOR" GENERATED "GENERATED"
@@ -156,6 +158,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %type <win> window_spec
 %type <gw> group_window
 %type <join> opt_join
+%type <flag> opt_not_null join_kind
 %type <expr> opt_where opt_having
 %type <ord> order_item
 %type <ords> order_list
@@ -259,17 +262,20 @@ elem:
 
 // column_def = ident type ("GENERATED" "BY" call)? ("METADATA" ("FROM" string)? "VIRTUAL"?)?
 column_def:
-  ident type gen meta {
+  ident type opt_not_null gen meta {
     $$ = arena_alloc(ps->arena, sizeof(ColumnDef));
     $$->name = $1;
     $$->loc = airq_srcloc(&@1);
     $$->type = $2;
     $$->type_loc = airq_srcloc(&@2);
-    $$->gen = $3;
-    $$->meta_key = $4;
-    if ($4) $$->meta_loc = airq_srcloc(&@4);
+    $$->not_null = $3;
+    $$->gen = $4;
+    $$->meta_key = $5;
+    if ($5) $$->meta_loc = airq_srcloc(&@5);
   }
 ;
+
+opt_not_null: %empty { $$ = false; } | NOT NULL_ { $$ = true; } | NULL_ { $$ = false; };
 
 // Flink SQL's metadata column: `ts TIMESTAMP METADATA FROM 'timestamp'`
 // (without FROM the key is the column's name; "" here)
@@ -342,6 +348,7 @@ select:
       $$->nfrom = 2;
       $$->join_on = $5.on;
       $$->comma_join = $5.comma;
+      $$->left_join = $5.left;
     }
     $$->where = $6;
     $$->group_by = $7.group_by;
@@ -455,16 +462,21 @@ opt_join:
 | ',' from_item { /* FROM a, b WHERE a.k = b.k: the key is found in WHERE */
     $$.present = true;
     $$.comma = true;
+    $$.left = false;
     $$.item = $2;
     $$.on = NULL;
   }
-| JOIN from_item ON expr {
+| join_kind JOIN from_item ON expr {
     $$.present = true;
     $$.comma = false;
-    $$.item = $2;
-    $$.on = $4;
+    $$.left = $1;
+    $$.item = $3;
+    $$.on = $5;
   }
 ;
+
+// join_kind = ("INNER" | "LEFT" "OUTER"?)?; true for LEFT
+join_kind: %empty { $$ = false; } | INNER { $$ = false; } | LEFT { $$ = true; } | LEFT OUTER { $$ = true; };
 
 opt_where:
   %empty     { $$ = NULL; }
@@ -571,6 +583,17 @@ pred:
     $$->third = $5;
     CHECK($$ = build_deepen(ps, $$));
   }
+| arith IS NULL_ {
+    $$ = build_node(ps, EX_IS_NULL, &@$);
+    $$->lhs = $1;
+    CHECK($$ = build_deepen(ps, $$));
+  }
+| arith IS NOT NULL_ {
+    $$ = build_node(ps, EX_IS_NULL, &@$);
+    $$->lhs = $1;
+    $$->ival = 1;
+    CHECK($$ = build_deepen(ps, $$));
+  }
 | arith
 ;
 
@@ -660,6 +683,7 @@ literal:
 | STRING  { $$ = build_string(ps, &@1, $1); }
 | TRUE    { $$ = build_node(ps, EX_BOOL, &@1); $$->ival = 1; }
 | FALSE   { $$ = build_node(ps, EX_BOOL, &@1); $$->ival = 0; }
+| NULL_   { $$ = build_node(ps, EX_NULL, &@1); }
 ;
 
 // column = ident ("." ident)?
@@ -772,7 +796,8 @@ static bool starts_expr(yysymbol_kind_t k) {
   if (k == YYSYMBOL_IDENT || k == YYSYMBOL_INTEGER || k == YYSYMBOL_DECIMAL ||
       k == YYSYMBOL_STRING || k == YYSYMBOL_TRUE || k == YYSYMBOL_FALSE ||
       k == YYSYMBOL_INTERVAL || k == YYSYMBOL_CASE || k == YYSYMBOL_CAST ||
-      k == YYSYMBOL_WINDOW_START || k == YYSYMBOL_WINDOW_END || k == YYSYMBOL_NOT || k == YYSYMBOL_CURRENT_TIMESTAMP)
+      k == YYSYMBOL_WINDOW_START || k == YYSYMBOL_WINDOW_END || k == YYSYMBOL_NOT || k == YYSYMBOL_CURRENT_TIMESTAMP ||
+      k == YYSYMBOL_NULL_)
     return true;
   for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
     if (strcmp(yysymbol_name(k), starts[i]) == 0)

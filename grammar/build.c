@@ -251,7 +251,7 @@ Type build_type(const char *name) {
   static const struct { const char *name; TypeKind kind; } types[] = {
       {"BOOLEAN", TY_BOOL}, {"INT", TY_INT},       {"INTEGER", TY_INT},
       {"BIGINT", TY_BIGINT}, {"DOUBLE", TY_DOUBLE}, {"TIMESTAMP", TY_TIMESTAMP}};
-  Type t = {TY_ERROR, 0};
+  Type t = {.kind = TY_ERROR};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (strcasecmp(name, types[i].name) == 0)
       t.kind = types[i].kind;

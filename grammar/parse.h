@@ -48,7 +48,7 @@ typedef struct OrderList { OrderItem *head, *tail; } OrderList;
 typedef struct OrderLimit { OrderItem *order; int64_t limit; AirqLoc limit_loc; bool has_limit; } OrderLimit;
 
 /* The join part of a FROM clause. */
-typedef struct JoinPart { bool present; bool comma; FromItem item; Expr *on; } JoinPart;
+typedef struct JoinPart { bool present; bool comma; bool left; FromItem item; Expr *on; } JoinPart;
 
 /* Everything the scanner and the parser share. */
 typedef struct ParseState {

@@ -61,6 +61,8 @@ def make_rows(n, keys, late):
 
 
 def fmt(v):
+    if v == "":
+        return '""'  # an empty string; an unquoted empty field is NULL
     if isinstance(v, float):
         for p in (15, 16, 17):
             t = "%.*g" % (p, v)
@@ -70,6 +72,11 @@ def fmt(v):
 
 
 def csv_field(v):
+    """None is NULL, an empty field; the empty string is quoted."""
+    if v is None:
+        return ""
+    if v == "":
+        return '""'
     return repr(v) if isinstance(v, float) else str(v)
 
 
@@ -100,6 +107,8 @@ def reference(left, right, size, adv):
             index.setdefault((s, k), []).append(y)
     out = []
     for (k, x, ts), starts in zip(left, lw):
+        if k is None:  # a NULL key equals nothing
+            continue
         for s in starts:
             for y in index.get((s, k), ()):
                 out.append((s + size, k, x, y))
@@ -116,7 +125,7 @@ def cases():
     hot = [0, 1, 2]  # few keys: long runs of equal keys, hundreds of pairs each
     out.append(("bigint_hot_hopping", "BIGINT", make_rows(600, hot, 0.05), make_rows(600, hot + [3], 0.05),
                 600, 200))
-    strs = ["a", "ab", "abc", "b", "", "zz", "x" * 12, "y" * 11]
+    strs = ["a", "ab", "abc", "b", "", "zz", "x" * 12, "y" * 11, None]
     out.append(("varchar_hopping", "VARCHAR(12)", make_rows(1200, strs, 0.05), make_rows(1200, strs[1:], 0.05),
                 900, 300))
     dbls = [0.0, -0.0, 1.5, -2.25, 1e300, 3.0]

@@ -211,7 +211,7 @@ def fmt_double(v):
 
 def fmt_str(s):
     if s == "":
-        raise AmbiguousValue("empty string (quoted or not is unspecified)")
+        return '""'  # the empty string; NULL is the empty field
     if any(c in s for c in ',"\r\n') or s[0] == " " or s[-1] == " ":
         return '"' + s.replace('"', '""') + '"'
     return s
@@ -222,6 +222,8 @@ def fmt_bool(b):
 
 
 def fmt_value(v):
+    if v is None:
+        return ""  # NULL
     if isinstance(v, bool):
         return fmt_bool(v)
     if isinstance(v, int):

@@ -15,16 +15,17 @@ for i in range(4000):
 
 g1 = {}
 for k, v, p, ts in rows:
-    a = g1.setdefault((tumble_start(ts, 10000) + 10000, k), [0, 0, 0, 0, 0])
+    a = g1.setdefault((tumble_start(ts, 10000) + 10000, k), [0, 0, None, 0, 0])
     a[0] += 1
     a[1] += v > 50
-    a[2] += v if p == "pay" else 0
+    if p == "pay":  # SUM over no rows is NULL
+        a[2] = (a[2] or 0) + v
     if k == 1 and v < 30:
         a[3] += v
         a[4] += 1
-# airref refuses NaN (ambiguous in general); airc writes it as nan
+# AVG over no rows is NULL, an empty field
 want1 = ["k,n,big,paid,a1,WINDOW_END"] + [
-    csv_line((k, a[0], a[1], a[2])) + "," + (csv_line((a[3] / a[4],)) if a[4] else "nan") + "," + str(w)
+    csv_line((k, a[0], a[1], a[2], a[3] / a[4] if a[4] else None, w))
     for (w, k), a in sorted(g1.items())]
 g2 = {}
 for k, v, p, ts in rows:
@@ -49,10 +50,11 @@ for k, v, p, ts in rows:  # in time order
         done.append((cur[1] + GAP, k, cur))
         cur = None
     if not cur:
-        cur = open_s[k] = [ts, ts, 0, 0]
+        cur = open_s[k] = [ts, ts, 0, None]
     cur[1] = ts
     cur[2] += 1
-    cur[3] += v if p != "home" else 0
+    if p != "home":
+        cur[3] = (cur[3] or 0) + v
 done += [(c[1] + GAP, k, c) for k, c in open_s.items()]
 want4 = ["k,n,away,WINDOW_START,WINDOW_END"] + [csv_line((k, c[2], c[3], c[0], end)) for end, k, c in sorted(done)]
 assert len(done) > 50, len(done)

@@ -97,8 +97,10 @@ def fmt(v):
             if float(text) == v:
                 break
         return text
+    if v is None:
+        return ""  # NULL
     if isinstance(v, str):
-        if v and (v[0] == " " or v[-1] == " " or any(c in v for c in ',"\r\n')):
+        if not v or v[0] == " " or v[-1] == " " or any(c in v for c in ',"\r\n'):  # "": the empty string
             return '"' + v.replace('"', '""') + '"'
         return v
     return str(v)
@@ -113,7 +115,7 @@ for i, name, x, n, ts in read_csv("data.csv", header=True):
         continue
     row = (i, upper(name), lower(name), name.strip(" "), len(name.strip(" ")), substr(name, n, 3), substr(name, 2),
            replace(name, "-", "+="), name + "|" + str(i), name.strip(" ") + "#" + lower(name), split_index(name, "-", n),
-           like(name, "%a_%"), not like(name, "A%"), imod(i, n), math.fmod(x, 2.5), round_places(x, 1),
+           like(name, "%a_%"), not like(name, "A%"), imod(i, n) if n else None, math.fmod(x, 2.5), round_places(x, 1),
            round_places(x, 0), round_int(i * 37, -2), float(math.floor(x)), -float(math.floor(-x)), n, math.pow(x, 2),
            math.sqrt(abs(x)), math.log(abs(x) + 1), math.exp(x / 10),
            {0: "zero", 1: "one"}.get(imod(i, 3), "other"),

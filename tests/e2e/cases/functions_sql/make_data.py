@@ -12,5 +12,5 @@ with open("data.csv", "w", newline="") as f:
     f.write("id,name,x,n,ts\n")
     for i in range(90):
         name = rng.choice(names)
-        q = '"%s"' % name if name.startswith(" ") or name.endswith(" ") else name
+        q = '"%s"' % name if not name or name.startswith(" ") or name.endswith(" ") else name  # "": the empty string
         f.write("%d,%s,%s,%d,%d\n" % (rng.randint(-60, 60), q, rng.choice(xs), rng.randint(-2, 9), 1000 + i * 10))

@@ -20,7 +20,8 @@ def fmt(v):
     """airref's formatter refuses NaN, -0, exponents and empty strings, which
     this case is about: written here as air_write_double and air_write_str
     write them (nan, -0, %.15g to %.17g, the first that reads back; an
-    empty string unquoted). No other value here needs quotes."""
+    empty string quoted, as an unquoted empty field is NULL). No other value
+    here needs quotes."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
@@ -33,6 +34,8 @@ def fmt(v):
             if float(text) == v:
                 return text
         return text
+    if v == "":
+        return '""'
     assert not isinstance(v, str) or not any(c in v for c in ',"\r\n'), v
     return str(v)
 

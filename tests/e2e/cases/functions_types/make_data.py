@@ -15,4 +15,6 @@ with open("data.csv", "w", newline="") as f:
         s, t = rng.choice(words), rng.choice(words)
         flag = rng.choice(["true", "false"])
         u = rng.randint(-5000, 5000)
+        # An empty string is quoted: an unquoted empty field is NULL.
+        s, t = (w if w else '""' for w in (s, t))
         f.write("%d,%d,%s,%s,%s,%s,%d,%d\n" % (i, b, d, s, t, flag, u, 1000 + n * 37))

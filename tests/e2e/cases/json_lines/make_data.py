@@ -4,8 +4,8 @@
 some up to 1.5 s out of order (inside the 2 s bound), written the ways JSON
 writers differ: keys in any order, spaces or none, unknown keys with nested
 values, \\u escapes and escaped quotes in strings, exponents in numbers.
-Between them, bad lines, one of each kind (BAD, record index -> why), and
-blank lines, which are no records.
+Some keys missing or null (NULL). Between them, bad lines, one of each
+kind (BAD, record index -> why), and blank lines, which are no records.
 """
 import json
 import random
@@ -21,6 +21,15 @@ for i in range(3000):
           "dwell": rng.randrange(1, 4000) / 8, "bot": rng.random() < 0.2, "ts": ts}
     if i % 5 == 0:
         ev["meta"] = {"ua": "m\u00f6zilla", "tags": [1, "two", {"three": None}], "ok": True}
+    # NULLs: a missing key, or null, is NULL (not the time column).
+    if i % 97 == 3:
+        del ev["page"]
+    if i % 101 == 5:
+        ev["dwell"] = None
+    if i % 103 == 9:
+        ev["bot"] = None
+    if i % 107 == 11:
+        ev["user"] = None
     items = list(ev.items())
     rng.shuffle(items)
     d = dict(items)
@@ -31,6 +40,8 @@ for i in range(3000):
         s = json.dumps(d, separators=(",", ":"), ensure_ascii=False)
     elif style == 2:
         s = "  " + json.dumps(d, indent=None, separators=(" , ", " : ")) + "  "
+    elif d.get("dwell") is None:
+        s = json.dumps(d)
     else:
         s = json.dumps(d).replace('"dwell": %s' % json.dumps(d["dwell"]), '"dwell": %.3e' % d["dwell"])
     lines.append(s)
@@ -41,7 +52,7 @@ BAD = [
     '{"user": "ann", "page": 1, "dwell": 1.5, "bot": false}',                              # missing ts
     '{"user": "ann", "page": "1", "dwell": 1.5, "bot": false, "ts": 5000100}',            # a string for INT
     '{"user": "ann", "page": 1, "page": 2, "dwell": 1.5, "bot": false, "ts": 5000100}',   # twice
-    '{"user": null, "page": 1, "dwell": 1.5, "bot": false, "ts": 5000100}',               # null
+    '{"user": "ann", "page": 1, "dwell": 1.5, "bot": false, "ts": null}',                 # null ts
     '{"user": "ann", "page": [1], "dwell": 1.5, "bot": false, "ts": 5000100}',            # an array
     '["user", "ann"]',                                                                     # not an object
     '{"user": "ann", "page": 1, "dwell": 1.5, "bot": false, "ts": 5000100} extra',        # text after

@@ -1,6 +1,6 @@
 """Reference for time_functions: the fields and text of each time by
 Python's datetime (UTC), and TO_TIMESTAMP by the forms docs/language.md
-lists, parsed here with datetime (0 for anything else)."""
+lists, parsed here with datetime (NULL, an empty field, for anything else)."""
 import datetime
 import os
 import re
@@ -16,18 +16,18 @@ FORM = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}):(\d{2})(?:\.(
 def parse(txt):
     m = FORM.match(txt)
     if not m:
-        return 0
+        return None
     y, mo, d, h, mi, s, frac, zone = m.groups()
     try:
         t = datetime.datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(s or 0),
                               tzinfo=datetime.timezone.utc)
     except ValueError:
-        return 0
+        return None
     ms = (t - E) // datetime.timedelta(milliseconds=1) + (int((frac + "00")[:3]) if frac else 0)
     if zone and zone != "Z":
         sign = -1 if zone[0] == "-" else 1
         if int(zone[1:3]) > 23 or int(zone[4:6]) > 59:
-            return 0
+            return None
         ms -= sign * (int(zone[1:3]) * 60 + int(zone[4:6])) * 60000
     return ms
 

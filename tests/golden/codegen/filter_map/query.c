@@ -78,22 +78,28 @@ static int cmp_O0(const void *pa, const void *pb) {
   const O0 *a = pa, *b = pb;
   int r;
   if ((r = q_cmp_i64(a->wend, b->wend)) != 0) return r;
-  if ((r = q_cmp_i64(a->o0, b->o0)) != 0) return r;
-  if ((r = q_cmp_i64(a->o1, b->o1)) != 0) return r;
+  if ((r = q_order_i64n(a->o0, b->o0)) != 0) return r;
+  if ((r = q_order_i32n(a->o1, b->o1)) != 0) return r;
   if ((r = strcmp(a->o2, b->o2)) != 0) return r;
   return q_cmp_i64(a->ts, b->ts);
 }
 static char *fmt_O0(char *p, const void *row) {
   const O0 *r = row;
+  if (q_isnull_i64(r->o0)) {
+  } else
   p = air_put_i64(p, (int64_t)r->o0);
   *p++ = ',';
+  if (q_isnull_i32(r->o1)) {
+  } else
   p = air_put_i64(p, (int64_t)r->o1);
   *p++ = ',';
+  if (q_isnull_str(r->o2)) {
+  } else
   p = air_put_str(p, r->o2);
   *p++ = '\n';
   return p;
 }
-enum { LINE_MAX_O0 = 61 }; /* fmt_O0's longest line */
+enum { LINE_MAX_O0 = 73 }; /* fmt_O0's longest line */
 
 static AirCsv *g_csv0; /* opened before the run starts */
 typedef struct SrcState0 { /* one instance of source points */
@@ -153,16 +159,23 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       S0 s;
       memset(&s, 0, sizeof s);
       AirParse pe;
+      if (f[0].p == air_null_field) s.c0 = AIR_NULL_I64; else
       if (!air_parse_i64(f[0], &s.c0)) {
         air_csv_bad_row(csv, line, "column id: not a valid BIGINT");
         continue;
       }
+      if (f[1].p == air_null_field) s.c1 = AIR_NULL_I32; else
       if (!air_parse_i32(f[1], &s.c1)) {
         air_csv_bad_row(csv, line, "column x: not a valid INT");
         continue;
       }
+      if (f[2].p == air_null_field) { memset(s.c2, 0, sizeof s.c2); s.c2[0] = (char)0xff; } else
       if ((pe = air_parse_str(f[2], s.c2, 8)) != AIR_PARSE_OK) {
         air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column label: longer than VARCHAR(8)" : "column label: holds a NUL byte");
+        continue;
+      }
+      if (f[3].p == air_null_field) {
+        air_csv_bad_row(csv, line, "column ts: empty (NULL), and the event time cannot be NULL");
         continue;
       }
       if ((pe = air_csv_time(csv, &s.c3)) != AIR_PARSE_OK) {
@@ -172,7 +185,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       n++;
       do { /* query 1: Source -> Filter -> Map */
         /* WHERE x > 0 */
-        if (!((s.c1 > ((int32_t)0)))) {
+        if (!((((q_isnull_i32(s.c1)) ? AIR_NULL_BOOL : (s.c1 > ((int32_t)0))) == 1))) {
           st.filtered++;
           break;
         }
@@ -183,7 +196,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
         /* id */
         out.o0 = s.c0;
         /* x * 2 + 1 */
-        out.o1 = ((int32_t)((uint32_t)((int32_t)((uint32_t)s.c1 * (uint32_t)((int32_t)2))) + (uint32_t)((int32_t)1)));
+        out.o1 = (((q_isnull_i32(s.c1))) ? AIR_NULL_I32 : ((int32_t)((uint32_t)((int32_t)((uint32_t)s.c1 * (uint32_t)((int32_t)2))) + (uint32_t)((int32_t)1))));
         /* label */
         memcpy(out.o2, s.c2, sizeof out.o2);
         memcpy(air_out_row(st.oe0, 0), &out, sizeof out);

@@ -63,6 +63,7 @@ typedef struct A0 { /* accumulators */
   int64_t maxts; /* event time: the latest contributing row's */
   int64_t a0; /* COUNT(*) */
   int64_t a1; /* SUM(amount) */
+  int64_t a1n; /* values in SUM(amount) */
 } A0;
 typedef struct P0 { /* a per-rank partial aggregate */
   int64_t wstart; /* window start, ms */
@@ -98,17 +99,21 @@ static int cmp_O0(const void *pa, const void *pb) {
   if ((r = strcmp(a->k0, b->k0)) != 0) return r;
   if ((r = strcmp(a->o0, b->o0)) != 0) return r;
   if ((r = q_cmp_i64(a->o1, b->o1)) != 0) return r;
-  if ((r = q_cmp_i64(a->o2, b->o2)) != 0) return r;
+  if ((r = q_order_i64n(a->o2, b->o2)) != 0) return r;
   if ((r = q_cmp_i64(a->o3, b->o3)) != 0) return r;
   if ((r = q_cmp_i64(a->o4, b->o4)) != 0) return r;
   return q_cmp_i64(a->ts, b->ts);
 }
 static char *fmt_O0(char *p, const void *row) {
   const O0 *r = row;
+  if (q_isnull_str(r->o0)) {
+  } else
   p = air_put_str(p, r->o0);
   *p++ = ',';
   p = air_put_i64(p, (int64_t)r->o1);
   *p++ = ',';
+  if (q_isnull_i64(r->o2)) {
+  } else
   p = air_put_i64(p, (int64_t)r->o2);
   *p++ = ',';
   p = air_put_i64(p, (int64_t)r->o3);
@@ -117,7 +122,7 @@ static char *fmt_O0(char *p, const void *row) {
   *p++ = '\n';
   return p;
 }
-enum { LINE_MAX_O0 = 103 }; /* fmt_O0's longest line */
+enum { LINE_MAX_O0 = 111 }; /* fmt_O0's longest line */
 
 static AirCsv *g_csv0; /* opened before the run starts */
 typedef struct SrcState0 { /* one instance of source clicks */
@@ -136,6 +141,7 @@ static void merge_A0(void *dst, const void *src) {
   if (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;
   acc->a0 += p->a0;
   acc->a1 = (int64_t)((uint64_t)acc->a1 + (uint64_t)p->a1);
+  acc->a1n += p->a1n;
 }
 
 static void stage2_result(const void *kp, int64_t ws, int64_t we, void *ap, void *cx);
@@ -168,7 +174,13 @@ static void stage2_batch(AirVertex *v, int input, const void *rows, size_t nrows
       /* COUNT(*) */
       acc->a0++;
       /* SUM(amount) */
-      acc->a1 = (int64_t)((uint64_t)acc->a1 + (uint64_t)(int64_t)r->f0c1);
+      {
+        int32_t v = r->f0c1;
+        if (!q_isnull_i32(v)) {
+          acc->a1 = (int64_t)((uint64_t)acc->a1 + (uint64_t)(int64_t)v);
+          acc->a1n++;
+        }
+      }
     } while (0);
   }
   q_count_rows(filtered, unmatched, late);
@@ -209,7 +221,7 @@ static void stage2_result(const void *kp, int64_t ws, int64_t we, void *ap, void
   /* COUNT(*) */
   out.o1 = acc->a0;
   /* SUM(amount) */
-  out.o2 = acc->a1;
+  out.o2 = (acc->a1n == 0 ? AIR_NULL_I64 : acc->a1);
   /* WINDOW_START */
   out.o3 = wstart;
   /* WINDOW_END */
@@ -266,12 +278,18 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       S0 s;
       memset(&s, 0, sizeof s);
       AirParse pe;
+      if (f[0].p == air_null_field) { memset(s.c0, 0, sizeof s.c0); s.c0[0] = (char)0xff; } else
       if ((pe = air_parse_str(f[0], s.c0, 8)) != AIR_PARSE_OK) {
         air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column user_id: longer than VARCHAR(8)" : "column user_id: holds a NUL byte");
         continue;
       }
+      if (f[1].p == air_null_field) s.c1 = AIR_NULL_I32; else
       if (!air_parse_i32(f[1], &s.c1)) {
         air_csv_bad_row(csv, line, "column amount: not a valid INT");
+        continue;
+      }
+      if (f[2].p == air_null_field) {
+        air_csv_bad_row(csv, line, "column ts: empty (NULL), and the event time cannot be NULL");
         continue;
       }
       if ((pe = air_csv_time(csv, &s.c2)) != AIR_PARSE_OK) {

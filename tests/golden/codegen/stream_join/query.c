@@ -162,24 +162,30 @@ static int cmp_O0(const void *pa, const void *pb) {
   int r;
   if ((r = q_cmp_i64(a->wend, b->wend)) != 0) return r;
   if ((r = strcmp(a->o0, b->o0)) != 0) return r;
-  if ((r = q_cmp_i64(a->o1, b->o1)) != 0) return r;
+  if ((r = q_order_i32n(a->o1, b->o1)) != 0) return r;
   if ((r = q_order_f64(a->o2, b->o2)) != 0) return r;
   if ((r = q_cmp_i64(a->o3, b->o3)) != 0) return r;
   return q_cmp_i64(a->ts, b->ts);
 }
 static char *fmt_O0(char *p, const void *row) {
   const O0 *r = row;
+  if (q_isnull_str(r->o0)) {
+  } else
   p = air_put_str(p, r->o0);
   *p++ = ',';
+  if (q_isnull_i32(r->o1)) {
+  } else
   p = air_put_i64(p, (int64_t)r->o1);
   *p++ = ',';
+  if (q_isnull_f64(r->o2)) {
+  } else
   p = air_put_double(p, r->o2);
   *p++ = ',';
   p = air_put_i64(p, (int64_t)r->o3);
   *p++ = '\n';
   return p;
 }
-enum { LINE_MAX_O0 = 82 }; /* fmt_O0's longest line */
+enum { LINE_MAX_O0 = 94 }; /* fmt_O0's longest line */
 
 static AirCsv *g_csv0; /* opened before the run starts */
 static AirCsv *g_csv1; /* opened before the run starts */
@@ -218,6 +224,7 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
       K0 key;
       memset(&key, 0, sizeof key);
       memcpy(key.k0, r->f0c0, sizeof key.k0);
+      if (!q_isnull_str(key.k0)) {
       const uint64_t kh = hash_K0(&key);
       K0 nokey;
       memset(&nokey, 0, sizeof nokey);
@@ -237,6 +244,7 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
         e->row.f0c2 = r->f0c2;
       }
       if (!in_window) late++;
+      }
     }
   }
   else if (input == 1) {
@@ -246,6 +254,7 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
       K0 key;
       memset(&key, 0, sizeof key);
       memcpy(key.k0, r->f1c0, sizeof key.k0);
+      if (!q_isnull_str(key.k0)) {
       const uint64_t kh = hash_K0(&key);
       K0 nokey;
       memset(&nokey, 0, sizeof nokey);
@@ -265,6 +274,7 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
         e->row.f1c2 = r->f1c2;
       }
       if (!in_window) late++;
+      }
     }
   }
   q_count_rows(filtered, unmatched, late);
@@ -383,12 +393,18 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       S0 s;
       memset(&s, 0, sizeof s);
       AirParse pe;
+      if (f[0].p == air_null_field) { memset(s.c0, 0, sizeof s.c0); s.c0[0] = (char)0xff; } else
       if ((pe = air_parse_str(f[0], s.c0, 6)) != AIR_PARSE_OK) {
         air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column k: longer than VARCHAR(6)" : "column k: holds a NUL byte");
         continue;
       }
+      if (f[1].p == air_null_field) s.c1 = AIR_NULL_I32; else
       if (!air_parse_i32(f[1], &s.c1)) {
         air_csv_bad_row(csv, line, "column x: not a valid INT");
+        continue;
+      }
+      if (f[2].p == air_null_field) {
+        air_csv_bad_row(csv, line, "column ts: empty (NULL), and the event time cannot be NULL");
         continue;
       }
       if ((pe = air_csv_time(csv, &s.c2)) != AIR_PARSE_OK) {
@@ -477,12 +493,18 @@ static void source1(AirVertex *v, int inst, void *ctx) {
       S1 s;
       memset(&s, 0, sizeof s);
       AirParse pe;
+      if (f[0].p == air_null_field) { memset(s.c0, 0, sizeof s.c0); s.c0[0] = (char)0xff; } else
       if ((pe = air_parse_str(f[0], s.c0, 6)) != AIR_PARSE_OK) {
         air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column k: longer than VARCHAR(6)" : "column k: holds a NUL byte");
         continue;
       }
+      if (f[1].p == air_null_field) s.c1 = air_null_f64(); else
       if ((pe = air_parse_double(f[1], &s.c1)) != AIR_PARSE_OK) {
         air_csv_bad_row(csv, line, pe == AIR_PARSE_RANGE ? "column y: DOUBLE out of range" : "column y: not a valid DOUBLE");
+        continue;
+      }
+      if (f[2].p == air_null_field) {
+        air_csv_bad_row(csv, line, "column ts: empty (NULL), and the event time cannot be NULL");
         continue;
       }
       if ((pe = air_csv_time(csv, &s.c2)) != AIR_PARSE_OK) {

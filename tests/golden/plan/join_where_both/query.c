@@ -161,25 +161,31 @@ static int cmp_O0(const void *pa, const void *pb) {
   const O0 *a = pa, *b = pb;
   int r;
   if ((r = q_cmp_i64(a->wend, b->wend)) != 0) return r;
-  if ((r = q_cmp_i64(a->o0, b->o0)) != 0) return r;
-  if ((r = q_cmp_i64(a->o1, b->o1)) != 0) return r;
-  if ((r = q_cmp_i64(a->o2, b->o2)) != 0) return r;
+  if ((r = q_order_i64n(a->o0, b->o0)) != 0) return r;
+  if ((r = q_order_i64n(a->o1, b->o1)) != 0) return r;
+  if ((r = q_order_i64n(a->o2, b->o2)) != 0) return r;
   if ((r = q_cmp_i64(a->o3, b->o3)) != 0) return r;
   return q_cmp_i64(a->ts, b->ts);
 }
 static char *fmt_O0(char *p, const void *row) {
   const O0 *r = row;
+  if (q_isnull_i64(r->o0)) {
+  } else
   p = air_put_i64(p, (int64_t)r->o0);
   *p++ = ',';
+  if (q_isnull_i64(r->o1)) {
+  } else
   p = air_put_i64(p, (int64_t)r->o1);
   *p++ = ',';
+  if (q_isnull_i64(r->o2)) {
+  } else
   p = air_put_i64(p, (int64_t)r->o2);
   *p++ = ',';
   p = air_put_i64(p, (int64_t)r->o3);
   *p++ = '\n';
   return p;
 }
-enum { LINE_MAX_O0 = 84 }; /* fmt_O0's longest line */
+enum { LINE_MAX_O0 = 96 }; /* fmt_O0's longest line */
 
 static AirCsv *g_csv0; /* opened before the run starts */
 static AirCsv *g_csv1; /* opened before the run starts */
@@ -218,6 +224,7 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
       K0 key;
       memset(&key, 0, sizeof key);
       key.k0 = r->f0c0;
+      if (!q_isnull_i64(key.k0)) {
       const uint64_t kh = hash_K0(&key);
       K0 nokey;
       memset(&nokey, 0, sizeof nokey);
@@ -237,6 +244,7 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
         e->row.f0c2 = r->f0c2;
       }
       if (!in_window) late++;
+      }
     }
   }
   else if (input == 1) {
@@ -246,6 +254,7 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
       K0 key;
       memset(&key, 0, sizeof key);
       key.k0 = r->f1c0;
+      if (!q_isnull_i64(key.k0)) {
       const uint64_t kh = hash_K0(&key);
       K0 nokey;
       memset(&nokey, 0, sizeof nokey);
@@ -265,6 +274,7 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
         e->row.f1c2 = r->f1c2;
       }
       if (!in_window) late++;
+      }
     }
   }
   q_count_rows(filtered, unmatched, late);
@@ -304,7 +314,7 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
             const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;
             do { /* query 1: Filter -> Map */
               /* WHERE a.x < b.y */
-              if (!((l->f0c1 < rr->f1c1))) {
+              if (!((((q_isnull_i64(l->f0c1) || q_isnull_i64(rr->f1c1)) ? AIR_NULL_BOOL : (l->f0c1 < rr->f1c1)) == 1))) {
                 filtered++;
                 break;
               }
@@ -388,12 +398,18 @@ static void source0(AirVertex *v, int inst, void *ctx) {
       S0 s;
       memset(&s, 0, sizeof s);
       AirParse pe;
+      if (f[0].p == air_null_field) s.c0 = AIR_NULL_I64; else
       if (!air_parse_i64(f[0], &s.c0)) {
         air_csv_bad_row(csv, line, "column k: not a valid BIGINT");
         continue;
       }
+      if (f[1].p == air_null_field) s.c1 = AIR_NULL_I64; else
       if (!air_parse_i64(f[1], &s.c1)) {
         air_csv_bad_row(csv, line, "column x: not a valid BIGINT");
+        continue;
+      }
+      if (f[2].p == air_null_field) {
+        air_csv_bad_row(csv, line, "column ts: empty (NULL), and the event time cannot be NULL");
         continue;
       }
       if ((pe = air_csv_time(csv, &s.c2)) != AIR_PARSE_OK) {
@@ -482,12 +498,18 @@ static void source1(AirVertex *v, int inst, void *ctx) {
       S1 s;
       memset(&s, 0, sizeof s);
       AirParse pe;
+      if (f[0].p == air_null_field) s.c0 = AIR_NULL_I64; else
       if (!air_parse_i64(f[0], &s.c0)) {
         air_csv_bad_row(csv, line, "column k: not a valid BIGINT");
         continue;
       }
+      if (f[1].p == air_null_field) s.c1 = AIR_NULL_I64; else
       if (!air_parse_i64(f[1], &s.c1)) {
         air_csv_bad_row(csv, line, "column y: not a valid BIGINT");
+        continue;
+      }
+      if (f[2].p == air_null_field) {
+        air_csv_bad_row(csv, line, "column ts: empty (NULL), and the event time cannot be NULL");
         continue;
       }
       if ((pe = air_csv_time(csv, &s.c2)) != AIR_PARSE_OK) {
@@ -497,7 +519,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
       n++;
       do { /* query 1: Source -> Filter */
         /* WHERE b.y > 0 */
-        if (!((s.c1 > ((int64_t)((int32_t)0))))) {
+        if (!((((q_isnull_i64(s.c1)) ? AIR_NULL_BOOL : (s.c1 > ((int64_t)((int32_t)0)))) == 1))) {
           st.filtered++;
           break;
         }
