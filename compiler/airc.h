@@ -205,6 +205,7 @@ struct ColumnDef {
   const char *meta_key; /* METADATA [FROM 'key']: the key ("" without FROM: the name), or NULL */
   SrcLoc meta_loc;  /* where METADATA is */
   bool not_null;    /* NOT NULL: an empty or null field makes the row bad */
+  bool pkey;        /* PRIMARY KEY written on the column itself */
   ColumnDef *next;
 };
 
@@ -249,6 +250,9 @@ typedef struct FromItem {
   SrcLoc loc;        /* location of the name */
   const char *alias; /* alias, or NULL */
   SrcLoc alias_loc;  /* location of the alias */
+  WindowSpec *tvf;   /* FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), ...)): the window it gives */
+  const char *tvf_time; /* the DESCRIPTOR's column (must be the stream's event time) */
+  SrcLoc tvf_time_loc;
   Relation *rel;     /* sema: what the name refers to */
 } FromItem;
 

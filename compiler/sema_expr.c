@@ -542,6 +542,7 @@ static Type check_call(Scope *sc, Expr *e) {
 
 static Type check_pseudo(Scope *sc, Expr *e) {
   const char *nm = e->kind == EX_WINDOW_START ? "WINDOW_START" : "WINDOW_END";
+  if (e->text && strcasecmp(e->text, "WINDOW_TIME") == 0) nm = "WINDOW_TIME"; /* WINDOW_END - 1 ms */
   if (!sc->sel->window) {
     diag_error(sc->s->d, e->loc, "%s needs a WINDOW clause", nm);
     return mk_type(TY_ERROR);
@@ -613,10 +614,30 @@ static bool may_be_null(Scope *sc, const Expr *e, Type t) {
   return any;
 }
 
+/* window_start, window_end or window_time (as written) in a query without
+ * a window, over a stream that has a column of that name (a derived
+ * stream's, named as Flink names them): that column. */
+static void window_word_column(Scope *sc, Expr *e) {
+  bool word = e->kind == EX_WINDOW_START || e->kind == EX_WINDOW_END ||
+              (e->kind == EX_BINARY && e->op == OP_SUB && e->lhs->kind == EX_WINDOW_END && e->text &&
+               strcasecmp(e->text, "WINDOW_TIME") == 0);
+  if (!word || !e->text || !sc->sel || sc->sel->window)
+    return;
+  for (int i = 0; i < sc->nfrom; i++)
+    if (sc->rel[i] && find_col(sc->rel[i], e->text) >= 0) {
+      e->kind = EX_COLUMN;
+      e->name = e->text;
+      e->name_loc = e->loc;
+      e->lhs = e->rhs = NULL;
+      return;
+    }
+}
+
 Type check_expr(Scope *sc, Expr *e) {
   if (!e)
     return mk_type(TY_ERROR);
   init_ann(e);
+  window_word_column(sc, e);
   Type t;
   switch (e->kind) {
   case EX_INT:

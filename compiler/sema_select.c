@@ -254,8 +254,8 @@ static const char *out_name(SelectItem *it) {
     return it->alias;
   switch (e->kind) {
   case EX_COLUMN: return e->name;
-  case EX_WINDOW_START: return "WINDOW_START";
-  case EX_WINDOW_END: return "WINDOW_END";
+  case EX_WINDOW_START: /* as written: Flink's window_start */
+  case EX_WINDOW_END: return e->text ? e->text : e->kind == EX_WINDOW_START ? "WINDOW_START" : "WINDOW_END";
   default: return e->text ? e->text : "?column?";
   }
 }
@@ -305,6 +305,15 @@ static void resolve_from(Scope *sc) {
     r->used = true;
     f->rel = r;
     sc->rel[i] = r;
+    if (f->tvf_time && (r->time_col < 0 || strcmp(r->cols[r->time_col].name, f->tvf_time) != 0)) {
+      if (r->time_col < 0)
+        diag_error(s->d, f->tvf_time_loc, "'%s' has no event time to window", f->name);
+      else
+        diag_error(s->d, f->tvf_time_loc,
+                   "DESCRIPTOR(%s): the window's time is '%s', the event time of '%s' (its WATERMARK's column)",
+                   f->tvf_time, r->cols[r->time_col].name, f->name);
+      sc->bad_from = true;
+    }
   }
   if (sel->nfrom == 2 && strcmp(sc->qual[0], sc->qual[1]) == 0) {
     FromItem *f = &sel->from[1];

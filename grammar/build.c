@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const airq_type_words[6] = {"BOOLEAN", "INT", "INTEGER", "BIGINT", "DOUBLE", "TIMESTAMP"};
+const char *const airq_type_words[7] = {"BOOLEAN", "INT", "INTEGER", "BIGINT", "DOUBLE", "TIMESTAMP", "STRING"};
 const char *const airq_unit_words[12] = {"MILLISECOND", "MILLISECONDS", "SECOND", "SECONDS", "MINUTE", "MINUTES",
                                          "HOUR",        "HOURS",        "DAY",    "DAYS",    "WEEK",   "WEEKS"};
 
@@ -247,15 +247,37 @@ Expr *build_interval(ParseState *ps, const AirqLoc *l, const AirqLoc *nl,
   return e;
 }
 
-Type build_type(const char *name) {
+/* A type by its name (its digits, TIMESTAMP(3)'s, or NULL): STRING and
+ * VARCHAR without a length are VARCHAR(AIRQ_STRING_LEN), TIMESTAMP_LTZ is
+ * TIMESTAMP, DECIMAL and NUMERIC are refused with a pointer to DOUBLE. */
+bool build_type(ParseState *ps, const AirqLoc *l, const char *name, const char *digits, const AirqLoc *dl,
+                Type *t) {
   static const struct { const char *name; TypeKind kind; } types[] = {
-      {"BOOLEAN", TY_BOOL}, {"INT", TY_INT},       {"INTEGER", TY_INT},
-      {"BIGINT", TY_BIGINT}, {"DOUBLE", TY_DOUBLE}, {"TIMESTAMP", TY_TIMESTAMP}};
-  Type t = {.kind = TY_ERROR};
+      {"BOOLEAN", TY_BOOL},   {"INT", TY_INT},        {"INTEGER", TY_INT},           {"BIGINT", TY_BIGINT},
+      {"DOUBLE", TY_DOUBLE},  {"TIMESTAMP", TY_TIMESTAMP}, {"TIMESTAMP_LTZ", TY_TIMESTAMP},
+      {"STRING", TY_VARCHAR}};
+  if (strcasecmp(name, "DECIMAL") == 0 || strcasecmp(name, "NUMERIC") == 0) {
+    airq_error_at(ps, l, "%s is not supported: use DOUBLE (SUM of DOUBLEs is exact, and written as "
+                         "the nearest DOUBLE to the exact sum)", name);
+    return false;
+  }
+  *t = (Type){.kind = TY_ERROR};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (strcasecmp(name, types[i].name) == 0)
-      t.kind = types[i].kind;
-  return t;
+      t->kind = types[i].kind;
+  if (t->kind == TY_VARCHAR)
+    t->len = AIRQ_STRING_LEN;
+  if (digits && t->kind == TY_TIMESTAMP) {
+    if (strcmp(digits, "3") != 0) {
+      airq_error_at(ps, dl, "a TIMESTAMP holds milliseconds: write TIMESTAMP(3) or TIMESTAMP, not %s(%s)",
+                    name, digits);
+      return false;
+    }
+  } else if (digits) {
+    airq_error_at(ps, dl, "%s takes no length or precision", name);
+    return false;
+  }
+  return true;
 }
 
 enum { VARCHAR_MAX = 65535 };
@@ -324,6 +346,21 @@ FromItem build_from_subquery(ParseState *ps, const AirqLoc *l, Select *sel, cons
   return build_from(alias, al, NULL, NULL);
 }
 
+/* A PRIMARY KEY (written at `at`) on column `key`: one, in a CREATE TABLE. */
+static bool take_pkey(ParseState *ps, Stmt *s, const AirqLoc *at, const char *key, SrcLoc key_loc) {
+  bool ok = true;
+  if (s->kind != ST_CREATE_TABLE) {
+    airq_error_at(ps, at, "PRIMARY KEY is only allowed in CREATE TABLE");
+    ok = false;
+  } else if (s->pkey) {
+    airq_error_at(ps, at, "only one PRIMARY KEY is allowed");
+    ok = false;
+  }
+  s->pkey = key;
+  s->pkey_loc = key_loc;
+  return ok;
+}
+
 /* Splits a column list into columns, watermark and key, and checks that
  * the statement allows what it holds. */
 bool build_take_elems(ParseState *ps, Stmt *s, Elem *els) {
@@ -337,6 +374,8 @@ bool build_take_elems(ParseState *ps, Stmt *s, Elem *els) {
     case EL_COLUMN:
       *tail = e->col;
       tail = &e->col->next;
+      if (e->col->pkey) /* `k VARCHAR(8) PRIMARY KEY`: PRIMARY KEY (k) */
+        ok &= take_pkey(ps, s, &at, e->col->name, e->col->loc);
       break;
     case EL_WATERMARK:
       if (table) {
@@ -349,15 +388,7 @@ bool build_take_elems(ParseState *ps, Stmt *s, Elem *els) {
       s->wm = e->wm;
       break;
     case EL_PKEY:
-      if (!table) {
-        airq_error_at(ps, &at, "PRIMARY KEY is only allowed in CREATE TABLE");
-        ok = false;
-      } else if (s->pkey) {
-        airq_error_at(ps, &at, "only one PRIMARY KEY is allowed");
-        ok = false;
-      }
-      s->pkey = e->key;
-      s->pkey_loc = e->key_loc;
+      ok &= take_pkey(ps, s, &at, e->key, e->key_loc);
       break;
     }
   }
@@ -383,6 +414,126 @@ FromItem build_from(const char *name, const AirqLoc *nl, const char *alias,
   if (alias)
     f.alias_loc = airq_srcloc(al);
   return f;
+}
+
+/* FROM TABLE(fn(TABLE stream, DESCRIPTOR(time), durations...)) [alias]:
+ * Flink SQL's window table-valued functions, the stream with a window
+ * (TUMBLE size; HOP slide, size; SESSION gap); CUMULATE and offsets are
+ * refused. The window becomes the query's (build_tvf_window). */
+bool build_tvf(ParseState *ps, FromItem *f, const char *fn, const AirqLoc *fl, const char *stream,
+               const AirqLoc *sl, const char *desc, const AirqLoc *dl, const char *time, const AirqLoc *tl,
+               Expr *durs, const char *alias, const AirqLoc *al) {
+  static const struct { const char *name; WindowKind kind; int nargs; const char *form; } fns[] = {
+      {"TUMBLE", WIN_TUMBLING, 1, "TUMBLE(TABLE s, DESCRIPTOR(ts), size)"},
+      {"HOP", WIN_HOPPING, 2, "HOP(TABLE s, DESCRIPTOR(ts), slide, size)"},
+      {"SESSION", WIN_SESSION, 1, "SESSION(TABLE s, DESCRIPTOR(ts), gap)"},
+  };
+  int k = -1, n = 0;
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+    if (strcasecmp(fn, fns[i].name) == 0) k = (int)i;
+  if (k < 0) {
+    if (strcasecmp(fn, "CUMULATE") == 0)
+      airq_error_at(ps, fl, "CUMULATE windows are not supported (TUMBLE, HOP and SESSION are)");
+    else {
+      airq_error_at(ps, fl, "unknown window function '%s' (expected TUMBLE, HOP or SESSION)", fn);
+      static const char *const names[] = {"TUMBLE", "HOP", "SESSION"};
+      const char *best = diag_suggest(fn, names, 3);
+      if (best && !ps->stop)
+        diag_note(ps->d, airq_srcloc(fl), "did you mean '%s'?", best);
+    }
+    return false;
+  }
+  if (strcasecmp(desc, "DESCRIPTOR") != 0) {
+    airq_error_at(ps, dl, "expected DESCRIPTOR(time column), as in %s", fns[k].form);
+    return false;
+  }
+  for (Expr *d = durs; d; d = d->next) n++;
+  if (n != fns[k].nargs) {
+    AirqLoc at = *fl;
+    if (n > fns[k].nargs) {
+      Expr *d = durs;
+      for (int i = 0; i < fns[k].nargs; i++) d = d->next;
+      at = (AirqLoc){d->loc.line, d->loc.col, d->loc.line, d->loc.col + d->loc.len, d->loc.len, 0, 0};
+    }
+    airq_error_at(ps, &at, "%s takes %d interval%s: %s%s", fns[k].name, fns[k].nargs, fns[k].nargs == 1 ? "" : "s",
+                  fns[k].form, n > fns[k].nargs ? " (a window offset is not supported)" : "");
+    return false;
+  }
+  *f = build_from(stream, sl, alias, al);
+  WindowSpec *w = arena_alloc(ps->arena, sizeof(WindowSpec));
+  w->kind = fns[k].kind;
+  w->loc = airq_srcloc(fl);
+  if (w->kind == WIN_SESSION) {
+    w->gap = durs;
+  } else if (w->kind == WIN_HOPPING) {
+    w->advance = durs;
+    w->size = durs->next;
+  } else {
+    w->size = durs;
+  }
+  for (Expr *d = durs; d; d = d->next) d->next = NULL; /* no longer a list */
+  f->tvf = w;
+  f->tvf_time = time;
+  f->tvf_time_loc = airq_srcloc(tl);
+  return true;
+}
+
+/* Whether e is WINDOW_START, WINDOW_END or WINDOW_TIME. */
+static bool window_column(const Expr *e) {
+  return e->kind == EX_WINDOW_START || e->kind == EX_WINDOW_END ||
+         (e->kind == EX_BINARY && e->op == OP_SUB && e->lhs->kind == EX_WINDOW_END && e->rhs->kind == EX_INTERVAL &&
+          e->text && strcasecmp(e->text, "WINDOW_TIME") == 0);
+}
+
+/* The window of a query whose FROM is a window TVF; and in a windowed
+ * query, GROUP BY window_start, window_end (as Flink's window aggregations
+ * are written) groups by the window, which it does anyway: they are
+ * dropped from the keys. */
+bool build_tvf_window(ParseState *ps, Select *sel) {
+  WindowSpec *tvf = sel->from[0].tvf;
+  if (sel->nfrom == 2 && sel->from[1].tvf) {
+    WindowSpec *b = sel->from[1].tvf;
+    if (!tvf || tvf->kind != b->kind || (tvf->size && tvf->size->ival != b->size->ival) ||
+        (tvf->advance && tvf->advance->ival != b->advance->ival) || (tvf->gap && tvf->gap->ival != b->gap->ival)) {
+      AirqLoc at = {b->loc.line, b->loc.col, b->loc.line, b->loc.col + b->loc.len, b->loc.len, 0, 0};
+      airq_error_at(ps, &at, "both sides of a window join take the same window TVF");
+      return false;
+    }
+  }
+  if (tvf && sel->window) {
+    AirqLoc at = {sel->window->loc.line, sel->window->loc.col, sel->window->loc.line,
+                  sel->window->loc.col + sel->window->loc.len, sel->window->loc.len, 0, 0};
+    airq_error_at(ps, &at, "the window is given twice: by the window TVF in FROM and by WINDOW");
+    return false;
+  }
+  if (tvf) sel->window = tvf;
+  if (!sel->window) return true;
+  Expr **p = &sel->group_by;
+  while (*p) {
+    if (window_column(*p))
+      *p = (*p)->next;
+    else
+      p = &(*p)->next;
+  }
+  return true;
+}
+
+/* WINDOW_TIME: Flink's time of a window's results, WINDOW_END - 1 ms. */
+Expr *build_window_time(ParseState *ps, const AirqLoc *l) {
+  Expr *end = build_node(ps, EX_WINDOW_END, l), *ms = build_node(ps, EX_INTERVAL, l);
+  ms->ival = 1;
+  return build_binary(ps, l, OP_SUB, end, ms); /* its text: WINDOW_TIME as written */
+}
+
+/* EMIT FINAL (what airc does) or EMIT CHANGES (refused). */
+bool build_emit(ParseState *ps, const AirqLoc *l, const char *word) {
+  if (strcasecmp(word, "FINAL") == 0) return true;
+  if (strcasecmp(word, "CHANGES") == 0)
+    airq_error_at(ps, l, "EMIT CHANGES is not supported: airc writes each window's result once, when the "
+                         "window closes (EMIT FINAL)");
+  else
+    airq_error_at(ps, l, "expected FINAL or CHANGES after EMIT");
+  return false;
 }
 
 void build_suggest_unit(ParseState *ps, const AirqLoc *loc, const char *word) {

@@ -75,7 +75,7 @@ SrcLoc airq_srcloc(const AirqLoc *loc);
 /* ---- build.c: the nodes the grammar's actions make ------------------------ */
 
 /* The words a TYPENAME and a UNIT token stand for (for "did you mean"). */
-extern const char *const airq_type_words[6];
+extern const char *const airq_type_words[7];
 extern const char *const airq_unit_words[12];
 
 /* The expression's source text, comments dropped, white space runs one space. */
@@ -104,13 +104,21 @@ int64_t build_unit_ms(const char *u);
 Expr *build_interval(ParseState *ps, const AirqLoc *l, const AirqLoc *nl, const char *count,
                      bool quoted, const char *unit);
 void build_suggest_unit(ParseState *ps, const AirqLoc *loc, const char *word);
-Type build_type(const char *name);
+enum { AIRQ_STRING_LEN = 256 }; /* STRING, and VARCHAR without a length: VARCHAR(256) */
+bool build_type(ParseState *ps, const AirqLoc *l, const char *name, const char *digits, const AirqLoc *dl,
+                Type *t);
 bool build_varchar(ParseState *ps, const AirqLoc *l, const char *digits, Type *t);
 Stmt *build_stmt(ParseState *ps, StmtKind kind, const AirqLoc *l, const char *name,
                  const AirqLoc *nl);
 void build_add_stmt(ParseState *ps, Stmt *s);
 /* Splits a column list into columns, watermark and key; false after an error. */
 bool build_take_elems(ParseState *ps, Stmt *s, Elem *els);
+bool build_tvf(ParseState *ps, FromItem *f, const char *fn, const AirqLoc *fl, const char *stream,
+               const AirqLoc *sl, const char *desc, const AirqLoc *dl, const char *time, const AirqLoc *tl,
+               Expr *durs, const char *alias, const AirqLoc *al);
+bool build_tvf_window(ParseState *ps, Select *sel);
+Expr *build_window_time(ParseState *ps, const AirqLoc *l);
+bool build_emit(ParseState *ps, const AirqLoc *l, const char *word);
 FromItem build_from(const char *name, const AirqLoc *nl, const char *alias, const AirqLoc *al);
 /* A WITH query or FROM subquery: a derived stream (CREATE STREAM name AS
  * sel) that only the statement being parsed sees; build_add_stmt adds it
