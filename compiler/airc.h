@@ -183,6 +183,7 @@ struct Expr {
   const char *sval;/* EX_STRING bytes (not NUL-terminated in meaning; see slen) */
   size_t slen;     /* EX_STRING length in bytes */
   Type cast_to;    /* EX_CAST target type */
+  bool distinct;   /* EX_CALL: an aggregate over DISTINCT values (the parser rewrites it away) */
   int depth;       /* parser: nesting depth, at most AST_MAX_DEPTH (bounds recursion) */
 
   /* --- filled by sema.c --- */
@@ -828,6 +829,11 @@ extern const SinkKindDef sink_kinds[];
 extern const int nsink_kinds;
 
 /* One aggregate function. Rows are indexed by AggKind. */
+/* An aggregate's accumulator is fixed-size plain data: partials are copied
+ * between ranks as bytes, slices and sessions merge with `merge`, and
+ * closing a window frees nothing. An aggregate that would need a set (over
+ * DISTINCT values) is not an AggDef: the parser rewrites the query into
+ * two aggregations of plain ones (build_distinct in grammar/build.c). */
 typedef struct AggDef {
   const char *name;          /* as written (upper case); NULL for AGG_NONE */
   bool star;                 /* the '*' form: COUNT(*) */

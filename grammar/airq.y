@@ -123,7 +123,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> CASE "CASE" WHEN "WHEN" THEN "THEN" ELSE "ELSE" END "END" CAST "CAST"
 %token <str> CREATE "CREATE" INSERT "INSERT" INTO "INTO" WITH "WITH" LIKE "LIKE"
 %token <str> ORDER "ORDER" LIMIT "LIMIT" FILTER "FILTER" CURRENT_TIMESTAMP "CURRENT_TIMESTAMP"
-%token <str> NULL_ "NULL" IS "IS" LEFT "LEFT" OUTER "OUTER" INNER "INNER"
+%token <str> NULL_ "NULL" IS "IS" LEFT "LEFT" OUTER "OUTER" INNER "INNER" DISTINCT "DISTINCT"
 %token <str> TRUE "TRUE" FALSE "FALSE" INTERVAL "INTERVAL"
 %token <str> WINDOW_START "WINDOW_START" WINDOW_END "WINDOW_END" WINDOW_TIME "WINDOW_TIME" EMIT "EMIT"
 %token <str> PRIMARY "PRIMARY" WATERMARK "WATERMARK" FOR "FOR" GENERATED "GENERATED"
@@ -380,6 +380,7 @@ select:
       $$->limit = $9.limit;
       $$->limit_loc = airq_srcloc(&$9.limit_loc);
     }
+    CHECK($$ = build_distinct(ps, $$));
   }
 ;
 
@@ -766,6 +767,14 @@ call:
   }
 | ident '(' ident FROM expr ')' { CHECK($$ = build_extract(ps, &@$, $1, &@1, $3, &@3, $5)); }
 | ident '(' arith IN position_arg ')' { CHECK($$ = build_position(ps, &@$, $1, &@1, $3, $5)); }
+| ident '(' DISTINCT expr ')' { /* an aggregate over the distinct values (build_distinct) */
+    $$ = build_node(ps, EX_CALL, &@$);
+    $$->name = $1;
+    $$->name_loc = airq_srcloc(&@1);
+    $$->args = $4;
+    $$->distinct = true;
+    CHECK($$ = build_deepen(ps, $$));
+  }
 | ident '(' expr_list ')' {
     $$ = build_node(ps, EX_CALL, &@$);
     $$->name = $1;

@@ -574,3 +574,343 @@ void airq_error_at(ParseState *ps, const AirqLoc *loc, const char *fmt, ...) {
   va_end(ap);
   diag_error(ps->d, airq_srcloc(loc), "%s", buf);
 }
+
+/* ---- aggregates over DISTINCT values ------------------------------------
+ *
+ * SELECT keys, COUNT(DISTINCT x), agg(y) ... GROUP BY keys WINDOW w is
+ * planned as two aggregations of plain accumulators, which every part of
+ * the engine already merges exactly (partials across ranks, slices,
+ * exchanges), so no accumulator holds a set:
+ *
+ *   inner (a derived stream distinct_N): GROUP BY keys, x WINDOW w, one row
+ *     per window, group and distinct value: the keys as __g<i>, x as __dx,
+ *     each other aggregate's partial as __p<j> (AVG: a SUM __p<j> and a
+ *     COUNT __n<j>), a DISTINCT aggregate's FILTER as a count __f<j> of
+ *     the rows it held for, and ts = WINDOW_END - 1 ms;
+ *   outer: GROUP BY __g... WINDOW TUMBLING (SIZE advance) over it: the
+ *     rows of one inner window fall in one outer window, which ends where
+ *     the inner one does when the size is a multiple of the advance;
+ *     COUNT(DISTINCT x) is COUNT(__dx) (NULL skipped, as SQL's), SUM and
+ *     AVG over __dx, a partial's combination (COUNT and SUM: SUM, MIN and
+ *     MAX: themselves, AVG: SUM(__p) / SUM(__n)), WINDOW_START
+ *     WINDOW_END - size.
+ *
+ * The rewrite is syntactic, before names are resolved: a GROUP BY key is
+ * matched by the form of its expression (a column by its name). One
+ * DISTINCT argument per query; not in SESSION windows. */
+
+typedef struct Distinct {
+  ParseState *ps;
+  Select *sel;        /* the query as written */
+  const Expr *x;      /* the DISTINCT argument */
+  ItemList inner;     /* the inner query's select list */
+  int np;             /* partials so far */
+  int64_t size;       /* the window's size, ms (WINDOW_START of the outer) */
+  const Expr *seen[64]; /* the aggregates given partials, by partial index (shared when alike) */
+  bool bad;           /* an error was reported */
+} Distinct;
+
+/* Same form: a column by its name (and qualifier when both have one). */
+static bool same_form(const Expr *a, const Expr *b) {
+  if (!a || !b) return a == b;
+  if (a->kind != b->kind) return false;
+  if (a->kind == EX_COLUMN)
+    return strcmp(a->name, b->name) == 0 && (!a->qual || !b->qual || strcmp(a->qual, b->qual) == 0);
+  if (a->kind == EX_CALL && (strcasecmp(a->name, b->name) != 0 || a->distinct != b->distinct)) return false;
+  if ((a->kind == EX_UNARY || a->kind == EX_BINARY) && a->op != b->op) return false;
+  if ((a->kind == EX_INT || a->kind == EX_BOOL || a->kind == EX_INTERVAL || a->kind == EX_IS_NULL) &&
+      a->ival != b->ival)
+    return false;
+  if (a->kind == EX_DOUBLE && a->dval != b->dval) return false;
+  if (a->kind == EX_STRING && (a->slen != b->slen || memcmp(a->sval, b->sval, a->slen) != 0)) return false;
+  if (a->kind == EX_CAST && (a->cast_to.kind != b->cast_to.kind || a->cast_to.len != b->cast_to.len)) return false;
+  if (!same_form(a->lhs, b->lhs) || !same_form(a->rhs, b->rhs) || !same_form(a->third, b->third) ||
+      !same_form(a->else_, b->else_) || !same_form(a->filter, b->filter))
+    return false;
+  const Expr *p = a->args, *q = b->args;
+  for (; p && q; p = p->next, q = q->next)
+    if (!same_form(p, q)) return false;
+  return !p && !q;
+}
+
+static Expr *copy_expr(ParseState *ps, const Expr *e) {
+  if (!e) return NULL;
+  Expr *c = arena_alloc(ps->arena, sizeof(Expr));
+  *c = *e;
+  c->next = NULL;
+  c->lhs = copy_expr(ps, e->lhs);
+  c->rhs = copy_expr(ps, e->rhs);
+  c->third = copy_expr(ps, e->third);
+  c->else_ = copy_expr(ps, e->else_);
+  c->filter = copy_expr(ps, e->filter);
+  Expr **t = &c->args;
+  for (const Expr *a = e->args; a; a = a->next) {
+    *t = copy_expr(ps, a);
+    t = &(*t)->next;
+  }
+  return c;
+}
+
+/* A node of the rewrite, located and named (its text) as `at`. */
+static Expr *dnode(Distinct *d, ExprKind kind, const Expr *at) {
+  Expr *e = new_expr(d->ps->arena, kind, at->loc);
+  e->text = at->text;
+  e->depth = at->depth;
+  return e;
+}
+static Expr *dcol(Distinct *d, const char *name, const Expr *at) {
+  Expr *e = dnode(d, EX_COLUMN, at);
+  e->name = name;
+  return e;
+}
+static Expr *dcall(Distinct *d, const char *fn, Expr *arg, const Expr *at) {
+  Expr *e = dnode(d, EX_CALL, at);
+  e->name = fn;
+  e->name_loc = at->name_loc;
+  e->args = arg;
+  return e;
+}
+static const char *dname(Distinct *d, const char *prefix, int j) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%s%d", prefix, j);
+  char *s = arena_alloc(d->ps->arena, strlen(buf) + 1);
+  memcpy(s, buf, strlen(buf) + 1);
+  return s;
+}
+static void inner_item(Distinct *d, Expr *e, const char *name) {
+  SelectItem *it = arena_alloc(d->ps->arena, sizeof(SelectItem));
+  it->expr = e;
+  it->alias = name;
+  it->alias_loc = e->loc;
+  if (d->inner.tail)
+    d->inner.tail->next = it;
+  else
+    d->inner.head = it;
+  d->inner.tail = it;
+}
+/* "FN(<e's text>)", for --explain */
+static const char *dtext(Distinct *d, const char *fn, const Expr *e) {
+  const char *t = e ? e->text : "*";
+  size_t n = strlen(fn) + strlen(t) + 3;
+  char *s = arena_alloc(d->ps->arena, n);
+  snprintf(s, n, "%s(%s)", fn, t);
+  return s;
+}
+
+static void derror(Distinct *d, SrcLoc l, const char *msg, const char *arg) {
+  AirqLoc at = {l.line, l.col, l.line, l.col + l.len, l.len, 0, 0};
+  airq_error_at(d->ps, &at, msg, arg);
+  d->bad = true;
+}
+
+static bool is_agg_name(const char *n) {
+  static const char *const aggs[] = {"COUNT", "SUM", "AVG", "MIN", "MAX"};
+  for (size_t i = 0; i < sizeof aggs / sizeof *aggs; i++)
+    if (strcasecmp(n, aggs[i]) == 0) return true;
+  return false;
+}
+
+/* The DISTINCT calls of e (not inside aggregates): their one argument in d->x. */
+static void find_distinct(Distinct *d, const Expr *e, int *n) {
+  if (!e) return;
+  if (e->kind == EX_CALL && e->distinct) {
+    (*n)++;
+    if (!is_agg_name(e->name) || !e->args || e->args->next || e->args->kind == EX_STAR)
+      derror(d, e->loc, "DISTINCT is taken by COUNT, SUM, AVG, MIN and MAX of one argument, not by %s", e->name);
+    else if (!d->x)
+      d->x = e->args;
+    else if (!same_form(d->x, e->args))
+      derror(d, e->args->loc,
+             "aggregates over DISTINCT values of different arguments in one query are not supported: "
+             "one is over '%s'; compute the other in a query of its own", d->x->text);
+    return;
+  }
+  find_distinct(d, e->lhs, n);
+  find_distinct(d, e->rhs, n);
+  find_distinct(d, e->third, n);
+  find_distinct(d, e->else_, n);
+  for (const Expr *a = e->args; a; a = a->next) find_distinct(d, a, n);
+}
+
+/* e of the outer query: the aggregate calls through the inner query, the
+ * GROUP BY keys as the inner's columns; NULL after an error. */
+static Expr *outer_expr(Distinct *d, Expr *e) {
+  if (!e || d->bad) return e;
+  Select *s = d->sel;
+  int i = 0;
+  for (Expr *k = s->group_by; k; k = k->next, i++)
+    if (e->kind != EX_INT && e->kind != EX_STRING && same_form(e, k)) return dcol(d, dname(d, "__g", i), e);
+  if (e->kind == EX_CALL && e->distinct) { /* agg(DISTINCT x) [FILTER f]: agg(__dx) [FILTER __f > 0] */
+    Expr *r = dcall(d, e->name, dcol(d, "__dx", e->args), e);
+    if (e->filter) {
+      int j = d->np++;
+      Expr *cnt = dcall(d, "COUNT", dnode(d, EX_STAR, e), e);
+      cnt->filter = e->filter;
+      cnt->text = dtext(d, "COUNT(*) FILTER", e->filter);
+      inner_item(d, cnt, dname(d, "__f", j));
+      Expr *gt = dnode(d, EX_BINARY, e->filter), *zero = dnode(d, EX_INT, e->filter);
+      gt->op = OP_GT;
+      gt->lhs = dcol(d, dname(d, "__f", j), e->filter);
+      gt->rhs = zero;
+      r->filter = gt;
+    }
+    return r;
+  }
+  if (e->kind == EX_CALL && is_agg_name(e->name) && e->args) { /* agg(y): a partial in the inner query */
+    bool avg = strcasecmp(e->name, "AVG") == 0, count = strcasecmp(e->name, "COUNT") == 0;
+    int j = 0;
+    while (j < d->np && !(d->seen[j] && same_form(d->seen[j], e))) j++;
+    if (j == d->np) { /* a new one */
+      if (d->np == (int)(sizeof d->seen / sizeof *d->seen)) {
+        derror(d, e->loc, "too many aggregates beside one over DISTINCT values (%s)", "at most 64");
+        return e;
+      }
+      d->seen[d->np++] = e;
+      Expr *part = copy_expr(d->ps, e);
+      if (avg) {
+        part->name = "SUM";
+        part->text = dtext(d, "SUM", e->args);
+      }
+      inner_item(d, part, dname(d, "__p", j));
+      if (avg) {
+        Expr *n = copy_expr(d->ps, e);
+        n->name = "COUNT";
+        n->text = dtext(d, "COUNT", e->args);
+        inner_item(d, n, dname(d, "__n", j));
+      }
+    }
+    Expr *r = dcall(d, count || avg ? "SUM" : e->name, dcol(d, dname(d, "__p", j), e), e);
+    if (!avg) return r;
+    r->text = dtext(d, "SUM", e->args);
+    Expr *cast = dnode(d, EX_CAST, e), *div = dnode(d, EX_BINARY, e), *nz = dnode(d, EX_CALL, e);
+    cast->lhs = r;
+    cast->cast_to = (Type){.kind = TY_DOUBLE};
+    nz->name = "NULLIF";
+    nz->args = dcall(d, "SUM", dcol(d, dname(d, "__n", j), e), e);
+    nz->args->text = dtext(d, "COUNT", e->args);
+    nz->args->next = dnode(d, EX_INT, e);
+    div->op = OP_DIV;
+    div->lhs = cast;
+    div->rhs = nz;
+    return div;
+  }
+  if (e->kind == EX_COLUMN) {
+    derror(d, e->loc, "column '%s' must appear in GROUP BY or be used in an aggregate", e->name);
+    return e;
+  }
+  if (e->kind == EX_WINDOW_START && d->size != d->sel->window->advance_ms) { /* WINDOW_END - size */
+    Expr *r = dnode(d, EX_BINARY, e), *end = dnode(d, EX_WINDOW_END, e), *iv = dnode(d, EX_INTERVAL, e);
+    iv->ival = d->size;
+    r->op = OP_SUB;
+    r->lhs = end;
+    r->rhs = iv;
+    return r;
+  }
+  e->lhs = outer_expr(d, e->lhs);
+  e->rhs = outer_expr(d, e->rhs);
+  e->third = outer_expr(d, e->third);
+  e->else_ = outer_expr(d, e->else_);
+  Expr **t = &e->args;
+  for (Expr *a = e->args; a; a = a->next) {
+    Expr *next = a->next, *r = outer_expr(d, a);
+    r->next = next;
+    *t = r;
+    t = &r->next;
+  }
+  return e;
+}
+
+/* The name a select item's column has as written (out_name in sema). */
+static const char *written_name(const SelectItem *it) {
+  if (it->alias) return it->alias;
+  if (it->expr->kind == EX_COLUMN) return it->expr->name;
+  return it->expr->text ? it->expr->text : "?column?";
+}
+
+Select *build_distinct(ParseState *ps, Select *sel) {
+  Distinct d = {.ps = ps, .sel = sel};
+  int n = 0;
+  for (SelectItem *it = sel->items; it; it = it->next) find_distinct(&d, it->expr, &n);
+  find_distinct(&d, sel->having, &n);
+  for (OrderItem *o = sel->order_by; o; o = o->next) find_distinct(&d, o->expr, &n);
+  if (n == 0 || d.bad) return d.bad ? NULL : sel;
+  const Expr *first = d.x;
+  WindowSpec *w = sel->window;
+  if (!w || w->kind == WIN_SESSION) {
+    derror(&d, first->loc, w ? "an aggregate over DISTINCT values in a SESSION window is not supported (%s)"
+                             : "an aggregate over DISTINCT values needs a WINDOW clause (%s)",
+           "TUMBLING and HOPPING windows take it");
+    return NULL;
+  }
+  d.size = w->size->ival;
+  w->size_ms = d.size;
+  w->advance_ms = w->advance ? w->advance->ival : d.size;
+  if (w->advance_ms <= 0 || d.size % w->advance_ms != 0) {
+    derror(&d, first->loc, "an aggregate over DISTINCT values needs a window whose size is a multiple of %s",
+           "its advance");
+    return NULL;
+  }
+  /* the outer query's columns keep the names written */
+  for (SelectItem *it = sel->items; it; it = it->next)
+    if (!it->alias && it->expr->kind != EX_STAR) {
+      it->alias = written_name(it);
+      it->alias_loc = it->expr->loc;
+    }
+  /* inner: the keys, the DISTINCT argument, the partials, the time */
+  int i = 0;
+  for (Expr *k = sel->group_by; k; k = k->next, i++) inner_item(&d, copy_expr(ps, k), dname(&d, "__g", i));
+  inner_item(&d, copy_expr(ps, d.x), "__dx");
+  for (SelectItem *it = sel->items; it; it = it->next) it->expr = outer_expr(&d, it->expr);
+  sel->having = outer_expr(&d, sel->having);
+  for (OrderItem *o = sel->order_by; o; o = o->next) o->expr = outer_expr(&d, o->expr);
+  if (d.bad) return NULL;
+  Expr *ts = dnode(&d, EX_BINARY, first), *end = dnode(&d, EX_WINDOW_END, first), *ms = dnode(&d, EX_INTERVAL, first);
+  ms->ival = 1;
+  ts->op = OP_SUB;
+  ts->lhs = end;
+  ts->rhs = ms;
+  ts->text = "WINDOW_END - INTERVAL '1' MILLISECOND";
+  inner_item(&d, ts, "ts");
+
+  Select *in = arena_alloc(ps->arena, sizeof(Select));
+  *in = *sel;
+  in->items = d.inner.head;
+  in->having = NULL;
+  in->order_by = NULL;
+  in->limit = 0;
+  Expr **t = &in->group_by; /* the keys, then x */
+  for (const Expr *k = sel->group_by; k; k = k->next) {
+    *t = copy_expr(ps, k);
+    t = &(*t)->next;
+  }
+  *t = copy_expr(ps, d.x);
+  char buf[32];
+  snprintf(buf, sizeof buf, "distinct_%d", ++ps->nsub);
+  char *name = arena_alloc(ps->arena, strlen(buf) + 1);
+  memcpy(name, buf, strlen(buf) + 1);
+  AirqLoc at = {first->loc.line, first->loc.col, first->loc.line, first->loc.col + first->loc.len, first->loc.len, 0, 0};
+  build_subquery(ps, name, &at, in)->subquery = true;
+
+  Select *out = arena_alloc(ps->arena, sizeof(Select));
+  *out = *sel;
+  memset(out->from, 0, sizeof out->from);
+  out->from[0] = build_from(name, &at, NULL, NULL);
+  out->nfrom = 1;
+  out->join_on = NULL;
+  out->comma_join = out->left_join = out->table_join = false;
+  out->where = NULL;
+  Expr **g = &out->group_by;
+  *g = NULL;
+  i = 0;
+  for (Expr *k = sel->group_by; k; k = k->next, i++) {
+    *g = dcol(&d, dname(&d, "__g", i), k);
+    g = &(*g)->next;
+  }
+  WindowSpec *ow = arena_alloc(ps->arena, sizeof(WindowSpec));
+  ow->kind = WIN_TUMBLING;
+  ow->loc = w->loc;
+  ow->size = dnode(&d, EX_INTERVAL, w->advance ? w->advance : w->size);
+  ow->size->ival = w->advance_ms;
+  out->window = ow;
+  return out;
+}

@@ -263,11 +263,11 @@ def output_lines(path):
     return lines
 
 
-def check_tagged(path, wants):
-    """Several queries on standard output: every line of the file at path
-    must start with one of the tags of wants ({"q1": [lines], ...}), and
-    each tag's lines, the tag removed and in order, must be exactly its
-    list. Exits with what differs."""
+def check_tagged_sets(path, wants, unordered=()):
+    """Several queries on standard output, as check_tagged, but the rows of
+    the tags in unordered (a Map's, in arrival order) are compared sorted,
+    under their header. Exits with a diff of what differs."""
+    import difflib
     import sys
 
     got = {tag: [] for tag in wants}
@@ -277,8 +277,20 @@ def check_tagged(path, wants):
             sys.exit("line without a query tag %s: %r" % (", ".join(sorted(wants)), line))
         got[tag].append(rest)
     for tag in sorted(wants):
-        if got[tag] != wants[tag]:
-            sys.exit("%s differs:\n%s\n---\n%s" % (tag, "\n".join(got[tag][:10]), "\n".join(wants[tag][:10])))
+        want, have = wants[tag], got[tag]
+        if tag in unordered:
+            want, have = want[:1] + sorted(want[1:]), have[:1] + sorted(have[1:])
+        if have != want:
+            sys.exit("%s differs:\n%s" % (tag, "\n".join(difflib.unified_diff(want, have, "want", "got",
+                                                                              lineterm=""))))
+
+
+def check_tagged(path, wants):
+    """Several queries on standard output: every line of the file at path
+    must start with one of the tags of wants ({"q1": [lines], ...}), and
+    each tag's lines, the tag removed and in order, must be exactly its
+    list. Exits with what differs."""
+    check_tagged_sets(path, wants)
 
 
 def read_csv(path, header=False):

@@ -10,7 +10,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
-from airref import csv_line, hop_starts, output_lines, read_csv, tumble_start
+from airref import check_tagged_sets, csv_line, hop_starts, read_csv, tumble_start
 
 here = os.path.dirname(os.path.abspath(__file__))
 users = {i: n for i, n in read_csv(os.path.join(here, "users.csv"), header=True)}
@@ -40,15 +40,4 @@ for (url, s), prices in hop.items():
         q3.append(csv_line((url, s, s + 10000, len(prices), max(known) if known else None)))
 assert len(q1) > 20 and any(",," in line for line in q1[1:]) and len(q3) > 20
 
-got = {"q1": [], "q3": []}
-for line in output_lines(sys.argv[1]):
-    tag, _, rest = line.partition(",")
-    if tag not in got:
-        sys.exit("line without a query tag q1 or q3: %r" % line)
-    got[tag].append(rest)
-if got["q1"] != q1:
-    sys.exit("q1 differs:\n%s\n---\n%s" % ("\n".join(got["q1"][:12]), "\n".join(q1[:12])))
-# q3's rows come in no fixed order (a Map): compared sorted, under the header
-want3 = ["url,window_start,wend,n,top"] + sorted(q3)
-if got["q3"][:1] + sorted(got["q3"][1:]) != want3:
-    sys.exit("q3 differs:\n%s\n---\n%s" % ("\n".join(sorted(got["q3"])[:12]), "\n".join(want3[:12])))
+check_tagged_sets(sys.argv[1], {"q1": q1, "q3": ["url,window_start,wend,n,top"] + q3}, unordered=("q3",))
