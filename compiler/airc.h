@@ -440,6 +440,7 @@ struct Relation {
   bool header_skip;      /* csv: ... skipped unchecked (header = 'skip') */
   bool follow;           /* csv stream: read on as the file grows (follow = true), rank 0 alone */
   bool json;             /* csv, stdin, tcp: format = 'json', one object per line */
+  bool ts_iso;           /* a sink: timestamp_format = 'iso', TIMESTAMPs as ISO-8601 text */
   const char *tcp_listen;  /* tcp: listen = 'host:port', or NULL */
   const char *tcp_connect; /* tcp: connect = 'host:port', or NULL */
   const char *brokers;   /* kafka: bootstrap servers */
@@ -743,6 +744,7 @@ typedef enum {
   OPT_PREFIX,
   OPT_DB,
   OPT_PASSWORD,
+  OPT_TS_FORMAT,
   OPT_COUNT
 } OptionKey;
 #define OPT_BIT(o) (1u << (o))

@@ -440,6 +440,7 @@ static void emit_cast(FILE *out, const Expr *e, const Ctx *cx) {
     case TY_DOUBLE: fputs("q_str_f64n(", out); break;
     case TY_BOOL: fputs("q_str_booln(", out); break;
     case TY_INT: fputs("q_str_i32n(", out); break;
+    case TY_TIMESTAMP: fputs("q_str_tsn(", out); break;
     default: fputs("q_str_i64n(", out); break;
     }
     emit_expr(out, e->lhs, cx);

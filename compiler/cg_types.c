@@ -224,6 +224,13 @@ void emit_chain_types(Gen *g, const Chain *ch) {
         fprintf(o, "  p = air_put_bool(p, r->o%d);\n", i);
         max += 5;
         break;
+      case TY_TIMESTAMP:
+        if (sink && sink->ts_iso) {
+          fprintf(o, "  p = air_put_ts_iso(p, r->o%d, %s);\n", i, json ? "true" : "false");
+          max += 25; /* AIR_PUT_TS_ISO_MAX */
+          break;
+        }
+        /* fall through */
       default:
         fprintf(o, "  p = air_put_i64(p, (int64_t)r->o%d);\n", i);
         max += 20; /* AIR_PUT_I64_MAX */
@@ -457,7 +464,7 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
     fprintf(o, "%s      .json = true,\n%s      .json_kinds = \"", ind, ind);
     for (int i = 0; i < r->ncols; i++) {
       TypeKind k = r->cols[i].type.kind;
-      if (i != r->meta_col) fputc(k == TY_VARCHAR ? 's' : k == TY_BOOL ? 'b' : 'n', o);
+      if (i != r->meta_col) fputc(k == TY_VARCHAR ? 's' : k == TY_BOOL ? 'b' : k == TY_TIMESTAMP ? 't' : 'n', o);
     }
     fprintf(o, "\",\n");
   }

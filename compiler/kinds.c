@@ -56,6 +56,9 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
     [OPT_IDLE_TIMEOUT] = {"idle_timeout", FOR_SRC, AIR_OPT_DURATION, NULL, NULL},
     [OPT_TIMEOUT] = {"timeout", FOR_SRC | FOR_TAB | FOR_SINK, AIR_OPT_TIMEOUT, "30 s", NULL},
     [OPT_KAFKA_PROPS] = {"kafka.*", FOR_SRC | FOR_SINK, AIR_OPT_PROPS, NULL, NULL},
+    [OPT_TS_FORMAT] = {"timestamp_format", FOR_SINK, AIR_OPT_FIXED, "epoch_ms",
+                       "option 'timestamp_format' cannot be changed at run time: airc generated the code that "
+                       "writes each field for it (change the query and compile again)"},
     [OPT_ADDRESS] = {"address", FOR_TAB | FOR_SINK, AIR_OPT_HOSTPORT, "127.0.0.1:6379", NULL},
     [OPT_PATTERN] = {"pattern", FOR_TAB, AIR_OPT_NAME, NULL, NULL},
     [OPT_KEY_PREFIX] = {"key_prefix", FOR_TAB, AIR_OPT_NAME, NULL, NULL},
@@ -204,14 +207,14 @@ const SourceKindDef *source_kind_lookup(const char *name) {
 
 const SinkKindDef sink_kinds[] = {
     {.name = "csv",
-     .opts = OPT_BIT(OPT_PATH) | OPT_BIT(OPT_FORMAT),
+     .opts = OPT_BIT(OPT_PATH) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_TS_FORMAT),
      .required = OPT_BIT(OPT_PATH),
      .file = true,
      .header = true},
-    {.name = "stdout", .opts = OPT_BIT(OPT_FORMAT), .header = true},
+    {.name = "stdout", .opts = OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_TS_FORMAT), .header = true},
     {.name = "kafka",
      .opts = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_TIMEOUT) |
-             OPT_BIT(OPT_KAFKA_PROPS),
+             OPT_BIT(OPT_KAFKA_PROPS) | OPT_BIT(OPT_TS_FORMAT),
      .required = OPT_BIT(OPT_BROKERS) | OPT_BIT(OPT_TOPIC),
      .lib = "-lrdkafka",
      .ops = "air_kafka_sink_ops",
@@ -224,7 +227,7 @@ const SinkKindDef sink_kinds[] = {
      .check_insert = sema_check_redis_insert,
      .emit_def = cg_redis_sink_def},
     {.name = "tcp",
-     .opts = OPT_BIT(OPT_CONNECT) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_TIMEOUT),
+     .opts = OPT_BIT(OPT_CONNECT) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_TIMEOUT) | OPT_BIT(OPT_TS_FORMAT),
      .required = OPT_BIT(OPT_CONNECT),
      .header = true,
      .ops = "air_tcp_sink_ops",

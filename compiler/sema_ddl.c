@@ -393,6 +393,13 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
       diag_error(s->d, slot[OPT_HEADER]->loc, "option 'header' does not apply to format = 'json' (keys name "
                  "the fields)");
   }
+  if ((o = slot[OPT_TS_FORMAT])) {
+    const char *v = string_opt(s, o);
+    if (v && strcasecmp(v, "iso") == 0)
+      r->ts_iso = true;
+    else if (v && strcasecmp(v, "epoch_ms") != 0)
+      diag_error(s->d, o->value->loc, "option 'timestamp_format' must be 'epoch_ms' (the default) or 'iso'");
+  }
   if ((o = slot[OPT_FOLLOW])) {
     Expr *v = o->value;
     if (v->kind == EX_BOOL || (v->kind == EX_INT && (v->ival == 0 || v->ival == 1)))

@@ -606,7 +606,7 @@ typedef struct AirCsvDef {
   bool single;             /* rank 0 alone reads it, whatever the file is (standard
                               input: under a launcher other ranks' is not the same) */
   bool json;               /* format = 'json': one object per line, keys = cols */
-  const char *json_kinds;  /* json: per column 'n' number, 's' string, 'b' boolean */
+  const char *json_kinds;  /* json: per column 'n' number, 's' string, 'b' boolean, 't' a number or a string (TIMESTAMP) */
   const char *tcp_listen;  /* source = 'tcp': host:port to listen on, or NULL */
   const char *tcp_connect; /* ... to connect to (and reconnect), or NULL; path names it */
   const AirKafkaDef *kafka; /* source = 'kafka', or NULL; path names it */
@@ -706,7 +706,31 @@ bool air_parse_bool(AirField f, bool *out); /* true/false/1/0, any case */
  * writes reads back. RANGE: finite text that overflows, or a nonzero
  * number that rounds to 0 (subnormals are in range). */
 AirParse air_parse_double(AirField f, double *out);
-AirParse air_parse_ts(AirField f, int64_t *out); /* an integer in [AIR_TS_MIN, AIR_TS_MAX] */
+/* a TIMESTAMP: an integer of ms since the epoch, or ISO-8601 text as
+ * air_parse_time_text reads it; in [AIR_TS_MIN, AIR_TS_MAX] */
+AirParse air_parse_ts(AirField f, int64_t *out);
+/* Time functions, in UTC. Days since 1970-01-01 to (year, month, day) in
+ * the proleptic Gregorian calendar, by 400-year eras of 146097 days. */
+static inline void air_civil(int64_t days, int64_t *y, int64_t *m, int64_t *d) {
+  days += 719468; /* from 0000-03-01 */
+  int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  int64_t doe = days - era * 146097;                                /* [0, 146096] */
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);             /* [0, 365] */
+  int64_t mp = (5 * doy + 2) / 153;                                  /* March = 0 */
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = yoe + era * 400 + (*m <= 2);
+}
+/* ts as 'yyyy-MM-dd HH:mm:ss.SSS' (UTC), in double quotes when quote (JSON) */
+enum { AIR_PUT_TS_ISO_MAX = 25 };
+char *air_put_ts_iso(char *p, int64_t ts, bool quote);
+/* 'yyyy-MM-dd', or that with ' HH:mm:ss' or 'THH:mm:ss', an optional
+ * fraction of a second (to the ms; more digits dropped) and an optional
+ * 'Z' or +HH:mm / -HH:mm offset (UTC without one): ms since the epoch.
+ * INVALID for other text or a date or time that does not exist, RANGE
+ * outside years 1 to 9999 (the offset applied). */
+AirParse air_parse_time_text(const char *p, size_t n, int64_t *out);
 /* Copy into dst (maxlen + 1 bytes, NUL-padded). RANGE: longer than maxlen. */
 AirParse air_parse_str(AirField f, char *dst, size_t maxlen);
 

@@ -185,6 +185,14 @@ static inline bool q_str_bool(const char *s) {
   return false;
 }
 /* CAST of text: NULL of NULL, and NULL (counted) of text that is no value. */
+/* CAST(s AS TIMESTAMP): ms since the epoch, or ISO-8601 text (air_parse_ts) */
+static inline int64_t q_str_tsn(const char *s) {
+  int64_t t;
+  if (q_isnull_str(s)) return AIR_NULL_I64;
+  if (air_parse_ts((AirField){s, strlen(s)}, &t) == AIR_PARSE_OK) return t;
+  q_cast_error();
+  return AIR_NULL_I64;
+}
 static inline int64_t q_str_i64n(const char *s) {
   if (q_isnull_str(s)) return AIR_NULL_I64;
   char *end;
@@ -339,35 +347,13 @@ static inline bool q_like(const char *s, const char *p) {
   while (*p == '%') p++;
   return *p == '\0';
 }
-/* Time functions, in UTC. Days since 1970-01-01 to (year, month, day) in
- * the proleptic Gregorian calendar, by 400-year eras of 146097 days. */
-static inline void q_civil(int64_t days, int64_t *y, int64_t *m, int64_t *d) {
-  days += 719468; /* from 0000-03-01 */
-  int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  int64_t doe = days - era * 146097;                                /* [0, 146096] */
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);             /* [0, 365] */
-  int64_t mp = (5 * doy + 2) / 153;                                  /* March = 0 */
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = yoe + era * 400 + (*m <= 2);
-}
-/* Days since 1970-01-01 of (year, month, day); the inverse of q_civil. */
-static inline int64_t q_days(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
 /* field 0..5: year, month, day, hour, minute, second of ts (ms) */
 static inline int64_t q_time_field(int64_t ts, int field) {
   int64_t days = ts >= 0 ? ts / 86400000 : -((-ts + 86399999) / 86400000);
   int64_t ms = ts - days * 86400000;
   if (field >= 3) return field == 3 ? ms / 3600000 : field == 4 ? ms / 60000 % 60 : ms / 1000 % 60;
   int64_t y, m, d;
-  q_civil(days, &y, &m, &d);
+  air_civil(days, &y, &m, &d);
   return field == 0 ? y : field == 1 ? m : d;
 }
 /* DATE_FORMAT(ts, fmt): yyyy, yy, MM, dd, HH, mm, ss and SSS replaced by
@@ -396,62 +382,11 @@ static inline const char *q_date_format(char *buf, int64_t ts, const char *fmt) 
   *o = '\0';
   return buf;
 }
-/* n digits at *p into *v (and *p past them); false when there are fewer */
-static inline bool q_digits(const char **p, int n, int64_t *v) {
-  *v = 0;
-  for (int k = 0; k < n; k++, (*p)++) {
-    if (**p < '0' || **p > '9') return false;
-    *v = *v * 10 + (**p - '0');
-  }
-  return true;
-}
-/* the byte c at *p (and *p past it) */
-static inline bool q_byte(const char **p, char c) {
-  if (**p != c) return false;
-  (*p)++;
-  return true;
-}
-/* TO_TIMESTAMP(s): 'yyyy-MM-dd', or with ' HH:mm:ss' or 'THH:mm:ss', then
- * an optional fraction of a second (ms; digits past 3 dropped) and an
- * optional 'Z' or +HH:mm / -HH:mm offset (UTC otherwise). Text that is
- * none of these, or no real date or time, gives 0, as CAST of such text
- * does (there are no NULLs). */
-static inline bool q_parse_timestamp(const char *s, int64_t *out) {
-  const char *p = s;
-  int64_t y, mo, d, h = 0, mi = 0, se = 0, ms = 0, off = 0;
-  if (!q_digits(&p, 4, &y) || !q_byte(&p, '-') || !q_digits(&p, 2, &mo) || !q_byte(&p, '-') ||
-      !q_digits(&p, 2, &d))
-    return false;
-  if (*p == 'T' || *p == ' ') {
-    p++;
-    if (!q_digits(&p, 2, &h) || !q_byte(&p, ':') || !q_digits(&p, 2, &mi) || !q_byte(&p, ':') ||
-        !q_digits(&p, 2, &se))
-      return false;
-    if (q_byte(&p, '.')) {
-      int k = 0;
-      for (; *p >= '0' && *p <= '9'; p++, k++)
-        if (k < 3) ms = ms * 10 + (*p - '0');
-      if (k == 0) return false;
-      for (; k < 3; k++) ms *= 10;
-    }
-    if (*p == '+' || *p == '-') {
-      int64_t sign = *p++ == '-' ? -1 : 1, oh, om;
-      if (!q_digits(&p, 2, &oh) || !q_byte(&p, ':') || !q_digits(&p, 2, &om) || oh > 23 || om > 59) return false;
-      off = sign * (oh * 60 + om) * 60000;
-    } else {
-      q_byte(&p, 'Z');
-    }
-  }
-  if (*p || y < 1 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59) return false;
-  int64_t days = q_days(y, mo, d), cy, cm, cd;
-  q_civil(days, &cy, &cm, &cd);
-  if (cy != y || cm != mo || cd != d) return false; /* 2026-02-30 is no date */
-  *out = (days * 86400 + h * 3600 + mi * 60 + se) * 1000 + ms - off;
-  return *out >= AIR_TS_MIN && *out <= AIR_TS_MAX; /* years 1 to 9999, the offset applied */
-}
+/* TO_TIMESTAMP(s): text as air_parse_time_text reads it; other text is
+ * NULL, counted as a conversion error. */
 static inline int64_t q_to_timestamp(const char *s) {
   int64_t t;
-  if (q_parse_timestamp(s, &t)) return t;
+  if (air_parse_time_text(s, strlen(s), &t) == AIR_PARSE_OK) return t;
   q_cast_error();
   return AIR_NULL_I64;
 }

@@ -972,7 +972,9 @@ static int json_bad(AirCsv *c, const char *fmt, ...) {
   return SCAN_BAD;
 }
 
-static const char *kind_name(char k) { return k == 's' ? "a string" : k == 'b' ? "true or false" : "a number"; }
+static const char *kind_name(char k) {
+  return k == 's' ? "a string" : k == 'b' ? "true or false" : k == 't' ? "a number or a time string" : "a number";
+}
 
 /* The JSON line at pos: ncols (spans in column order), SCAN_BAD (c->why),
  * JSON_BLANK, SCAN_EOF, or SCAN_MORE when its line end is not read yet. */
@@ -1055,7 +1057,7 @@ static int scan_json(AirCsv *c, int max, size_t *end, long *lines) {
           p = vb;
           got = 'n';
         }
-        if (got != want)
+        if (got != want && !(want == 't' && (got == 'n' || got == 's'))) /* a TIMESTAMP: ms or ISO text */
           return json_bad(c, "field '%s' is %s; its column takes %s", c->cols[col], kind_name(got), kind_name(want));
         if (col < max) c->spans[col] = (Span){(size_t)(va - b), (size_t)(vb - b), esc, got == 's' && va != b};
       }

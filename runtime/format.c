@@ -98,9 +98,80 @@ AirParse air_parse_double(AirField f, double *out) {
   return AIR_PARSE_OK;
 }
 
+/* n digits at *p (not past e) into *v, *p past them; false when fewer */
+static bool digits(const char **p, const char *e, int n, int64_t *v) {
+  *v = 0;
+  for (int k = 0; k < n; k++, (*p)++) {
+    if (*p >= e || **p < '0' || **p > '9') return false;
+    *v = *v * 10 + (**p - '0');
+  }
+  return true;
+}
+static bool byte(const char **p, const char *e, char c) {
+  if (*p >= e || **p != c) return false;
+  (*p)++;
+  return true;
+}
+/* Days since 1970-01-01 of a date of the proleptic Gregorian calendar. */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  int64_t yoe = y - era * 400;
+  int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+AirParse air_parse_time_text(const char *s, size_t n, int64_t *out) {
+  const char *p = s, *e = s + n;
+  int64_t y, mo, d, h = 0, mi = 0, se = 0, ms = 0, off = 0;
+  if (!digits(&p, e, 4, &y) || !byte(&p, e, '-') || !digits(&p, e, 2, &mo) || !byte(&p, e, '-') ||
+      !digits(&p, e, 2, &d))
+    return AIR_PARSE_INVALID;
+  if (p < e && (*p == 'T' || *p == ' ')) {
+    p++;
+    if (!digits(&p, e, 2, &h) || !byte(&p, e, ':') || !digits(&p, e, 2, &mi) || !byte(&p, e, ':') ||
+        !digits(&p, e, 2, &se))
+      return AIR_PARSE_INVALID;
+    if (byte(&p, e, '.')) {
+      int k = 0;
+      for (; p < e && *p >= '0' && *p <= '9'; p++, k++)
+        if (k < 3) ms = ms * 10 + (*p - '0');
+      if (k == 0) return AIR_PARSE_INVALID;
+      for (; k < 3; k++) ms *= 10;
+    }
+    if (p < e && (*p == '+' || *p == '-')) {
+      int64_t sign = *p++ == '-' ? -1 : 1, oh, om;
+      if (!digits(&p, e, 2, &oh) || !byte(&p, e, ':') || !digits(&p, e, 2, &om) || oh > 23 || om > 59)
+        return AIR_PARSE_INVALID;
+      off = sign * (oh * 60 + om) * 60000;
+    } else {
+      byte(&p, e, 'Z');
+    }
+  }
+  static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (p != e || y < 1 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap) ||
+      h > 23 || mi > 59 || se > 59)
+    return AIR_PARSE_INVALID; /* 2026-02-30 is no date */
+  int64_t t = (days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) * 1000 + ms - off;
+  if (t < AIR_TS_MIN || t > AIR_TS_MAX) return AIR_PARSE_RANGE; /* years 1 to 9999, the offset applied */
+  *out = t;
+  return AIR_PARSE_OK;
+}
+
+char *air_put_ts_iso(char *p, int64_t ts, bool quote) {
+  int64_t days = ts >= 0 ? ts / 86400000 : -((-ts + 86399999) / 86400000), ms = ts - days * 86400000, y, m, d;
+  air_civil(days, &y, &m, &d);
+  int n = sprintf(p, "%s%04d-%02d-%02d %02d:%02d:%02d.%03d%s", quote ? "\"" : "", (int)y, (int)m, (int)d,
+                  (int)(ms / 3600000), (int)(ms / 60000 % 60), (int)(ms / 1000 % 60), (int)(ms % 1000),
+                  quote ? "\"" : "");
+  return p + n;
+}
+
 AirParse air_parse_ts(AirField f, int64_t *out) {
   int64_t v;
-  if (!air_parse_i64(f, &v)) return AIR_PARSE_INVALID;
+  if (!air_parse_i64(f, &v)) return air_parse_time_text(f.p, f.n, out); /* ISO-8601 text */
   if (v < AIR_TS_MIN || v > AIR_TS_MAX) return AIR_PARSE_RANGE;
   *out = v;
   return AIR_PARSE_OK;

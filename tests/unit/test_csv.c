@@ -889,6 +889,31 @@ static void test_csv_bad_row_reports_first_ten(void **state) {
   free(path);
 }
 
+/* format = 'json': a TIMESTAMP column ('t') takes a number or a string
+ * (ISO-8601 text, parsed later as a csv field is), nothing else. */
+static void test_csv_json_time(void **state) {
+  (void)state;
+  const char *data = "{\"ts\": \"2026-12-03T10:00:00Z\"}\n{\"ts\": 5}\n{\"ts\": true}\n";
+  char *path = write_temp(data, strlen(data));
+  static const char *const cols[] = {"ts"};
+  AirCsvDef def = {.path = path, .name = "j", .cols = cols, .ncols = 1, .time_col = -1, .json = true,
+                   .json_kinds = "t"};
+  AirCsv *c = air_csv_open_at(NULL, &def);
+  assert_non_null(c);
+  AirField f[2];
+  long line;
+  int64_t t;
+  assert_int_equal(air_csv_next(c, f, 2, &line), 1);
+  assert_true(air_parse_ts(f[0], &t) == AIR_PARSE_OK && t == INT64_C(1796292000000));
+  assert_int_equal(air_csv_next(c, f, 2, &line), 1);
+  assert_true(air_parse_ts(f[0], &t) == AIR_PARSE_OK && t == 5);
+  assert_int_equal(air_csv_next(c, f, 2, &line), AIR_CSV_BAD_QUOTING);
+  assert_string_equal(air_csv_bad_why(c), "field 'ts' is true or false; its column takes a number or a time string");
+  air_csv_close(c);
+  unlink(path);
+  free(path);
+}
+
 /* format = 'json': escapes undone into UTF-8 (a surrogate pair into one
  * code point, a lone surrogate into U+FFFD), keys in any order, unknown
  * keys skipped whatever they hold, and each kind of bad line with its
@@ -971,6 +996,7 @@ int main(void) {
       cmocka_unit_test(test_csv_missing_file),
       cmocka_unit_test(test_csv_bad_row_reports_first_ten),
       cmocka_unit_test(test_csv_json_lines),
+      cmocka_unit_test(test_csv_json_time),
       cmocka_unit_test(test_csv_rows_hint),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

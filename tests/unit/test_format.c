@@ -119,6 +119,43 @@ static void test_format_parse_ts(void **state) {
   assert_int_equal(air_parse_ts(fld("1.5"), &t), AIR_PARSE_INVALID);
   assert_int_equal(air_parse_ts(fld(""), &t), AIR_PARSE_INVALID);
   assert_int_equal(t, 5);
+  /* ISO-8601 text; the values worked out by hand (2000-01-01 is day 10957) */
+  assert_true(air_parse_ts(fld("1970-01-01"), &t) == AIR_PARSE_OK && t == 0);
+  assert_true(air_parse_ts(fld("1970-01-01T00:00:01.5Z"), &t) == AIR_PARSE_OK && t == 1500);
+  assert_true(air_parse_ts(fld("1970-01-01 00:00:01.123456"), &t) == AIR_PARSE_OK && t == 1123);
+  assert_true(air_parse_ts(fld("1970-01-02 00:00:00+01:00"), &t) == AIR_PARSE_OK && t == 82800000);
+  assert_true(air_parse_ts(fld("1969-12-31T23:30:00-00:30"), &t) == AIR_PARSE_OK && t == 0);
+  assert_true(air_parse_ts(fld("2000-03-01"), &t) == AIR_PARSE_OK && t == INT64_C(951868800000));
+  assert_true(air_parse_ts(fld("2000-02-29 00:00:00"), &t) == AIR_PARSE_OK && t == INT64_C(951782400000));
+  assert_true(air_parse_ts(fld("0001-01-01"), &t) == AIR_PARSE_OK && t == AIR_TS_MIN);
+  assert_true(air_parse_ts(fld("9999-12-31 23:59:59.999"), &t) == AIR_PARSE_OK && t == AIR_TS_MAX);
+  t = 5;
+  assert_int_equal(air_parse_ts(fld("9999-12-31T23:59:59.999-00:01"), &t), AIR_PARSE_RANGE);
+  assert_int_equal(air_parse_ts(fld("2001-02-29"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_ts(fld("2026-04-31"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_ts(fld("1970-01-01 24:00:00"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_ts(fld("1970-01-01T00:00:00."), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_ts(fld("1970-01-01T00:00"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_ts(fld("1970-1-01"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_ts(fld("1970-01-01Z"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_ts(fld("1970-01-01T00:00:00+24:00"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_ts(fld("1970-01-01 00:00:00 "), &t), AIR_PARSE_INVALID);
+  assert_int_equal(t, 5);
+}
+
+/* timestamp_format = 'iso': UTC, to the ms, quoted for JSON */
+static void test_format_put_ts_iso(void **state) {
+  (void)state;
+  char buf[64];
+  *air_put_ts_iso(buf, 1500, false) = '\0';
+  assert_string_equal(buf, "1970-01-01 00:00:01.500");
+  *air_put_ts_iso(buf, -1, true) = '\0';
+  assert_string_equal(buf, "\"1969-12-31 23:59:59.999\"");
+  *air_put_ts_iso(buf, AIR_TS_MAX, false) = '\0';
+  assert_string_equal(buf, "9999-12-31 23:59:59.999");
+  *air_put_ts_iso(buf, AIR_TS_MIN, false) = '\0';
+  assert_string_equal(buf, "0001-01-01 00:00:00.000");
+  assert_true(strlen(buf) + 2 <= AIR_PUT_TS_ISO_MAX);
 }
 
 static void test_format_parse_bool(void **state) {
@@ -313,6 +350,7 @@ int main(void) {
       cmocka_unit_test(test_format_parse_i32_overflow),
       cmocka_unit_test(test_format_parse_double),
       cmocka_unit_test(test_format_parse_ts),
+      cmocka_unit_test(test_format_put_ts_iso),
       cmocka_unit_test(test_format_parse_bool),
       cmocka_unit_test(test_format_parse_str),
       cmocka_unit_test(test_format_write_double_known),

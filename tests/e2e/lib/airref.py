@@ -397,3 +397,36 @@ def parse_ts(s):
     """A TIMESTAMP field: a BIGINT within years 1 to 9999, else None."""
     v = parse_int(s, 64)
     return v if v is not None and TS_MIN <= v <= TS_MAX else None
+
+
+ISO_FORM = None
+
+
+def parse_iso_ms(txt):
+    """ISO-8601 text as docs/language.md lists its forms ('yyyy-MM-dd', then
+    ' ' or 'T' and 'HH:mm:ss', a fraction, 'Z' or an offset), parsed with
+    datetime: ms since the epoch, or None for any other text or a date or
+    time that does not exist."""
+    import datetime
+    import re
+
+    global ISO_FORM
+    if ISO_FORM is None:
+        ISO_FORM = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?"
+                              r"(Z|[+-]\d{2}:\d{2})?)?$")
+    m = ISO_FORM.match(txt)
+    if not m:
+        return None
+    y, mo, d, h, mi, s, frac, zone = m.groups()
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    try:
+        t = datetime.datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(s or 0),
+                              tzinfo=datetime.timezone.utc)
+    except ValueError:
+        return None
+    ms = (t - epoch) // datetime.timedelta(milliseconds=1) + (int((frac + "00")[:3]) if frac else 0)
+    if zone and zone != "Z":
+        if int(zone[1:3]) > 23 or int(zone[4:6]) > 59:
+            return None
+        ms -= (-1 if zone[0] == "-" else 1) * (int(zone[1:3]) * 60 + int(zone[4:6])) * 60000
+    return ms

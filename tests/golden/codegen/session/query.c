@@ -18,7 +18,7 @@
 static AirEdge *g_edge[2]; /* edges by id (the MPI tag) */
 /* The options of the sources, tables and sinks as compiled, which --set
  * and AIRC_SET_* may change at run time (air_options). */
-static const AirOptDef q_options[27] = {
+static const AirOptDef q_options[28] = {
     {"clicks", "source", AIR_OPT_FIXED, "csv", "option \047source\047 cannot be changed at run time: the kind of source decides the code airc generated for it (change the query and compile again)", 0},
     {"clicks", "path", AIR_OPT_PATH, "clicks.csv", NULL, 0},
     {"clicks", "header", AIR_OPT_HEADER, "true", NULL, 0},
@@ -46,6 +46,7 @@ static const AirOptDef q_options[27] = {
     {"clicks", "prefix", AIR_OPT_NA, NULL, "option \047prefix\047 does not apply to a stream", 0},
     {"clicks", "db", AIR_OPT_NA, NULL, "option \047db\047 does not apply to a stream", 0},
     {"clicks", "password", AIR_OPT_NA, NULL, "option \047password\047 does not apply to a stream", 0},
+    {"clicks", "timestamp_format", AIR_OPT_NA, NULL, "option \047timestamp_format\047 does not apply to a stream", 0},
 };
 
 typedef struct S0 { /* a row of clicks: the columns the queries read */
@@ -333,7 +334,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_options(g_rt, q_options, 27);
+  air_options(g_rt, q_options, 28);
   {
     static const char *const cols[] = {"user_id", "amount", "ts"};
     static AirCsvDef def = {

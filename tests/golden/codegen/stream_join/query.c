@@ -18,7 +18,7 @@
 static AirEdge *g_edge[3]; /* edges by id (the MPI tag) */
 /* The options of the sources, tables and sinks as compiled, which --set
  * and AIRC_SET_* may change at run time (air_options). */
-static const AirOptDef q_options[54] = {
+static const AirOptDef q_options[56] = {
     {"a", "source", AIR_OPT_FIXED, "csv", "option \047source\047 cannot be changed at run time: the kind of source decides the code airc generated for it (change the query and compile again)", 0},
     {"a", "path", AIR_OPT_PATH, "a.csv", NULL, 0},
     {"a", "header", AIR_OPT_HEADER, "true", NULL, 0},
@@ -46,6 +46,7 @@ static const AirOptDef q_options[54] = {
     {"a", "prefix", AIR_OPT_NA, NULL, "option \047prefix\047 does not apply to a stream", 0},
     {"a", "db", AIR_OPT_NA, NULL, "option \047db\047 does not apply to a stream", 0},
     {"a", "password", AIR_OPT_NA, NULL, "option \047password\047 does not apply to a stream", 0},
+    {"a", "timestamp_format", AIR_OPT_NA, NULL, "option \047timestamp_format\047 does not apply to a stream", 0},
     {"b", "source", AIR_OPT_FIXED, "csv", "option \047source\047 cannot be changed at run time: the kind of source decides the code airc generated for it (change the query and compile again)", 0},
     {"b", "path", AIR_OPT_PATH, "b.csv", NULL, 0},
     {"b", "header", AIR_OPT_HEADER, "true", NULL, 0},
@@ -73,6 +74,7 @@ static const AirOptDef q_options[54] = {
     {"b", "prefix", AIR_OPT_NA, NULL, "option \047prefix\047 does not apply to a stream", 0},
     {"b", "db", AIR_OPT_NA, NULL, "option \047db\047 does not apply to a stream", 0},
     {"b", "password", AIR_OPT_NA, NULL, "option \047password\047 does not apply to a stream", 0},
+    {"b", "timestamp_format", AIR_OPT_NA, NULL, "option \047timestamp_format\047 does not apply to a stream", 0},
 };
 
 typedef struct S0 { /* a row of a: the columns the queries read */
@@ -547,7 +549,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_options(g_rt, q_options, 54);
+  air_options(g_rt, q_options, 56);
   {
     static const char *const cols[] = {"k", "x", "ts"};
     static AirCsvDef def = {
@@ -577,13 +579,13 @@ int main(int argc, char **argv) {
         .time_col = 2,
         .wm_bound_ms = INT64_C(1000),
     };
-    def.path = air_opt_str(g_rt, 28);
-    def.follow = 0 != air_opt_i64(g_rt, 35);
+    def.path = air_opt_str(g_rt, 29);
+    def.follow = 0 != air_opt_i64(g_rt, 36);
     def.single = def.single || def.follow;
-    def.header = (AirCsvHeader)air_opt_i64(g_rt, 29);
-    def.rate = air_opt_i64(g_rt, 30);
-    def.bad_limit = (AirBadLimit)air_opt_i64(g_rt, 34);
-    def.bad_max = air_opt_f64(g_rt, 34);
+    def.header = (AirCsvHeader)air_opt_i64(g_rt, 30);
+    def.rate = air_opt_i64(g_rt, 31);
+    def.bad_limit = (AirBadLimit)air_opt_i64(g_rt, 35);
+    def.bad_max = air_opt_f64(g_rt, 35);
     g_csv1 = air_csv_open(g_rt, &def);
   }
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(RA0), AIR_ROUTE_HASH, 1);

@@ -18,7 +18,7 @@
 static AirEdge *g_edge[2]; /* edges by id (the MPI tag) */
 /* The options of the sources, tables and sinks as compiled, which --set
  * and AIRC_SET_* may change at run time (air_options). */
-static const AirOptDef q_options[27] = {
+static const AirOptDef q_options[28] = {
     {"events", "source", AIR_OPT_FIXED, "datagen", "option \047source\047 cannot be changed at run time: the kind of source decides the code airc generated for it (change the query and compile again)", 0},
     {"events", "path", AIR_OPT_NA, NULL, "option \047path\047 applies only to source = \047csv\047", 0},
     {"events", "header", AIR_OPT_NA, NULL, "option \047header\047 applies only to source = \047csv\047 or \047stdin\047", 0},
@@ -46,6 +46,7 @@ static const AirOptDef q_options[27] = {
     {"events", "prefix", AIR_OPT_NA, NULL, "option \047prefix\047 does not apply to a stream", 0},
     {"events", "db", AIR_OPT_NA, NULL, "option \047db\047 does not apply to a stream", 0},
     {"events", "password", AIR_OPT_NA, NULL, "option \047password\047 does not apply to a stream", 0},
+    {"events", "timestamp_format", AIR_OPT_NA, NULL, "option \047timestamp_format\047 does not apply to a stream", 0},
 };
 
 typedef struct S0 { /* a row of events: the columns the queries read */
@@ -316,7 +317,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_options(g_rt, q_options, 27);
+  air_options(g_rt, q_options, 28);
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(O0), AIR_ROUTE_GATHER, 1);
   {

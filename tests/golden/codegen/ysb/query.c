@@ -18,7 +18,7 @@
 static AirEdge *g_edge[2]; /* edges by id (the MPI tag) */
 /* The options of the sources, tables and sinks as compiled, which --set
  * and AIRC_SET_* may change at run time (air_options). */
-static const AirOptDef q_options[54] = {
+static const AirOptDef q_options[56] = {
     {"ad_events", "source", AIR_OPT_FIXED, "ysb", "option \047source\047 cannot be changed at run time: the kind of source decides the code airc generated for it (change the query and compile again)", 0},
     {"ad_events", "path", AIR_OPT_NA, NULL, "option \047path\047 applies only to source = \047csv\047", 0},
     {"ad_events", "header", AIR_OPT_NA, NULL, "option \047header\047 applies only to source = \047csv\047 or \047stdin\047", 0},
@@ -46,6 +46,7 @@ static const AirOptDef q_options[54] = {
     {"ad_events", "prefix", AIR_OPT_NA, NULL, "option \047prefix\047 does not apply to a stream", 0},
     {"ad_events", "db", AIR_OPT_NA, NULL, "option \047db\047 does not apply to a stream", 0},
     {"ad_events", "password", AIR_OPT_NA, NULL, "option \047password\047 does not apply to a stream", 0},
+    {"ad_events", "timestamp_format", AIR_OPT_NA, NULL, "option \047timestamp_format\047 does not apply to a stream", 0},
     {"campaigns", "source", AIR_OPT_FIXED, "ysb", "option \047source\047 cannot be changed at run time: the kind of source decides the code airc generated for it (change the query and compile again)", 2},
     {"campaigns", "path", AIR_OPT_NA, NULL, "option \047path\047 applies only to source = \047csv\047", 2},
     {"campaigns", "header", AIR_OPT_NA, NULL, "option \047header\047 applies only to source = \047csv\047", 2},
@@ -73,6 +74,7 @@ static const AirOptDef q_options[54] = {
     {"campaigns", "prefix", AIR_OPT_NA, NULL, "option \047prefix\047 does not apply to a table", 2},
     {"campaigns", "db", AIR_OPT_NA, NULL, "option \047db\047 does not apply to a table", 2},
     {"campaigns", "password", AIR_OPT_NA, NULL, "option \047password\047 does not apply to a table", 2},
+    {"campaigns", "timestamp_format", AIR_OPT_NA, NULL, "option \047timestamp_format\047 does not apply to a table", 2},
 };
 
 typedef struct S0 { /* a row of ad_events: the columns the queries read */
@@ -433,7 +435,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_options(g_rt, q_options, 54);
+  air_options(g_rt, q_options, 56);
   load_tab1();
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(O0), AIR_ROUTE_GATHER, 1);
