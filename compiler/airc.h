@@ -101,6 +101,9 @@ typedef struct Type {
 } Type;
 
 const char *type_name(Type t, char *buf, size_t n); /* "VARCHAR(36)" */
+typedef struct Expr Expr;
+/* An expression's text for --explain: an aggregate's with its FILTER. */
+const char *plan_label(const Expr *e, char *buf, size_t n);
 bool type_is_numeric(Type t);  /* INT, BIGINT, DOUBLE */
 bool comparable(Type a, Type b); /* sema.c: whether a value of a compares with one of b */
 bool type_is_integer(Type t);  /* INT, BIGINT, TIMESTAMP, INTERVAL */
@@ -162,7 +165,6 @@ typedef enum {
 
 typedef struct Relation Relation;
 
-typedef struct Expr Expr;
 struct Expr {
   ExprKind kind;   /* see ExprKind */
   SrcLoc loc;      /* where it starts; len covers it all if on one line, else its first token */

@@ -65,6 +65,13 @@ const char *type_name(Type t, char *buf, size_t n) {
   return buf;
 }
 
+const char *plan_label(const Expr *e, char *buf, size_t n) {
+  const char *t = e->text ? e->text : "?";
+  if (!e->filter) return t;
+  snprintf(buf, n, "%s FILTER (WHERE %s)", t, e->filter->text ? e->filter->text : "?");
+  return buf;
+}
+
 bool type_is_numeric(Type t) {
   return t.kind == TY_INT || t.kind == TY_BIGINT || t.kind == TY_DOUBLE;
 }

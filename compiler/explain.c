@@ -30,7 +30,8 @@ static void text_add(Text *t, const char *fmt, ...) {
 }
 
 static void text_list(Text *t, Expr **v, int n) {
-  for (int i = 0; i < n; i++) text_add(t, "%s%s", i ? ", " : "", v[i]->text ? v[i]->text : "?");
+  char buf[512];
+  for (int i = 0; i < n; i++) text_add(t, "%s%s", i ? ", " : "", plan_label(v[i], buf, sizeof buf));
 }
 
 /* What shared slices add to a stage's state line. */
@@ -224,8 +225,9 @@ static void print_op(FILE *out, const Chain *ch, const Operator *op) {
         fprintf(out, "%s%s", i ? ", " : "", s->keys[i]->text);
     }
     fprintf(out, "%s", s->nkeys ? "; " : " ");
+    char buf[512];
     for (int i = 0; i < s->naggs; i++)
-      fprintf(out, "%s%s", i ? ", " : "", s->aggs[i]->text);
+      fprintf(out, "%s%s", i ? ", " : "", plan_label(s->aggs[i], buf, sizeof buf));
     if (s->naggs) fprintf(out, "; ");
     print_window(out, s->window);
     if (s->having) fprintf(out, "; HAVING %s", s->having->text);

@@ -103,7 +103,8 @@ static void buf_op(Buf *b, const Stage *st, const Operator *op, int i) {
       buf_keys(b, s);
     }
     buf_printf(b, "\n  ");
-    for (int k = 0; k < s->naggs; k++) buf_printf(b, "%s%s", k ? ", " : "", s->aggs[k]->text);
+    char lb[512];
+    for (int k = 0; k < s->naggs; k++) buf_printf(b, "%s%s", k ? ", " : "", plan_label(s->aggs[k], lb, sizeof lb));
     buf_printf(b, "; ");
     buf_window(b, s->window);
     if (s->having) buf_printf(b, "; HAVING %s", s->having->text);

@@ -287,6 +287,12 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
     if (k == OPT_KAFKA_PROPS) k = -1;
     if (k < 0) {
       diag_error(s->d, o->loc, "unknown option '%s'", o->key);
+      if (strcasecmp(o->key, "connector") == 0) { /* Flink SQL's: the kind is airc's source or sink option */
+        diag_note(s->d, o->loc, "airc names the kind with %s (docs/language.md, section 2)",
+                  r->kind == REL_SINK ? "sink = 'csv', 'stdout', 'kafka', 'redis' or 'tcp'"
+                                      : "source = 'csv', 'kafka', 'stdin', 'tcp', 'datagen', ...");
+        continue;
+      }
       Names ns = {0};
       for (int i = 0; i < OPT_COUNT; i++)
         if (option_keys[i].rels & (1u << r->kind))

@@ -379,7 +379,8 @@ bool build_take_elems(ParseState *ps, Stmt *s, Elem *els) {
       break;
     case EL_WATERMARK:
       if (table) {
-        airq_error_at(ps, &at, "WATERMARK is not allowed in CREATE TABLE");
+        airq_error_at(ps, &at, "WATERMARK is not allowed in CREATE TABLE (a table with event time, "
+                               "Flink's source table, is a CREATE STREAM here)");
         ok = false;
       } else if (s->wm) {
         airq_error_at(ps, &at, "only one WATERMARK clause is allowed");
@@ -746,7 +747,7 @@ static Expr *outer_expr(Distinct *d, Expr *e) {
       int j = d->np++;
       Expr *cnt = dcall(d, "COUNT", dnode(d, EX_STAR, e), e);
       cnt->filter = e->filter;
-      cnt->text = dtext(d, "COUNT(*) FILTER", e->filter);
+      cnt->text = "COUNT(*)"; /* and its FILTER, as --explain shows it */
       inner_item(d, cnt, dname(d, "__f", j));
       Expr *gt = dnode(d, EX_BINARY, e->filter), *zero = dnode(d, EX_INT, e->filter);
       gt->op = OP_GT;
