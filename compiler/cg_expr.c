@@ -524,6 +524,8 @@ static void min_max_cond(char *buf, size_t n, const Expr *a, const char *v, int 
   const char *op = a->agg == AGG_MIN ? "<" : ">";
   if (dbl)
     snprintf(buf, n, "q_order_f64(%s, acc->a%d) %s 0", v, j, op);
+  else if (a->args->type.kind == TY_VARCHAR) /* by bytes, as comparisons order strings */
+    snprintf(buf, n, "strcmp(%s, acc->a%d) %s 0", v, j, op);
   else
     snprintf(buf, n, "%s %s acc->a%d", v, op, j);
 }
@@ -547,8 +549,22 @@ void cg_avg_field(FILE *o, const Expr *a, int j) {
   acc_member(o, "int64_t", j, "n", "", a);
 }
 
+/* acc->a<j> = v: a VARCHAR's bytes into its inline array */
+static void min_max_set(char *buf, size_t n, const Expr *a, const char *v, int j) {
+  if (a->args->type.kind == TY_VARCHAR)
+    snprintf(buf, n, "q_strcpy(acc->a%d, sizeof acc->a%d, %s)", j, j, v);
+  else
+    snprintf(buf, n, "acc->a%d = %s", j, v);
+}
+
 void cg_minmax_field(FILE *o, const Expr *a, int j) {
-  acc_member(o, ctype(a->args->type), j, "", "", a);
+  if (a->args->type.kind == TY_VARCHAR) { /* the string inline: plain data, copied as bytes */
+    char arr[32];
+    snprintf(arr, sizeof arr, "[%d]", a->args->type.len + 1);
+    acc_member(o, "char", j, arr, "", a);
+  } else {
+    acc_member(o, ctype(a->args->type), j, "", "", a);
+  }
   if (a->type.nullable) acc_member(o, "int64_t", j, "n", "values in ", a);
 }
 
@@ -585,21 +601,23 @@ void cg_sum_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind
 void cg_avg_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) { sum_update(o, a, j, cx, ind, "s"); }
 
 void cg_minmax_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
-  char cond[96];
+  char cond[96], set[96];
+  const char *vt = a->args->type.kind == TY_VARCHAR ? "const char *" : ctype(a->args->type);
   min_max_cond(cond, sizeof cond, a, "v", j);
+  min_max_set(set, sizeof set, a, "v", j);
   if (a->type.nullable) { /* the first value, or a smaller (larger) one */
     if (!arg_begin(o, a, cx, ind)) {
-      fprintf(o, "%s{\n%s  %s v = ", ind, ind, ctype(a->args->type));
+      fprintf(o, "%s{\n%s  %s%sv = ", ind, ind, vt, vt[strlen(vt) - 1] == '*' ? "" : " ");
       emit_expr(o, a->args, cx);
       fprintf(o, ";\n%s  {\n", ind);
     }
-    fprintf(o, "%s    if (acc->a%dn++ == 0 || %s) acc->a%d = v;\n", ind, j, cond, j);
+    fprintf(o, "%s    if (acc->a%dn++ == 0 || %s) %s;\n", ind, j, cond, set);
     arg_end(o, true, ind);
     return;
   }
-  fprintf(o, "%s{\n%s  %s v = ", ind, ind, ctype(a->args->type));
+  fprintf(o, "%s{\n%s  %s%sv = ", ind, ind, vt, vt[strlen(vt) - 1] == '*' ? "" : " ");
   emit_expr(o, a->args, cx);
-  fprintf(o, ";\n%s  if (is_new || %s) acc->a%d = v;\n%s}\n", ind, cond, j, ind);
+  fprintf(o, ";\n%s  if (is_new || %s) %s;\n%s}\n", ind, cond, set, ind);
 }
 
 void cg_count_merge(FILE *o, const Expr *a, int j, const char *ind) {
@@ -626,15 +644,16 @@ void cg_avg_merge(FILE *o, const Expr *a, int j, const char *ind) {
 }
 
 void cg_minmax_merge(FILE *o, const Expr *a, int j, const char *ind) {
-  char val[32], cond[96];
+  char val[32], cond[96], set[96];
   snprintf(val, sizeof val, "p->a%d", j);
   min_max_cond(cond, sizeof cond, a, val, j);
+  min_max_set(set, sizeof set, a, val, j);
   if (a->type.nullable) {
-    fprintf(o, "%sif (p->a%dn && (acc->a%dn == 0 || %s)) acc->a%d = p->a%d;\n", ind, j, j, cond, j, j);
+    fprintf(o, "%sif (p->a%dn && (acc->a%dn == 0 || %s)) %s;\n", ind, j, j, cond, set);
     fprintf(o, "%sacc->a%dn += p->a%dn;\n", ind, j, j);
     return;
   }
-  fprintf(o, "%sif (is_new || %s) acc->a%d = p->a%d;\n", ind, cond, j, j);
+  fprintf(o, "%sif (is_new || %s) %s;\n", ind, cond, set);
 }
 
 static void emit_agg_value(FILE *out, const Expr *e, const Ctx *cx) {

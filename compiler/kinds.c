@@ -267,7 +267,9 @@ static Type count_type(Type arg) {
 /* SUM of integers is BIGINT (wrapping, as Flink), of DOUBLEs an exact sum rounded once */
 static Type sum_type(Type arg) { return !numeric(arg) ? ty(TY_ERROR) : arg.kind == TY_DOUBLE ? arg : ty(TY_BIGINT); }
 static Type avg_type(Type arg) { return numeric(arg) ? ty(TY_DOUBLE) : ty(TY_ERROR); }
-static Type minmax_type(Type arg) { return numeric(arg) || arg.kind == TY_TIMESTAMP ? arg : ty(TY_ERROR); }
+static Type minmax_type(Type arg) {
+  return numeric(arg) || arg.kind == TY_TIMESTAMP || arg.kind == TY_VARCHAR ? arg : ty(TY_ERROR);
+}
 
 const AggDef agg_defs[AGG_LAST + 1] = {
     [AGG_COUNT_STAR] = {"COUNT", true, count_type, cg_count_field, cg_count_update, cg_count_merge, cg_plain_value},

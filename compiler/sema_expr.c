@@ -416,7 +416,8 @@ static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
   Type res = agg_defs[ak].result(t);
   if (!is_err(res))
     return res;
-  diag_error(d, arg->loc, "%s needs a numeric argument, not %s", e->name, tyname(t, b));
+  diag_error(d, arg->loc, "%s needs %s argument, not %s", e->name,
+             ak == AGG_MIN || ak == AGG_MAX ? "a number, TIMESTAMP or VARCHAR" : "a numeric", tyname(t, b));
   note_decl(sc, arg);
   return mk_type(TY_ERROR);
 }
