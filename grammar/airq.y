@@ -380,6 +380,7 @@ select:
       $$->limit = $9.limit;
       $$->limit_loc = airq_srcloc(&$9.limit_loc);
     }
+    CHECK($$ = build_join_agg(ps, $$));
     CHECK($$ = build_distinct(ps, $$));
   }
 ;

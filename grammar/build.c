@@ -634,23 +634,28 @@ static bool same_form(const Expr *a, const Expr *b) {
   return !p && !q;
 }
 
-static Expr *copy_expr(ParseState *ps, const Expr *e) {
+/* A deep copy of e, each node that map (when given) replaces by its own. */
+typedef Expr *(*ExprMap)(void *ctx, const Expr *e);
+static Expr *copy_map(ParseState *ps, const Expr *e, ExprMap map, void *ctx) {
   if (!e) return NULL;
-  Expr *c = arena_alloc(ps->arena, sizeof(Expr));
+  Expr *c = map ? map(ctx, e) : NULL;
+  if (c) return c;
+  c = arena_alloc(ps->arena, sizeof(Expr));
   *c = *e;
   c->next = NULL;
-  c->lhs = copy_expr(ps, e->lhs);
-  c->rhs = copy_expr(ps, e->rhs);
-  c->third = copy_expr(ps, e->third);
-  c->else_ = copy_expr(ps, e->else_);
-  c->filter = copy_expr(ps, e->filter);
+  c->lhs = copy_map(ps, e->lhs, map, ctx);
+  c->rhs = copy_map(ps, e->rhs, map, ctx);
+  c->third = copy_map(ps, e->third, map, ctx);
+  c->else_ = copy_map(ps, e->else_, map, ctx);
+  c->filter = copy_map(ps, e->filter, map, ctx);
   Expr **t = &c->args;
   for (const Expr *a = e->args; a; a = a->next) {
-    *t = copy_expr(ps, a);
+    *t = copy_map(ps, a, map, ctx);
     t = &(*t)->next;
   }
   return c;
 }
+static Expr *copy_expr(ParseState *ps, const Expr *e) { return copy_map(ps, e, NULL, NULL); }
 
 /* A node of the rewrite, located and named (its text) as `at`. */
 static Expr *dnode(Distinct *d, ExprKind kind, const Expr *at) {
@@ -733,6 +738,18 @@ static void find_distinct(Distinct *d, const Expr *e, int *n) {
   for (const Expr *a = e->args; a; a = a->next) find_distinct(d, a, n);
 }
 
+/* WINDOW_START of the second aggregation, whose windows are one advance
+ * long: WINDOW_END - size of the first's; NULL for any other e. */
+static Expr *window_start_of(Distinct *d, const Expr *e) {
+  if (e->kind != EX_WINDOW_START || d->size == d->sel->window->advance_ms) return NULL;
+  Expr *r = dnode(d, EX_BINARY, e), *end = dnode(d, EX_WINDOW_END, e), *iv = dnode(d, EX_INTERVAL, e);
+  iv->ival = d->size;
+  r->op = OP_SUB;
+  r->lhs = end;
+  r->rhs = iv;
+  return r;
+}
+
 /* e of the outer query: the aggregate calls through the inner query, the
  * GROUP BY keys as the inner's columns; NULL after an error. */
 static Expr *outer_expr(Distinct *d, Expr *e) {
@@ -799,14 +816,8 @@ static Expr *outer_expr(Distinct *d, Expr *e) {
     derror(d, e->loc, "column '%s' must appear in GROUP BY or be used in an aggregate", e->name);
     return e;
   }
-  if (e->kind == EX_WINDOW_START && d->size != d->sel->window->advance_ms) { /* WINDOW_END - size */
-    Expr *r = dnode(d, EX_BINARY, e), *end = dnode(d, EX_WINDOW_END, e), *iv = dnode(d, EX_INTERVAL, e);
-    iv->ival = d->size;
-    r->op = OP_SUB;
-    r->lhs = end;
-    r->rhs = iv;
-    return r;
-  }
+  Expr *ws = window_start_of(d, e);
+  if (ws) return ws;
   e->lhs = outer_expr(d, e->lhs);
   e->rhs = outer_expr(d, e->rhs);
   e->third = outer_expr(d, e->third);
@@ -826,6 +837,34 @@ static const char *written_name(const SelectItem *it) {
   if (it->alias) return it->alias;
   if (it->expr->kind == EX_COLUMN) return it->expr->name;
   return it->expr->text ? it->expr->text : "?column?";
+}
+
+/* The query `in` as a derived stream prefix_N of this statement (located
+ * at `at`), and a copy of sel reading it: no join, no WHERE. */
+static Select *split_query(ParseState *ps, const char *prefix, SrcLoc at, Select *in, const Select *sel) {
+  char buf[48];
+  snprintf(buf, sizeof buf, "%s_%d", prefix, ++ps->nsub);
+  char *name = arena_alloc(ps->arena, strlen(buf) + 1);
+  memcpy(name, buf, strlen(buf) + 1);
+  AirqLoc al = {at.line, at.col, at.line, at.col + at.len, at.len, 0, 0};
+  build_subquery(ps, name, &al, in)->subquery = true;
+  Select *out = arena_alloc(ps->arena, sizeof(Select));
+  *out = *sel;
+  memset(out->from, 0, sizeof out->from);
+  out->from[0] = build_from(name, &al, NULL, NULL);
+  out->nfrom = 1;
+  out->join_on = NULL;
+  out->comma_join = out->left_join = out->table_join = false;
+  out->where = NULL;
+  return out;
+}
+
+/* ORDER BY's name of an output column (its alias, or the column it is). */
+static bool output_name(const Select *sel, const Expr *e) {
+  if (e->kind != EX_COLUMN || e->qual) return false;
+  for (const SelectItem *it = sel->items; it; it = it->next)
+    if (it->expr->kind != EX_STAR && strcmp(written_name(it), e->name) == 0) return true;
+  return false;
 }
 
 Select *build_distinct(ParseState *ps, Select *sel) {
@@ -863,7 +902,8 @@ Select *build_distinct(ParseState *ps, Select *sel) {
   inner_item(&d, copy_expr(ps, d.x), "__dx");
   for (SelectItem *it = sel->items; it; it = it->next) it->expr = outer_expr(&d, it->expr);
   sel->having = outer_expr(&d, sel->having);
-  for (OrderItem *o = sel->order_by; o; o = o->next) o->expr = outer_expr(&d, o->expr);
+  for (OrderItem *o = sel->order_by; o; o = o->next)
+    if (!output_name(sel, o->expr)) o->expr = outer_expr(&d, o->expr);
   if (d.bad) return NULL;
   Expr *ts = dnode(&d, EX_BINARY, first), *end = dnode(&d, EX_WINDOW_END, first), *ms = dnode(&d, EX_INTERVAL, first);
   ms->ival = 1;
@@ -885,21 +925,7 @@ Select *build_distinct(ParseState *ps, Select *sel) {
     t = &(*t)->next;
   }
   *t = copy_expr(ps, d.x);
-  char buf[32];
-  snprintf(buf, sizeof buf, "distinct_%d", ++ps->nsub);
-  char *name = arena_alloc(ps->arena, strlen(buf) + 1);
-  memcpy(name, buf, strlen(buf) + 1);
-  AirqLoc at = {first->loc.line, first->loc.col, first->loc.line, first->loc.col + first->loc.len, first->loc.len, 0, 0};
-  build_subquery(ps, name, &at, in)->subquery = true;
-
-  Select *out = arena_alloc(ps->arena, sizeof(Select));
-  *out = *sel;
-  memset(out->from, 0, sizeof out->from);
-  out->from[0] = build_from(name, &at, NULL, NULL);
-  out->nfrom = 1;
-  out->join_on = NULL;
-  out->comma_join = out->left_join = out->table_join = false;
-  out->where = NULL;
+  Select *out = split_query(ps, "distinct", first->loc, in, sel);
   Expr **g = &out->group_by;
   *g = NULL;
   i = 0;
@@ -911,6 +937,145 @@ Select *build_distinct(ParseState *ps, Select *sel) {
   ow->kind = WIN_TUMBLING;
   ow->loc = w->loc;
   ow->size = dnode(&d, EX_INTERVAL, w->advance ? w->advance : w->size);
+  ow->size->ival = w->advance_ms;
+  out->window = ow;
+  return out;
+}
+
+/* ---- aggregates over a join of two streams --------------------------------
+ *
+ * SELECT k, agg(a.x * b.y) FROM a JOIN b ON ... GROUP BY k WINDOW w is the
+ * aggregate over a derived stream joined_N of the window's pairs, planned
+ * as the DISTINCT rewrite plans its second step: joined_N is the join with
+ * the columns the aggregation reads (__c<i>) and ts = WINDOW_END - 1 ms,
+ * and the query aggregates it per TUMBLING window of the advance (the size
+ * a multiple of it). A join with a TABLE aggregates directly (it needs no
+ * window of pairs), as does any query this does not fit (sema explains),
+ * or whose FROM names no stream declared before it. */
+
+typedef struct JoinAgg {
+  Distinct d;          /* the node builders' state */
+  const Expr *cols[128]; /* the column references read after the join, by __c index */
+  int ncols;
+  bool aggs;           /* an aggregate call was seen */
+} JoinAgg;
+
+static void join_agg_scan(JoinAgg *j, const Expr *e) {
+  if (!e) return;
+  if (e->kind == EX_CALL && is_agg_name(e->name)) j->aggs = true;
+  if (e->kind == EX_COLUMN) {
+    for (int i = 0; i < j->ncols; i++)
+      if (same_form(j->cols[i], e)) return;
+    if (j->ncols == (int)(sizeof j->cols / sizeof *j->cols)) {
+      derror(&j->d, e->loc, "too many columns read after a join of two streams (%s)", "at most 128");
+      return;
+    }
+    j->cols[j->ncols++] = e;
+    return;
+  }
+  join_agg_scan(j, e->lhs);
+  join_agg_scan(j, e->rhs);
+  join_agg_scan(j, e->third);
+  join_agg_scan(j, e->else_);
+  join_agg_scan(j, e->filter);
+  for (const Expr *a = e->args; a; a = a->next) join_agg_scan(j, a);
+}
+
+/* e over the derived stream: its column references as __c<i>, WINDOW_START
+ * as WINDOW_END - size (a copy; e is left as it is). */
+static Expr *join_agg_map(void *ctx, const Expr *e) {
+  JoinAgg *j = ctx;
+  if (e->kind == EX_COLUMN)
+    for (int i = 0; i < j->ncols; i++)
+      if (same_form(j->cols[i], e)) return dcol(&j->d, dname(&j->d, "__c", i), e);
+  return window_start_of(&j->d, e);
+}
+static Expr *join_agg_expr(JoinAgg *j, const Expr *e) { return copy_map(j->d.ps, e, join_agg_map, j); }
+
+/* Whether name is a stream declared before, or a WITH query or subquery
+ * of this statement (a TABLE, or a name not declared, is not). */
+static bool declared_stream(ParseState *ps, const char *name) {
+  for (const Stmt *q = ps->sub_head; q; q = q->next)
+    if (q->name && strcmp(q->name, name) == 0) return true;
+  bool stream = false;
+  for (const Stmt *q = ps->head; q; q = q->next)
+    if (q->name && strcmp(q->name, name) == 0)
+      stream = q->kind == ST_CREATE_STREAM || q->kind == ST_CREATE_STREAM_AS;
+  return stream;
+}
+
+Select *build_join_agg(ParseState *ps, Select *sel) {
+  WindowSpec *w = sel->window;
+  if (sel->nfrom != 2 || !w || w->kind == WIN_SESSION || !declared_stream(ps, sel->from[0].name) ||
+      !declared_stream(ps, sel->from[1].name))
+    return sel;
+  JoinAgg *j = arena_alloc(ps->arena, sizeof(JoinAgg));
+  j->d.ps = ps;
+  j->d.sel = sel;
+  for (SelectItem *it = sel->items; it; it = it->next) join_agg_scan(j, it->expr);
+  for (Expr *k = sel->group_by; k; k = k->next) join_agg_scan(j, k);
+  join_agg_scan(j, sel->having);
+  for (OrderItem *o = sel->order_by; o; o = o->next)
+    if (!output_name(sel, o->expr)) join_agg_scan(j, o->expr);
+  if (j->d.bad) return NULL;
+  if (!j->aggs) return sel; /* the join's pairs themselves */
+  j->d.size = w->size->ival;
+  w->size_ms = j->d.size;
+  w->advance_ms = w->advance ? w->advance->ival : j->d.size;
+  if (w->advance_ms <= 0 || j->d.size % w->advance_ms != 0) return sel; /* sema says what to write */
+  for (SelectItem *it = sel->items; it; it = it->next)
+    if (!it->alias && it->expr->kind != EX_STAR) {
+      it->alias = written_name(it);
+      it->alias_loc = it->expr->loc;
+    }
+  /* the join: the columns read after it, and the time */
+  for (int i = 0; i < j->ncols; i++) inner_item(&j->d, copy_expr(ps, j->cols[i]), dname(&j->d, "__c", i));
+  const Expr *at = sel->items ? sel->items->expr : sel->from[0].tvf ? sel->from[0].tvf->size : NULL;
+  if (!at) return sel;
+  Expr *ts = dnode(&j->d, EX_BINARY, at), *end = dnode(&j->d, EX_WINDOW_END, at), *ms = dnode(&j->d, EX_INTERVAL, at);
+  ms->ival = 1;
+  ts->op = OP_SUB;
+  ts->lhs = end;
+  ts->rhs = ms;
+  ts->text = "WINDOW_END - INTERVAL '1' MILLISECOND";
+  inner_item(&j->d, ts, "ts");
+  Select *in = arena_alloc(ps->arena, sizeof(Select));
+  *in = *sel;
+  in->items = j->d.inner.head;
+  in->group_by = NULL;
+  in->having = NULL;
+  in->order_by = NULL;
+  in->limit = 0;
+  Select *out = split_query(ps, "joined", sel->from[1].loc, in, sel);
+  for (SelectItem *it = out->items = NULL, *src = sel->items, **t = &out->items; src; src = src->next) {
+    it = arena_alloc(ps->arena, sizeof(SelectItem));
+    *it = *src;
+    it->next = NULL;
+    it->expr = join_agg_expr(j, src->expr);
+    *t = it;
+    t = &it->next;
+  }
+  Expr **g = &out->group_by;
+  *g = NULL;
+  for (Expr *k = sel->group_by; k; k = k->next) {
+    *g = join_agg_expr(j, k);
+    g = &(*g)->next;
+  }
+  out->having = join_agg_expr(j, sel->having);
+  OrderItem **ot = &out->order_by;
+  *ot = NULL;
+  for (OrderItem *o = sel->order_by; o; o = o->next) {
+    OrderItem *c = arena_alloc(ps->arena, sizeof(OrderItem));
+    *c = *o;
+    c->next = NULL;
+    c->expr = output_name(sel, o->expr) ? o->expr : join_agg_expr(j, o->expr);
+    *ot = c;
+    ot = &c->next;
+  }
+  WindowSpec *ow = arena_alloc(ps->arena, sizeof(WindowSpec));
+  ow->kind = WIN_TUMBLING;
+  ow->loc = w->loc;
+  ow->size = dnode(&j->d, EX_INTERVAL, w->advance ? w->advance : w->size);
   ow->size->ival = w->advance_ms;
   out->window = ow;
   return out;
