@@ -150,7 +150,13 @@ typedef enum {
   AGG_MIN,        /* MIN(x) */
   AGG_MAX,        /* MAX(x) */
   AGG_AVG,        /* AVG(x) */
-  AGG_LAST = AGG_AVG /* the last row of agg_defs */
+  AGG_VAR_POP,    /* VAR_POP(x): the variance over n */
+  AGG_VAR_SAMP,   /* VAR_SAMP(x): over n - 1 */
+  AGG_VARIANCE,   /* VARIANCE(x): VAR_SAMP */
+  AGG_STDDEV_POP, /* STDDEV_POP(x): the square root of VAR_POP */
+  AGG_STDDEV_SAMP,/* STDDEV_SAMP(x): of VAR_SAMP */
+  AGG_STDDEV,     /* STDDEV(x): STDDEV_SAMP */
+  AGG_LAST = AGG_STDDEV /* the last row of agg_defs */
 } AggKind;
 
 typedef enum {
@@ -903,6 +909,10 @@ void cg_minmax_merge(FILE *o, const Expr *a, int j, const char *ind);
 void cg_plain_value(FILE *o, const Expr *a, int j, const Ctx *cx);
 void cg_sum_value(FILE *o, const Expr *a, int j, const Ctx *cx);
 void cg_avg_value(FILE *o, const Expr *a, int j, const Ctx *cx);
+void cg_var_field(FILE *o, const Expr *a, int j);
+void cg_var_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind);
+void cg_var_merge(FILE *o, const Expr *a, int j, const char *ind);
+void cg_var_value(FILE *o, const Expr *a, int j, const Ctx *cx);
 
 /* A scalar function: one row per FuncKind (kinds.c), found by name. To add
  * one: a FuncKind, a row here (its arguments, its result type rule, its

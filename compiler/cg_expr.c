@@ -620,6 +620,39 @@ void cg_minmax_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *
   fprintf(o, ";\n%s  if (is_new || %s) %s;\n%s}\n", ind, cond, set, ind);
 }
 
+/* VAR_*, STDDEV_*: the exact sums of the values and of their squares and
+ * the count (air_var_add); NULL below one value (the sample forms: two). */
+void cg_var_field(FILE *o, const Expr *a, int j) {
+  acc_member(o, "AirXsum", j, "s", "sum of ", a);
+  acc_member(o, "AirXsum", j, "q", "sum of squares of ", a);
+  acc_member(o, "int64_t", j, "n", "values in ", a);
+}
+
+void cg_var_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
+  bool open = arg_begin(o, a, cx, ind);
+  char in[160];
+  snprintf(in, sizeof in, "%s%s", ind, open ? "    " : "");
+  fprintf(o, "%sair_var_add(&acc->a%ds, &acc->a%dq, (double)", in, j, j);
+  if (open) fputs("v", o);
+  else emit_expr(o, a->args, cx);
+  fprintf(o, ");\n%sacc->a%dn++;\n", in, j);
+  arg_end(o, open, ind);
+}
+
+void cg_var_merge(FILE *o, const Expr *a, int j, const char *ind) {
+  (void)a;
+  fprintf(o, "%sair_xsum_merge(&acc->a%ds, &p->a%ds);\n", ind, j, j);
+  fprintf(o, "%sair_xsum_merge(&acc->a%dq, &p->a%dq);\n", ind, j, j);
+  fprintf(o, "%sacc->a%dn += p->a%dn;\n", ind, j, j);
+}
+
+void cg_var_value(FILE *out, const Expr *a, int j, const Ctx *cx) {
+  bool samp = a->agg == AGG_VAR_SAMP || a->agg == AGG_VARIANCE || a->agg == AGG_STDDEV_SAMP || a->agg == AGG_STDDEV;
+  bool root = a->agg >= AGG_STDDEV_POP;
+  fprintf(out, "(%s->a%dn < %d ? air_null_f64() : air_var_value(&%s->a%ds, &%s->a%dq, %s->a%dn, %s, %s))", cx->acc,
+          j, samp ? 2 : 1, cx->acc, j, cx->acc, j, cx->acc, j, samp ? "true" : "false", root ? "true" : "false");
+}
+
 void cg_count_merge(FILE *o, const Expr *a, int j, const char *ind) {
   (void)a;
   fprintf(o, "%sacc->a%d += p->a%d;\n", ind, j, j);

@@ -278,6 +278,12 @@ const AggDef agg_defs[AGG_LAST + 1] = {
     [AGG_MIN] = {"MIN", false, minmax_type, cg_minmax_field, cg_minmax_update, cg_minmax_merge, cg_plain_value},
     [AGG_MAX] = {"MAX", false, minmax_type, cg_minmax_field, cg_minmax_update, cg_minmax_merge, cg_plain_value},
     [AGG_AVG] = {"AVG", false, avg_type, cg_avg_field, cg_avg_update, cg_avg_merge, cg_avg_value},
+    [AGG_VAR_POP] = {"VAR_POP", false, avg_type, cg_var_field, cg_var_update, cg_var_merge, cg_var_value},
+    [AGG_VAR_SAMP] = {"VAR_SAMP", false, avg_type, cg_var_field, cg_var_update, cg_var_merge, cg_var_value},
+    [AGG_VARIANCE] = {"VARIANCE", false, avg_type, cg_var_field, cg_var_update, cg_var_merge, cg_var_value},
+    [AGG_STDDEV_POP] = {"STDDEV_POP", false, avg_type, cg_var_field, cg_var_update, cg_var_merge, cg_var_value},
+    [AGG_STDDEV_SAMP] = {"STDDEV_SAMP", false, avg_type, cg_var_field, cg_var_update, cg_var_merge, cg_var_value},
+    [AGG_STDDEV] = {"STDDEV", false, avg_type, cg_var_field, cg_var_update, cg_var_merge, cg_var_value},
 };
 
 /* ---- scalar functions -------------------------------------------------- */

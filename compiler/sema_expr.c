@@ -596,6 +596,8 @@ static bool may_be_null(Scope *sc, const Expr *e, Type t) {
   case EX_CALL:
     if (e->agg == AGG_COUNT || e->agg == AGG_COUNT_STAR)
       return false;
+    if (e->agg >= AGG_VAR_POP) /* over no row (the sample forms: one) */
+      return true;
     if (e->agg != AGG_NONE)
       return e->filter || e->args->type.nullable;
     if (e->func == FN_NULLIF || e->func == FN_TO_TIMESTAMP)

@@ -716,6 +716,14 @@ static bool is_agg_name(const char *n) {
   return false;
 }
 
+/* An aggregate of any kind (is_agg_name: those with partials that combine). */
+static bool is_any_agg_name(const char *n) {
+  static const char *const more[] = {"VAR_POP", "VAR_SAMP", "VARIANCE", "STDDEV_POP", "STDDEV_SAMP", "STDDEV"};
+  for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+    if (strcasecmp(n, more[i]) == 0) return true;
+  return is_agg_name(n);
+}
+
 /* The DISTINCT calls of e (not inside aggregates): their one argument in d->x. */
 static void find_distinct(Distinct *d, const Expr *e, int *n) {
   if (!e) return;
@@ -773,6 +781,11 @@ static Expr *outer_expr(Distinct *d, Expr *e) {
       r->filter = gt;
     }
     return r;
+  }
+  if (e->kind == EX_CALL && !is_agg_name(e->name) && is_any_agg_name(e->name)) {
+    derror(d, e->loc, "%s beside an aggregate over DISTINCT values is not supported (COUNT, SUM, AVG, MIN and "
+                      "MAX are): compute it in a query of its own", e->name);
+    return e;
   }
   if (e->kind == EX_CALL && is_agg_name(e->name) && e->args) { /* agg(y): a partial in the inner query */
     bool avg = strcasecmp(e->name, "AVG") == 0, count = strcasecmp(e->name, "COUNT") == 0;
@@ -962,7 +975,7 @@ typedef struct JoinAgg {
 
 static void join_agg_scan(JoinAgg *j, const Expr *e) {
   if (!e) return;
-  if (e->kind == EX_CALL && is_agg_name(e->name)) j->aggs = true;
+  if (e->kind == EX_CALL && is_any_agg_name(e->name)) j->aggs = true;
   if (e->kind == EX_COLUMN) {
     for (int i = 0; i < j->ncols; i++)
       if (same_form(j->cols[i], e)) return;

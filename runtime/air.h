@@ -827,6 +827,15 @@ void air_xsum_merge(AirXsum *dst, const AirXsum *src);
  * both infinities, else the infinity added, else the rounded sum (+0 for an
  * exact zero, and +-inf when it is beyond the largest double). */
 double air_xsum_value(const AirXsum *s);
+/* VAR_POP and the like: x into the exact sums of the values (s) and of
+ * their squares (q, each square as its rounded value plus its exact error,
+ * so q is exact too). */
+void air_var_add(AirXsum *s, AirXsum *q, double x);
+/* The variance of n >= 1 values (samp: over n - 1, n >= 2), its square
+ * root when root, from their exact sums: S2 - S1^2 / n in double-double
+ * arithmetic, summed exactly and rounded once, so the result does not
+ * depend on the order of the values (any number of ranks gives its bits). */
+double air_var_value(const AirXsum *s, const AirXsum *q, int64_t n, bool samp, bool root);
 
 /* ======================================================================
  * Session windows (session.c) and row vectors (vec.c)

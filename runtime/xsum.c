@@ -75,3 +75,39 @@ double air_xsum_value(const AirXsum *s) {
   }
   return neg ? -v : v;
 }
+
+void air_var_add(AirXsum *s, AirXsum *q, double x) {
+  air_xsum_add(s, x);
+  double p = x * x;
+  air_xsum_add(q, p);
+  if (isfinite(p)) air_xsum_add(q, fma(x, x, -p)); /* x * x - p, exactly */
+}
+
+/* The exact sum s as hi + lo: hi rounded, lo the rest rounded. */
+static void double_double(const AirXsum *s, double *hi, double *lo) {
+  *hi = air_xsum_value(s);
+  *lo = 0.0;
+  if (!isfinite(*hi)) return;
+  AirXsum t = *s;
+  air_xsum_add(&t, -*hi);
+  *lo = air_xsum_value(&t);
+}
+
+double air_var_value(const AirXsum *s, const AirXsum *q, int64_t n, bool samp, bool root) {
+  double h1, l1, h2, l2, dn = (double)n;
+  double_double(s, &h1, &l1);
+  double_double(q, &h2, &l2);
+  if (!isfinite(h1) || !isfinite(h2)) return NAN; /* an infinity or NaN among the values */
+  double p = h1 * h1, e = fma(h1, h1, -p) + 2.0 * h1 * l1; /* S1^2 ~ p + e */
+  double qh = p / dn, ql = (fma(-qh, dn, p) + e) / dn;     /* S1^2 / n ~ qh + ql */
+  AirXsum m;
+  memset(&m, 0, sizeof m);
+  air_xsum_add(&m, h2);
+  air_xsum_add(&m, l2);
+  air_xsum_add(&m, -qh);
+  air_xsum_add(&m, -ql);
+  double m2 = air_xsum_value(&m); /* the sum of squared deviations */
+  if (m2 < 0) m2 = 0;
+  double v = m2 / (samp ? dn - 1 : dn);
+  return root ? sqrt(v) : v;
+}
