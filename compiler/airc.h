@@ -132,6 +132,7 @@ typedef enum {
   EX_WINDOW_END,   /* WINDOW_END pseudo-column */
   EX_NULL,         /* the NULL literal */
   EX_IS_NULL,      /* lhs IS NULL; ival 1: lhs IS NOT NULL */
+  EX_ROW_NUMBER,   /* ROW_NUMBER() of Flink's Top-N form: the row's number in its partition */
 } ExprKind;
 
 typedef enum {
@@ -192,6 +193,9 @@ struct Expr {
   size_t slen;     /* EX_STRING length in bytes */
   Type cast_to;    /* EX_CAST target type */
   bool distinct;   /* EX_CALL: an aggregate over DISTINCT values (the parser rewrites it away) */
+  bool over;       /* EX_CALL: ROW_NUMBER() OVER (...) (the parser rewrites its Top-N form) */
+  Expr *over_part; /* its PARTITION BY list */
+  struct OrderItem *over_order; /* its ORDER BY */
   int depth;       /* parser: nesting depth, at most AST_MAX_DEPTH (bounds recursion) */
 
   /* --- filled by sema.c --- */
@@ -298,6 +302,7 @@ typedef struct Select {
   WindowSpec *window; /* WINDOW clause, or NULL */
   OrderItem *order_by; /* ORDER BY: each window's rows in this order, or NULL */
   int64_t limit;      /* LIMIT n: each window's first n rows; 0: no LIMIT */
+  int limit_part;     /* the first ORDER BY items partition the window: LIMIT n per partition */
   SrcLoc limit_loc;   /* where LIMIT is */
   Expr *having;       /* HAVING condition, or NULL */
 

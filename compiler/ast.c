@@ -240,6 +240,9 @@ static void dump_expr(FILE *out, const Expr *e) {
   case EX_WINDOW_END:
     fputs("WINDOW_END", out);
     break;
+  case EX_ROW_NUMBER:
+    fputs("ROW_NUMBER", out);
+    break;
   }
 }
 

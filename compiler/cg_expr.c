@@ -746,6 +746,7 @@ static void emit_membership3(FILE *out, const Expr *e, const Ctx *cx) {
 static void emit_plain(FILE *out, const Expr *e, const Ctx *cx) {
   switch (e->kind) {
   case EX_NULL: fputs(null_value(e->type), out); return;
+  case EX_ROW_NUMBER: fputs("INT64_C(0) /* numbered by the collector */", out); return;
   case EX_IS_NULL:
     fputs(e->ival ? "(!" : "(", out);
     emit_null_cond(out, e->lhs, cx);

@@ -168,6 +168,14 @@ void emit_chain_types(Gen *g, const Chain *ch) {
       }
     }
     fprintf(o, "  return q_cmp_i64(a->ts, b->ts);\n}\n");
+    if (s->limit_part > 0) { /* ROW_NUMBER()'s partition: the first ORDER BY items, equal */
+      fprintf(o, "static int part_O%d(const void *pa, const void *pb) {\n  const O%d *a = pa, *b = pb;\n", c, c);
+      fprintf(o, "  return a->wend == b->wend");
+      int k = 0;
+      for (const OrderItem *oi = s->order_by; oi && k < s->limit_part; oi = oi->next, k++)
+        fprintf(o, " && %s(a->o%d, b->o%d) == 0", order_fn(s->out[oi->out].type), oi->out, oi->out);
+      fprintf(o, ";\n}\n");
+    }
     if (sorts_window_keys(ch)) {
       /* the group keys as cmp_O orders them: a closed window's table is
        * sorted with it, so its rows reach the collector in order */

@@ -668,7 +668,17 @@ Type check_expr(Scope *sc, Expr *e) {
   case EX_BETWEEN: t = check_membership(sc, e); break;
   case EX_CASE: t = check_case(sc, e); break;
   case EX_CAST: t = check_cast(sc, e); break;
-  case EX_CALL: t = check_call(sc, e); break;
+  case EX_CALL:
+    if (e->over) {
+      diag_error(sc->s->d, e->loc, "%s() OVER (...) is taken in Flink's Top-N form alone: SELECT * FROM (SELECT *, "
+                 "ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY x DESC) AS rownum FROM "
+                 "(windowed query)) WHERE rownum <= n", e->name);
+      t = mk_type(TY_ERROR);
+      break;
+    }
+    t = check_call(sc, e);
+    break;
+  case EX_ROW_NUMBER: t = mk_type(TY_BIGINT); break; /* the Top-N rewrite's (build_row_number) */
   case EX_WINDOW_START:
   case EX_WINDOW_END: t = check_pseudo(sc, e); break;
   case EX_NULL: t = mk_type(TY_NULL); break;
@@ -734,6 +744,7 @@ bool expr_equal(const Expr *a, const Expr *b) {
   case EX_WINDOW_END:
   case EX_NULL: return true;
   case EX_IS_NULL: return a->ival == b->ival && expr_equal(a->lhs, b->lhs);
+  case EX_ROW_NUMBER: return true;
   }
   return false;
 }

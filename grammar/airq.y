@@ -123,7 +123,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> CASE "CASE" WHEN "WHEN" THEN "THEN" ELSE "ELSE" END "END" CAST "CAST"
 %token <str> CREATE "CREATE" INSERT "INSERT" INTO "INTO" WITH "WITH" LIKE "LIKE"
 %token <str> ORDER "ORDER" LIMIT "LIMIT" FILTER "FILTER" CURRENT_TIMESTAMP "CURRENT_TIMESTAMP"
-%token <str> NULL_ "NULL" IS "IS" LEFT "LEFT" OUTER "OUTER" INNER "INNER" DISTINCT "DISTINCT"
+%token <str> NULL_ "NULL" IS "IS" LEFT "LEFT" OUTER "OUTER" INNER "INNER" DISTINCT "DISTINCT" OVER "OVER"
 %token <str> TRUE "TRUE" FALSE "FALSE" INTERVAL "INTERVAL"
 %token <str> WINDOW_START "WINDOW_START" WINDOW_END "WINDOW_END" WINDOW_TIME "WINDOW_TIME" EMIT "EMIT"
 %token <str> PRIMARY "PRIMARY" WATERMARK "WATERMARK" FOR "FOR" GENERATED "GENERATED"
@@ -142,7 +142,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %type <str> ident opt_key opt_alias meta opt_virtual out_name col_word
 %type <expr> expr and_expr not_expr pred arith term factor primary literal
 %type <expr> column call interval duration when opt_else gen position_arg
-%type <exprs> durations
+%type <exprs> durations opt_partition
 %type <exprs> expr_list when_list
 %type <op> cmp_op
 %type <type> type
@@ -380,6 +380,7 @@ select:
       $$->limit = $9.limit;
       $$->limit_loc = airq_srcloc(&$9.limit_loc);
     }
+    CHECK($$ = build_row_number(ps, $$));
     CHECK($$ = build_join_agg(ps, $$));
     CHECK($$ = build_distinct(ps, $$));
   }
@@ -452,6 +453,17 @@ from_item:
 // (slide, size), SESSION (gap): the stream s with that window
 | TABLE '(' ident '(' TABLE ident ',' ident '(' ident ')' ',' durations ')' ')' opt_alias {
     CHECK(build_tvf(ps, &$$, $3, &@3, $6, &@6, $8, &@8, $10, &@10, $13.head, $16, &@16));
+  }
+;
+
+opt_partition:
+  %empty { $$.head = $$.tail = NULL; }
+| IDENT BY expr_list {
+    if (strcasecmp($1, "PARTITION") != 0) {
+      airq_error_at(ps, &@1, "expected PARTITION BY or ORDER BY in OVER (...)");
+      YYERROR;
+    }
+    $$ = $3;
   }
 ;
 
@@ -768,6 +780,14 @@ call:
   }
 | ident '(' ident FROM expr ')' { CHECK($$ = build_extract(ps, &@$, $1, &@1, $3, &@3, $5)); }
 | ident '(' arith IN position_arg ')' { CHECK($$ = build_position(ps, &@$, $1, &@1, $3, $5)); }
+| ident '(' ')' OVER '(' opt_partition ORDER BY order_list ')' { /* build_row_number */
+    $$ = build_node(ps, EX_CALL, &@$);
+    $$->name = $1;
+    $$->name_loc = airq_srcloc(&@1);
+    $$->over = true;
+    $$->over_part = $6.head;
+    $$->over_order = $9.head;
+  }
 | ident '(' DISTINCT expr ')' { /* an aggregate over the distinct values (build_distinct) */
     $$ = build_node(ps, EX_CALL, &@$);
     $$->name = $1;

@@ -600,6 +600,15 @@ void airq_error_at(ParseState *ps, const AirqLoc *loc, const char *fmt, ...) {
  * matched by the form of its expression (a column by its name). One
  * DISTINCT argument per query; not in SESSION windows. */
 
+#define APPEND_ITEM(list, item)                                             \
+  do {                                                                      \
+    if ((list).tail)                                                        \
+      (list).tail->next = (item);                                           \
+    else                                                                    \
+      (list).head = (item);                                                 \
+    (list).tail = (item);                                                   \
+  } while (0)
+
 typedef struct Distinct {
   ParseState *ps;
   Select *sel;        /* the query as written */
@@ -688,11 +697,7 @@ static void inner_item(Distinct *d, Expr *e, const char *name) {
   it->expr = e;
   it->alias = name;
   it->alias_loc = e->loc;
-  if (d->inner.tail)
-    d->inner.tail->next = it;
-  else
-    d->inner.head = it;
-  d->inner.tail = it;
+  APPEND_ITEM(d->inner, it);
 }
 /* "FN(<e's text>)", for --explain */
 static const char *dtext(Distinct *d, const char *fn, const Expr *e) {
@@ -1092,4 +1097,170 @@ Select *build_join_agg(ParseState *ps, Select *sel) {
   ow->size->ival = w->advance_ms;
   out->window = ow;
   return out;
+}
+
+/* ---- Flink SQL's Top-N: ROW_NUMBER() OVER (...) ---------------------------
+ *
+ *   SELECT * | cols FROM (
+ *     SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end [, k ...]
+ *                                  ORDER BY x [DESC], ...) AS rownum
+ *     FROM (windowed query)) [AS t]
+ *   WHERE rownum <= n        (or rownum < n, rownum = 1)
+ *
+ * is the windowed query with ORDER BY k ..., x ... and LIMIT n per
+ * partition (Select.limit_part: the leading k's), its rows numbered by the
+ * collector (EX_ROW_NUMBER): each window's rows are sorted on rank 0 and cut
+ * there, so the cost is the window's aggregation and a sort of its results.
+ * Other uses of OVER are refused by sema. */
+
+static Stmt *sub_stmt(ParseState *ps, const char *name) {
+  for (Stmt *q = ps->sub_head; q; q = q->next)
+    if (q->name && strcmp(q->name, name) == 0) return q;
+  return NULL;
+}
+
+static void drop_sub(ParseState *ps, Stmt *s) {
+  for (Stmt **p = &ps->sub_head; *p; p = &(*p)->next)
+    if (*p == s) {
+      *p = s->next;
+      if (!*p) ps->sub_tail = p;
+      return;
+    }
+}
+
+static bool rn_error(ParseState *ps, SrcLoc l, const char *what) {
+  AirqLoc at = {l.line, l.col, l.line, l.col + l.len, l.len, 0, 0};
+  airq_error_at(ps, &at, "%s; Flink's Top-N form is SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
+                         "window_start, window_end ORDER BY x DESC) AS rownum FROM (windowed query)) WHERE "
+                         "rownum <= n",
+                what);
+  return false;
+}
+
+/* window_start or window_end, as the pseudo-column or a column so named */
+static bool window_word(const Expr *e) {
+  return e->kind == EX_WINDOW_START || e->kind == EX_WINDOW_END ||
+         (e->kind == EX_COLUMN && (strcasecmp(e->name, "window_start") == 0 || strcasecmp(e->name, "window_end") == 0));
+}
+
+Select *build_row_number(ParseState *ps, Select *sel) {
+  if (sel->nfrom != 1 || sel->from[0].tvf) return sel;
+  Stmt *s2 = sub_stmt(ps, sel->from[0].name);
+  if (!s2) return sel;
+  Select *mid = s2->select;
+  SelectItem *rn = NULL;
+  bool star = false, other = false;
+  for (SelectItem *it = mid->items; it; it = it->next) {
+    if (it->expr->kind == EX_CALL && it->expr->over)
+      rn = rn ? rn : it;
+    else if (it->expr->kind == EX_STAR && !it->expr->qual)
+      star = true;
+    else
+      other = true;
+  }
+  if (!rn) return sel;
+  const Expr *call = rn->expr;
+  if (strcasecmp(call->name, "ROW_NUMBER") != 0)
+    return rn_error(ps, call->loc, "only ROW_NUMBER() is taken with OVER") ? sel : NULL;
+  if (!rn->alias) return rn_error(ps, call->loc, "ROW_NUMBER() needs a name (AS rownum)") ? sel : NULL;
+  if (!star || other || mid->nfrom != 1 || mid->where || mid->group_by || mid->window || mid->having ||
+      mid->order_by || mid->limit)
+    return rn_error(ps, mid->loc, "this ROW_NUMBER() query is not the Top-N form") ? sel : NULL;
+  Stmt *s1 = sub_stmt(ps, mid->from[0].name);
+  Select *base = s1 ? s1->select : NULL;
+  if (!base || !base->window || base->order_by || base->limit)
+    return rn_error(ps, mid->from[0].loc, "ROW_NUMBER() ranks the rows of a windowed query written in its FROM")
+               ? sel : NULL;
+  /* PARTITION BY: the window and keys */
+  int nwin = 0, nkeys = 0;
+  for (const Expr *p = call->over_part; p; p = p->next) {
+    if (window_word(p)) nwin++;
+    else if (p->kind == EX_COLUMN && !p->qual) nkeys++;
+    else return rn_error(ps, p->loc, "PARTITION BY names output columns of the ranked query") ? sel : NULL;
+  }
+  if (nwin < 2)
+    return rn_error(ps, call->loc, "the partition is per window: PARTITION BY window_start, window_end") ? sel
+                                                                                                      : NULL;
+  /* WHERE rownum <= n */
+  const Expr *w = sel->where;
+  int64_t n = 0;
+  if (w && w->kind == EX_BINARY && w->lhs->kind == EX_COLUMN && strcmp(w->lhs->name, rn->alias) == 0 &&
+      w->rhs->kind == EX_INT)
+    n = w->op == OP_LE ? w->rhs->ival : w->op == OP_LT ? w->rhs->ival - 1 : w->op == OP_EQ && w->rhs->ival == 1 ? 1 : 0;
+  if (n < 1)
+    return rn_error(ps, w ? w->loc : sel->loc, "the query over ROW_NUMBER() keeps the first rows: WHERE rownum <= n")
+               ? sel : NULL;
+  if (sel->group_by || sel->window || sel->having || sel->order_by || sel->limit)
+    return rn_error(ps, sel->loc, "the query over ROW_NUMBER() only picks columns") ? sel : NULL;
+  /* the windowed query, its columns as the outer query picks them */
+  Select *r = arena_alloc(ps->arena, sizeof(Select));
+  *r = *base;
+  ItemList items = {0};
+  Distinct d = {.ps = ps};
+  for (SelectItem *it = sel->items; it; it = it->next) {
+    const Expr *e = it->expr;
+    bool all = e->kind == EX_STAR && !e->qual;
+    for (SelectItem *b = base->items; b && all; b = b->next) {
+      SelectItem *c = arena_alloc(ps->arena, sizeof(SelectItem));
+      *c = *b;
+      c->next = NULL;
+      c->alias = written_name(b);
+      APPEND_ITEM(items, c);
+    }
+    if (all || e->kind == EX_STAR) {
+      if (!all) return rn_error(ps, e->loc, "the query over ROW_NUMBER() picks * or columns by name") ? sel : NULL;
+      SelectItem *c = arena_alloc(ps->arena, sizeof(SelectItem));
+      c->expr = dnode(&d, EX_ROW_NUMBER, call);
+      c->alias = rn->alias;
+      c->alias_loc = rn->alias_loc;
+      APPEND_ITEM(items, c);
+      continue;
+    }
+    if (e->kind != EX_COLUMN && e->kind != EX_WINDOW_START && e->kind != EX_WINDOW_END)
+      return rn_error(ps, e->loc, "the query over ROW_NUMBER() picks columns by name") ? sel : NULL;
+    const char *name = e->kind == EX_COLUMN ? e->name : e->text; /* window_end: the column so named */
+    SelectItem *c = arena_alloc(ps->arena, sizeof(SelectItem));
+    if (strcmp(name, rn->alias) == 0) {
+      c->expr = dnode(&d, EX_ROW_NUMBER, call);
+    } else {
+      SelectItem *b = base->items;
+      while (b && strcmp(written_name(b), name) != 0) b = b->next;
+      if (!b) {
+        AirqLoc at = {e->loc.line, e->loc.col, e->loc.line, e->loc.col + e->loc.len, e->loc.len, 0, 0};
+        airq_error_at(ps, &at, "unknown column '%s': the ranked query writes no column of that name", name);
+        return NULL;
+      }
+      *c = *b;
+      c->next = NULL;
+    }
+    c->alias = it->alias ? it->alias : name;
+    c->alias_loc = it->alias ? it->alias_loc : e->loc;
+    APPEND_ITEM(items, c);
+  }
+  r->items = items.head;
+  /* ORDER BY the partition's keys, then the ranking's order; LIMIT n each */
+  OrderItem *head = NULL, **t = &head;
+  for (const Expr *p = call->over_part; p; p = p->next)
+    if (!window_word(p)) {
+      OrderItem *o = arena_alloc(ps->arena, sizeof(OrderItem));
+      o->expr = copy_expr(ps, p);
+      o->out = -1;
+      *t = o;
+      t = &o->next;
+    }
+  for (const OrderItem *oi = call->over_order; oi; oi = oi->next) {
+    OrderItem *o = arena_alloc(ps->arena, sizeof(OrderItem));
+    *o = *oi;
+    o->next = NULL;
+    *t = o;
+    t = &o->next;
+  }
+  r->order_by = head;
+  r->limit = n;
+  r->limit_loc = w->loc;
+  r->limit_part = nkeys;
+  r->loc = sel->loc;
+  drop_sub(ps, s2);
+  drop_sub(ps, s1);
+  return r;
 }

@@ -121,6 +121,7 @@ Expr *build_window_time(ParseState *ps, const AirqLoc *l);
 bool build_emit(ParseState *ps, const AirqLoc *l, const char *word);
 Select *build_distinct(ParseState *ps, Select *sel);
 Select *build_join_agg(ParseState *ps, Select *sel);
+Select *build_row_number(ParseState *ps, Select *sel);
 FromItem build_from(const char *name, const AirqLoc *nl, const char *alias, const AirqLoc *al);
 /* A WITH query or FROM subquery: a derived stream (CREATE STREAM name AS
  * sel) that only the statement being parsed sees; build_add_stmt adds it

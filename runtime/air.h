@@ -235,6 +235,12 @@ typedef struct AirCollectorDef {
                          (several queries sharing standard output) */
   int64_t limit;      /* windowed: rows written per window at most (the first in
                          compare's order; LIMIT n), or 0 for all */
+  /* limit per partition of a window (ROW_NUMBER() OVER (PARTITION BY
+   * window_start, window_end, k ...)): rows equal by same_part, which
+   * compare orders next to each other, share the limit; NULL: the window */
+  int (*same_part)(const void *a, const void *b);
+  bool rn;            /* the row's number in its partition, from 1, into the */
+  size_t rn_offset;   /* int64_t at this offset before the row is formatted */
 } AirCollectorDef;
 /* A rank-0 consumer of gather edge e writing results. Windowed: when the
  * watermark reaches wm, rows with window end <= wm are complete; they are

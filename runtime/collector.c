@@ -53,7 +53,10 @@ typedef struct Collector {
   size_t taglen;   /* strlen(def.tag), 0 without */
   int werr;        /* errno of the first handing of buf to out that failed */
   int64_t lim_wend; /* def.limit: the window being written (INT64_MIN: none yet), and */
-  int64_t lim_n;    /* its rows written so far */
+  int64_t lim_n;    /* its rows written so far (in its partition: def.same_part) */
+  char *lim_row;    /* def.same_part: the last row limited, to compare the next with */
+  bool lim_any;     /* lim_row holds one */
+  char *rn_row;     /* def.rn: the row being written, numbered */
   char **sort_ptr; /* run_sort's scratch: pointers to the rows, then */
   char *sort_rows; /* the rows in order; sort_cap of each, kept for the next */
   size_t sort_cap;
@@ -165,15 +168,25 @@ static void run_sort(Collector *c, Run *r) {
 }
 
 static void write_row(Collector *c, const char *row, int64_t now) {
-  if (c->def.limit > 0 && c->def.windowed) { /* LIMIT n: the first n of each window */
+  if (c->def.limit > 0 && c->def.windowed) { /* LIMIT n: the first n of each window (partition) */
     int64_t wend = row_i64(row, c->def.wend_offset);
-    if (wend != c->lim_wend) {
+    bool same = wend == c->lim_wend && (!c->def.same_part || (c->lim_any && c->def.same_part(row, c->lim_row)));
+    if (!same) {
       c->lim_wend = wend;
       c->lim_n = 0;
+    }
+    if (c->def.same_part) {
+      memcpy(c->lim_row, row, c->def.row_size);
+      c->lim_any = true;
     }
     if (c->lim_n >= c->def.limit)
       return;
     c->lim_n++;
+    if (c->def.rn) { /* ROW_NUMBER(): its number in the partition */
+      memcpy(c->rn_row, row, c->def.row_size);
+      memcpy(c->rn_row + c->def.rn_offset, &c->lim_n, sizeof c->lim_n);
+      row = c->rn_row;
+    }
   }
   if (c->sink && c->def.sink_ops->row && c->def.windowed) {
     put_lines(c); /* the lines before this row's reach the sink first */
@@ -463,6 +476,8 @@ static void collector_free(void *ctx) {
   free(c->heap);
   free(c->sort_ptr);
   free(c->sort_rows);
+  free(c->lim_row);
+  free(c->rn_row);
   free(c->buf);
   free(c->name);
   free(c);
@@ -480,6 +495,8 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
   c->rt = rt;
   c->def = *def;
   c->lim_wend = INT64_MIN;
+  if (def->same_part) c->lim_row = air_xmalloc(rt, def->row_size);
+  if (def->rn) c->rn_row = air_xmalloc(rt, def->row_size);
   c->taglen = def->tag ? strlen(def->tag) : 0;
   c->per = CHUNK_BYTES / def->row_size ? CHUNK_BYTES / def->row_size : 1;
   /* AIR_COLLECTOR_CHUNK_ROWS: fewer rows per chunk (the tests use tiny
