@@ -157,7 +157,9 @@ typedef enum {
   AGG_STDDEV_POP, /* STDDEV_POP(x): the square root of VAR_POP */
   AGG_STDDEV_SAMP,/* STDDEV_SAMP(x): of VAR_SAMP */
   AGG_STDDEV,     /* STDDEV(x): STDDEV_SAMP */
-  AGG_LAST = AGG_STDDEV /* the last row of agg_defs */
+  AGG_FIRST_VALUE,/* FIRST_VALUE(x): x of the row of the earliest event time */
+  AGG_LAST_VALUE, /* LAST_VALUE(x): of the latest */
+  AGG_LAST = AGG_LAST_VALUE /* the last row of agg_defs */
 } AggKind;
 
 typedef enum {
@@ -918,6 +920,9 @@ void cg_var_field(FILE *o, const Expr *a, int j);
 void cg_var_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind);
 void cg_var_merge(FILE *o, const Expr *a, int j, const char *ind);
 void cg_var_value(FILE *o, const Expr *a, int j, const Ctx *cx);
+void cg_firstlast_field(FILE *o, const Expr *a, int j);
+void cg_firstlast_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind);
+void cg_firstlast_merge(FILE *o, const Expr *a, int j, const char *ind);
 
 /* A scalar function: one row per FuncKind (kinds.c), found by name. To add
  * one: a FuncKind, a row here (its arguments, its result type rule, its

@@ -521,7 +521,7 @@ static void arg_end(FILE *o, bool open, const char *ind) {
  * below +0), so that the result does not depend on the order of the rows. */
 static void min_max_cond(char *buf, size_t n, const Expr *a, const char *v, int j) {
   bool dbl = a->args->type.kind == TY_DOUBLE;
-  const char *op = a->agg == AGG_MIN ? "<" : ">";
+  const char *op = a->agg == AGG_MIN || a->agg == AGG_FIRST_VALUE ? "<" : ">";
   if (dbl)
     snprintf(buf, n, "q_order_f64(%s, acc->a%d) %s 0", v, j, op);
   else if (a->args->type.kind == TY_VARCHAR) /* by bytes, as comparisons order strings */
@@ -651,6 +651,57 @@ void cg_var_value(FILE *out, const Expr *a, int j, const Ctx *cx) {
   bool root = a->agg >= AGG_STDDEV_POP;
   fprintf(out, "(%s->a%dn < %d ? air_null_f64() : air_var_value(&%s->a%ds, &%s->a%dq, %s->a%dn, %s, %s))", cx->acc,
           j, samp ? 2 : 1, cx->acc, j, cx->acc, j, cx->acc, j, samp ? "true" : "false", root ? "true" : "false");
+}
+
+/* FIRST_VALUE, LAST_VALUE: the value of the row of the earliest (latest)
+ * event time, a<j>t; rows of equal times ordered by value as MIN (MAX)
+ * orders them, so the result does not depend on the order rows arrive in
+ * (any number of ranks gives it). NULL values are skipped, as by MIN. */
+void cg_firstlast_field(FILE *o, const Expr *a, int j) {
+  cg_minmax_field(o, a, j);
+  acc_member(o, "int64_t", j, "t", "event time of ", a);
+}
+
+/* the condition that value v of time t replaces acc's: earlier (later), or as early and smaller */
+static void first_last_cond(char *buf, size_t n, const Expr *a, const char *v, const char *t, int j) {
+  char vc[96];
+  min_max_cond(vc, sizeof vc, a, v, j);
+  snprintf(buf, n, "%s %s acc->a%dt || (%s == acc->a%dt && %s)", t, a->agg == AGG_FIRST_VALUE ? "<" : ">", j, t, j,
+           vc);
+}
+
+void cg_firstlast_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
+  char cond[256], set[96];
+  const char *vt = a->args->type.kind == TY_VARCHAR ? "const char *" : ctype(a->args->type);
+  first_last_cond(cond, sizeof cond, a, "v", cx->row_ts, j);
+  min_max_set(set, sizeof set, a, "v", j);
+  bool open = arg_begin(o, a, cx, ind);
+  if (!open) {
+    fprintf(o, "%s{\n%s  %s%sv = ", ind, ind, vt, vt[strlen(vt) - 1] == '*' ? "" : " ");
+    emit_expr(o, a->args, cx);
+    fprintf(o, ";\n%s  {\n", ind);
+  }
+  char first[48];
+  snprintf(first, sizeof first, a->type.nullable ? "acc->a%dn++ == 0" : "is_new", j);
+  fprintf(o, "%s    if (%s || %s) {\n", ind, first, cond);
+  fprintf(o, "%s      %s;\n%s      acc->a%dt = %s;\n%s    }\n", ind, set, ind, j, cx->row_ts, ind);
+  arg_end(o, true, ind);
+}
+
+void cg_firstlast_merge(FILE *o, const Expr *a, int j, const char *ind) {
+  char val[32], t[32], cond[256], set[96];
+  snprintf(val, sizeof val, "p->a%d", j);
+  snprintf(t, sizeof t, "p->a%dt", j);
+  first_last_cond(cond, sizeof cond, a, val, t, j);
+  min_max_set(set, sizeof set, a, val, j);
+  if (a->type.nullable) {
+    fprintf(o, "%sif (p->a%dn && (acc->a%dn == 0 || %s)) {\n", ind, j, j, cond);
+    fprintf(o, "%s  %s;\n%s  acc->a%dt = p->a%dt;\n%s}\n", ind, set, ind, j, j, ind);
+    fprintf(o, "%sacc->a%dn += p->a%dn;\n", ind, j, j);
+    return;
+  }
+  fprintf(o, "%sif (is_new || %s) {\n%s  %s;\n%s  acc->a%dt = p->a%dt;\n%s}\n", ind, cond, ind, set, ind, j, j,
+          ind);
 }
 
 void cg_count_merge(FILE *o, const Expr *a, int j, const char *ind) {

@@ -35,8 +35,11 @@ static void emit_join_key(FILE *o, const Chain *ch, const Ctx *cx, int side, con
   emit_key_assign(o, ind, "key.k0", side ? s->join_rkey : s->join_lkey, join_key_type(s), cx);
 }
 
-static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx, const char *ind, const char *ts) {
+static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx0, const char *ind, const char *ts) {
   const Select *s = ch->sel;
+  Ctx rc = *cx0; /* FIRST_VALUE and LAST_VALUE read the row's time */
+  rc.row_ts = ts;
+  const Ctx *cx = &rc;
   fprintf(o, "%sif (is_new || %s > acc->maxts) acc->maxts = %s;\n", ind, ts, ts);
   for (int j = 0; j < s->naggs; j++) {
     const Expr *a = s->aggs[j];

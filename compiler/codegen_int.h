@@ -54,6 +54,7 @@ struct Ctx {
   const char *key;          /* post: the key struct pointer */
   const char *acc;          /* post: the accumulator pointer */
   const char *wstart, *wend; /* window bounds in scope (NULL: none) */
+  const char *row_ts;       /* an aggregate's update: the row's event time */
 };
 
 /* cg_expr.c: the IN sets written so far (codegen_emit resets them). */

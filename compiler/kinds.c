@@ -284,6 +284,10 @@ const AggDef agg_defs[AGG_LAST + 1] = {
     [AGG_STDDEV_POP] = {"STDDEV_POP", false, avg_type, cg_var_field, cg_var_update, cg_var_merge, cg_var_value},
     [AGG_STDDEV_SAMP] = {"STDDEV_SAMP", false, avg_type, cg_var_field, cg_var_update, cg_var_merge, cg_var_value},
     [AGG_STDDEV] = {"STDDEV", false, avg_type, cg_var_field, cg_var_update, cg_var_merge, cg_var_value},
+    [AGG_FIRST_VALUE] = {"FIRST_VALUE", false, minmax_type, cg_firstlast_field, cg_firstlast_update,
+                         cg_firstlast_merge, cg_plain_value},
+    [AGG_LAST_VALUE] = {"LAST_VALUE", false, minmax_type, cg_firstlast_field, cg_firstlast_update,
+                        cg_firstlast_merge, cg_plain_value},
 };
 
 /* ---- scalar functions -------------------------------------------------- */

@@ -417,7 +417,8 @@ static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
   if (!is_err(res))
     return res;
   diag_error(d, arg->loc, "%s needs %s argument, not %s", e->name,
-             ak == AGG_MIN || ak == AGG_MAX ? "a number, TIMESTAMP or VARCHAR" : "a numeric", tyname(t, b));
+             ak == AGG_MIN || ak == AGG_MAX || ak == AGG_FIRST_VALUE || ak == AGG_LAST_VALUE
+                 ? "a number, TIMESTAMP or VARCHAR" : "a numeric", tyname(t, b));
   note_decl(sc, arg);
   return mk_type(TY_ERROR);
 }
@@ -596,7 +597,7 @@ static bool may_be_null(Scope *sc, const Expr *e, Type t) {
   case EX_CALL:
     if (e->agg == AGG_COUNT || e->agg == AGG_COUNT_STAR)
       return false;
-    if (e->agg >= AGG_VAR_POP) /* over no row (the sample forms: one) */
+    if (e->agg >= AGG_VAR_POP && e->agg <= AGG_STDDEV) /* over no row (the sample forms: one) */
       return true;
     if (e->agg != AGG_NONE)
       return e->filter || e->args->type.nullable;

@@ -723,7 +723,8 @@ static bool is_agg_name(const char *n) {
 
 /* An aggregate of any kind (is_agg_name: those with partials that combine). */
 static bool is_any_agg_name(const char *n) {
-  static const char *const more[] = {"VAR_POP", "VAR_SAMP", "VARIANCE", "STDDEV_POP", "STDDEV_SAMP", "STDDEV"};
+  static const char *const more[] = {"VAR_POP", "VAR_SAMP", "VARIANCE",    "STDDEV_POP",
+                                     "STDDEV_SAMP", "STDDEV", "FIRST_VALUE", "LAST_VALUE"};
   for (size_t i = 0; i < sizeof more / sizeof *more; i++)
     if (strcasecmp(n, more[i]) == 0) return true;
   return is_agg_name(n);

@@ -50,5 +50,33 @@ for key in sorted({r[0] for r in rows}):
         ws = [mine[i][1] for i in idx]
         q3r.append(((end, key.encode()), (key, lo(ws), hi(ws), start, end)))
 q3 = ["k,lo,hi,WINDOW_START,WINDOW_END"] + [csv_line(v) for _, v in sorted(q3r)]
+
+
+def first(vals, last=False):
+    """(time, value) pairs: the value of the earliest (latest) time, ties by
+    value as MIN (MAX) orders it, NULL values skipped."""
+    vals = [(t, v) for t, v in vals if v is not None]
+    if not vals:
+        return None
+    key = lambda tv: (tv[0], tv[1].encode() if isinstance(tv[1], str) else tv[1])
+    return (max if last else min)(vals, key=key)[1]
+
+
+q4w = {}
+for k, w, n, ts in rows:
+    for s in hop_starts(ts, 10000, 5000):
+        q4w.setdefault((s + 10000, k), []).append((ts, w, n))
+q4 = ["k,fw,lw,fn,ln,WINDOW_END"]
+for (end, k), g in sorted(q4w.items()):
+    q4.append(csv_line((k, first((t, w) for t, w, _ in g), first(((t, w) for t, w, _ in g), True),
+                        first((t, n) for t, _, n in g), first(((t, n) for t, _, n in g if n < 5), True), end)))
+q5r = []
+for key in sorted({r[0] for r in rows}):
+    mine = [r for r in rows if r[0] == key]
+    for start, end, idx in sessions([r[3] for r in mine], 400):
+        g = [mine[i] for i in idx]
+        q5r.append(((end, key.encode()), (key, first((r[3], r[1]) for r in g), first(((r[3], r[2]) for r in g), True),
+                                          end)))
+q5 = ["k,fw,ln,WINDOW_END"] + [csv_line(v) for _, v in sorted(q5r)]
 assert len(q1) > 40 and len(q3) > 40
-check_tagged_sets(sys.argv[1], {"q1": q1, "q2": q2, "q3": q3})
+check_tagged_sets(sys.argv[1], {"q1": q1, "q2": q2, "q3": q3, "q4": q4, "q5": q5})
