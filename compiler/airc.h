@@ -305,6 +305,7 @@ typedef struct Select {
   OrderItem *order_by; /* ORDER BY: each window's rows in this order, or NULL */
   int64_t limit;      /* LIMIT n: each window's first n rows; 0: no LIMIT */
   int limit_part;     /* the first ORDER BY items partition the window: LIMIT n per partition */
+  bool top_n;         /* written as Flink's ROW_NUMBER() Top-N (build_row_number) */
   SrcLoc limit_loc;   /* where LIMIT is */
   Expr *having;       /* HAVING condition, or NULL */
 

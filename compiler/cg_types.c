@@ -12,7 +12,7 @@ static void json_key(FILE *o, const char *n);
 static const char *order_fn(Type t) {
   switch (t.kind) {
   case TY_VARCHAR: return "strcmp";
-  case TY_DOUBLE: return "q_order_f64";
+  case TY_DOUBLE: return t.nullable ? "q_order_f64n" : "q_order_f64";
   case TY_INT: return t.nullable ? "q_order_i32n" : "q_cmp_i64";
   case TY_BOOL: return "q_cmp_i64";
   default: return t.nullable ? "q_order_i64n" : "q_cmp_i64";

@@ -335,7 +335,10 @@ static void check_order(Scope *sc, const char *stream) {
   Select *sel = sc->sel;
   SrcLoc at = sel->order_by ? sel->order_by->expr->loc : sel->limit_loc;
   if (stream) {
-    diag_error(s->d, at, "ORDER BY and LIMIT order and cut the results a query writes, not a derived stream ('%s')",
+    diag_error(s->d, at, sel->top_n ? "a ROW_NUMBER() Top-N cuts the results a query writes, not a derived stream "
+                                      "('%s')"
+                                    : "ORDER BY and LIMIT order and cut the results a query writes, not a derived "
+                                      "stream ('%s')",
                stream);
     return;
   }

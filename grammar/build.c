@@ -617,6 +617,8 @@ typedef struct Distinct {
   int np;             /* partials so far */
   int64_t size;       /* the window's size, ms (WINDOW_START of the outer) */
   const Expr *seen[64]; /* the aggregates given partials, by partial index (shared when alike) */
+  const Expr *dseen[64]; /* the DISTINCT aggregates with FILTER given a count __f<j>, ... */
+  int dj[64], nd;        /* ... and that j (shared when alike) */
   bool bad;           /* an error was reported */
 } Distinct;
 
@@ -775,11 +777,24 @@ static Expr *outer_expr(Distinct *d, Expr *e) {
   if (e->kind == EX_CALL && e->distinct) { /* agg(DISTINCT x) [FILTER f]: agg(__dx) [FILTER __f > 0] */
     Expr *r = dcall(d, e->name, dcol(d, "__dx", e->args), e);
     if (e->filter) {
-      int j = d->np++;
-      Expr *cnt = dcall(d, "COUNT", dnode(d, EX_STAR, e), e);
-      cnt->filter = e->filter;
-      cnt->text = "COUNT(*)"; /* and its FILTER, as --explain shows it */
-      inner_item(d, cnt, dname(d, "__f", j));
+      int k = 0, j;
+      while (k < d->nd && !same_form(d->dseen[k], e)) k++;
+      if (k < d->nd) {
+        j = d->dj[k]; /* the same agg(DISTINCT x) FILTER (...) again (ORDER BY, HAVING) */
+      } else {
+        if (d->nd == (int)(sizeof d->dseen / sizeof *d->dseen) ||
+            d->np == (int)(sizeof d->seen / sizeof *d->seen)) {
+          derror(d, e->loc, "too many aggregates beside one over DISTINCT values (%s)", "at most 64");
+          return e;
+        }
+        j = d->np++;
+        d->dseen[d->nd] = e;
+        d->dj[d->nd++] = j;
+        Expr *cnt = dcall(d, "COUNT", dnode(d, EX_STAR, e), e);
+        cnt->filter = e->filter;
+        cnt->text = "COUNT(*)"; /* and its FILTER, as --explain shows it */
+        inner_item(d, cnt, dname(d, "__f", j));
+      }
       Expr *gt = dnode(d, EX_BINARY, e->filter), *zero = dnode(d, EX_INT, e->filter);
       gt->op = OP_GT;
       gt->lhs = dcol(d, dname(d, "__f", j), e->filter);
@@ -862,7 +877,7 @@ static const char *written_name(const SelectItem *it) {
  * at `at`), and a copy of sel reading it: no join, no WHERE. */
 static Select *split_query(ParseState *ps, const char *prefix, SrcLoc at, Select *in, const Select *sel) {
   char buf[48];
-  snprintf(buf, sizeof buf, "%s_%d", prefix, ++ps->nsub);
+  snprintf(buf, sizeof buf, "%s_%d", prefix, ++ps->nrewrite);
   char *name = arena_alloc(ps->arena, strlen(buf) + 1);
   memcpy(name, buf, strlen(buf) + 1);
   AirqLoc al = {at.line, at.col, at.line, at.col + at.len, at.len, 0, 0};
@@ -1037,7 +1052,7 @@ Select *build_join_agg(ParseState *ps, Select *sel) {
   for (OrderItem *o = sel->order_by; o; o = o->next)
     if (!output_name(sel, o->expr)) join_agg_scan(j, o->expr);
   if (j->d.bad) return NULL;
-  if (!j->aggs) return sel; /* the join's pairs themselves */
+  if (!j->aggs && !sel->group_by) return sel; /* the join's pairs themselves */
   j->d.size = w->size->ival;
   w->size_ms = j->d.size;
   w->advance_ms = w->advance ? w->advance->ival : j->d.size;
@@ -1193,7 +1208,20 @@ Select *build_row_number(ParseState *ps, Select *sel) {
                ? sel : NULL;
   if (sel->group_by || sel->window || sel->having || sel->order_by || sel->limit)
     return rn_error(ps, sel->loc, "the query over ROW_NUMBER() only picks columns") ? sel : NULL;
-  /* the windowed query, its columns as the outer query picks them */
+  if (base->window->kind == WIN_SESSION)
+    return rn_error(ps, call->loc, "ROW_NUMBER() over SESSION windows is not supported (sessions of several keys "
+                                   "may end together)") ? sel : NULL;
+  for (SelectItem *b = base->items; b; b = b->next)
+    if (strcmp(written_name(b), rn->alias) == 0)
+      return rn_error(ps, rn->alias_loc, "the row number's name is a column of the ranked query already") ? sel
+                                                                                                         : NULL;
+  /* the windowed query, its columns as the outer query picks them; src[i]:
+   * the ranked query's column the i-th picked one is (NULL: the number) */
+  int nbase = 0, npick = 0;
+  for (SelectItem *b = base->items; b; b = b->next) nbase++;
+  for (SelectItem *it = sel->items; it; it = it->next) npick++;
+  const SelectItem **src = arena_alloc(ps->arena, sizeof *src * (size_t)(nbase + 1) * (size_t)npick);
+  int nsrc = 0;
   Select *r = arena_alloc(ps->arena, sizeof(Select));
   *r = *base;
   ItemList items = {0};
@@ -1207,6 +1235,7 @@ Select *build_row_number(ParseState *ps, Select *sel) {
       c->next = NULL;
       c->alias = written_name(b);
       APPEND_ITEM(items, c);
+      src[nsrc++] = b;
     }
     if (all || e->kind == EX_STAR) {
       if (!all) return rn_error(ps, e->loc, "the query over ROW_NUMBER() picks * or columns by name") ? sel : NULL;
@@ -1215,12 +1244,14 @@ Select *build_row_number(ParseState *ps, Select *sel) {
       c->alias = rn->alias;
       c->alias_loc = rn->alias_loc;
       APPEND_ITEM(items, c);
+      src[nsrc++] = NULL;
       continue;
     }
     if (e->kind != EX_COLUMN && e->kind != EX_WINDOW_START && e->kind != EX_WINDOW_END)
       return rn_error(ps, e->loc, "the query over ROW_NUMBER() picks columns by name") ? sel : NULL;
     const char *name = e->kind == EX_COLUMN ? e->name : e->text; /* window_end: the column so named */
     SelectItem *c = arena_alloc(ps->arena, sizeof(SelectItem));
+    const SelectItem *from = NULL;
     if (strcmp(name, rn->alias) == 0) {
       c->expr = dnode(&d, EX_ROW_NUMBER, call);
     } else {
@@ -1233,26 +1264,53 @@ Select *build_row_number(ParseState *ps, Select *sel) {
       }
       *c = *b;
       c->next = NULL;
+      from = b;
     }
     c->alias = it->alias ? it->alias : name;
     c->alias_loc = it->alias ? it->alias_loc : e->loc;
     APPEND_ITEM(items, c);
+    src[nsrc++] = from;
   }
   r->items = items.head;
-  /* ORDER BY the partition's keys, then the ranking's order; LIMIT n each */
+  /* ORDER BY the partition's keys, then the ranking's order, each by its
+   * position among the picked columns (their names may be others now);
+   * LIMIT n each */
   OrderItem *head = NULL, **t = &head;
-  for (const Expr *p = call->over_part; p; p = p->next)
-    if (!window_word(p)) {
-      OrderItem *o = arena_alloc(ps->arena, sizeof(OrderItem));
-      o->expr = copy_expr(ps, p);
-      o->out = -1;
-      *t = o;
-      t = &o->next;
+  const Expr *part = call->over_part;
+  const OrderItem *oi = call->over_order;
+  for (;;) {
+    const Expr *e;
+    bool desc = false;
+    if (part) {
+      e = part;
+      part = part->next;
+      if (window_word(e)) continue;
+    } else if (oi) {
+      e = oi->expr;
+      desc = oi->desc;
+      oi = oi->next;
+    } else {
+      break;
     }
-  for (const OrderItem *oi = call->over_order; oi; oi = oi->next) {
+    if (e->kind != EX_COLUMN || e->qual)
+      return rn_error(ps, e->loc, "OVER (...) names columns of the ranked query") ? sel : NULL;
+    const SelectItem *b = base->items;
+    while (b && strcmp(written_name(b), e->name) != 0) b = b->next;
+    int pos = -1;
+    for (int k = 0; k < nsrc && b && pos < 0; k++)
+      if (src[k] == b) pos = k;
+    if (pos < 0) {
+      AirqLoc at = {e->loc.line, e->loc.col, e->loc.line, e->loc.col + e->loc.len, e->loc.len, 0, 0};
+      airq_error_at(ps, &at, b ? "ROW_NUMBER() ranks by '%s': pick it among the columns of the query over it"
+                               : "unknown column '%s': the ranked query writes no column of that name",
+                    e->name);
+      return NULL;
+    }
     OrderItem *o = arena_alloc(ps->arena, sizeof(OrderItem));
-    *o = *oi;
-    o->next = NULL;
+    o->expr = dnode(&d, EX_INT, e);
+    o->expr->ival = pos + 1;
+    o->desc = desc;
+    o->out = -1;
     *t = o;
     t = &o->next;
   }
@@ -1260,6 +1318,7 @@ Select *build_row_number(ParseState *ps, Select *sel) {
   r->limit = n;
   r->limit_loc = w->loc;
   r->limit_part = nkeys;
+  r->top_n = true;
   r->loc = sel->loc;
   drop_sub(ps, s2);
   drop_sub(ps, s1);

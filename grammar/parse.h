@@ -65,6 +65,7 @@ typedef struct ParseState {
   int nreported;       /* errors reported by the parser and scanner */
   Stmt *sub_head, **sub_tail; /* the WITH queries and FROM subqueries of the statement being parsed */
   int nsub;            /* FROM subqueries without an alias so far (subquery_N) */
+  int nrewrite;        /* derived streams the rewrites made so far (distinct_N, joined_N) */
 } ParseState;
 
 /* Reports a located error from the scanner or parser (counted and capped). */

@@ -503,6 +503,12 @@ static inline int q_order_f64(double a, double b) {
   if (r != 0 || a != 0) return r;
   return (int)(signbit(b) != 0) - (int)(signbit(a) != 0);
 }
+/* ... where either may be NULL: NULL after every value, NaN too */
+static inline int q_order_f64n(double a, double b) {
+  bool na = q_isnull_f64(a), nb = q_isnull_f64(b);
+  if (na || nb) return na == nb ? 0 : na ? 1 : -1;
+  return q_order_f64(a, b);
+}
 /* LEAST and GREATEST in the order of MIN and MAX (NaN above every number,
  * -0 below +0); of VARCHARs, in the byte order of comparisons (strcmp). */
 static inline double q_min_f64(double a, double b) { return q_order_f64(b, a) < 0 ? b : a; }

@@ -1,7 +1,8 @@
 """Checks top_n_row_number against Python: per 10 s window the 3 items of
 the largest SUM(price) (the exact sum of the DOUBLEs), ties by item, numbered 1..3; per
 hopping window (20 s, every 10 s) and category the 2 items sold most often,
-ties by item. Rows in window order, then as ranked (the category first)."""
+ties by item; q3 is q1's top 2 with its item and total columns' names
+swapped. Rows in window order, then as ranked (the category first)."""
 import os
 import sys
 from fractions import Fraction
@@ -30,4 +31,8 @@ q2 = ["window_end,category,item,cnt"]
 for (end, cat) in sorted(w2):
     for item, cnt in sorted(w2[(end, cat)].items(), key=lambda kv: (-kv[1], kv[0]))[:2]:
         q2.append(csv_line((end, cat, item, cnt)))
-check_tagged_sets(sys.argv[1], {"q1": q1, "q2": q2})
+q3 = ["window_end,total,item"]
+for s in sorted(w1):
+    for item, ps in sorted(w1[s].items(), key=lambda kv: (-sum(kv[1]), kv[0]))[:2]:
+        q3.append(csv_line((s + 10000, item, float(sum(ps)))))
+check_tagged_sets(sys.argv[1], {"q1": q1, "q2": q2, "q3": q3})

@@ -165,7 +165,7 @@ static int cmp_O0(const void *pa, const void *pb) {
   if ((r = q_cmp_i64(a->wend, b->wend)) != 0) return r;
   if ((r = strcmp(a->o0, b->o0)) != 0) return r;
   if ((r = q_order_i32n(a->o1, b->o1)) != 0) return r;
-  if ((r = q_order_f64(a->o2, b->o2)) != 0) return r;
+  if ((r = q_order_f64n(a->o2, b->o2)) != 0) return r;
   if ((r = q_cmp_i64(a->o3, b->o3)) != 0) return r;
   return q_cmp_i64(a->ts, b->ts);
 }
