@@ -499,18 +499,30 @@ void cg_avg_value(FILE *out, const Expr *a, int j, const Ctx *cx) {
   if (a->type.nullable) fputc(')', out);
 }
 
-/* `{ T v = <argument>; if (v is not NULL) {` around an update whose
- * argument may be NULL (the update then reads v); closed by arg_end. */
-static bool arg_begin(FILE *o, const Expr *a, const Ctx *cx, const char *ind) {
-  const Expr *x = a->args;
-  if (!x->type.nullable) return false;
+/* `{ T v = <x>;`: a block holding an aggregate's argument as v */
+static void value_decl(FILE *o, const Expr *x, const Ctx *cx, const char *ind) {
   if (x->type.kind == TY_VARCHAR)
     fprintf(o, "%s{\n%s  const char *v = ", ind, ind);
   else
     fprintf(o, "%s{\n%s  %s v = ", ind, ind, ctype(x->type));
   emit_expr(o, x, cx);
-  fprintf(o, ";\n%s  if (!%s(v)) {\n", ind, null_test(x->type));
+  fputs(";\n", o);
+}
+
+/* `{ T v = <argument>; if (v is not NULL) {` around an update whose
+ * argument may be NULL (the update then reads v); closed by arg_end. */
+static bool arg_begin(FILE *o, const Expr *a, const Ctx *cx, const char *ind) {
+  const Expr *x = a->args;
+  if (!x->type.nullable) return false;
+  value_decl(o, x, cx, ind);
+  fprintf(o, "%s  if (!%s(v)) {\n", ind, null_test(x->type));
   return true;
+}
+/* ... or `{ T v = <argument>; {` when it cannot be NULL; closed by arg_end(true) */
+static void arg_open(FILE *o, const Expr *a, const Ctx *cx, const char *ind) {
+  if (arg_begin(o, a, cx, ind)) return;
+  value_decl(o, a->args, cx, ind);
+  fprintf(o, "%s  {\n", ind);
 }
 static void arg_end(FILE *o, bool open, const char *ind) {
   if (open) fprintf(o, "%s  }\n%s}\n", ind, ind);
@@ -578,7 +590,6 @@ void cg_count_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *i
   fprintf(o, "%sacc->a%d++;\n", ind, j);
 }
 
-/* acc->a<j><suffix> += the argument: exactly for DOUBLEs, wrapping for integers */
 /* acc->a<j><suffix> += the argument (v when arg_begin took it): exactly for
  * DOUBLEs, wrapping for integers; a<j>n counts it when the sum may be NULL */
 static void sum_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind, const char *suffix) {
@@ -602,22 +613,16 @@ void cg_avg_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind
 
 void cg_minmax_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
   char cond[96], set[96];
-  const char *vt = a->args->type.kind == TY_VARCHAR ? "const char *" : ctype(a->args->type);
   min_max_cond(cond, sizeof cond, a, "v", j);
   min_max_set(set, sizeof set, a, "v", j);
   if (a->type.nullable) { /* the first value, or a smaller (larger) one */
-    if (!arg_begin(o, a, cx, ind)) {
-      fprintf(o, "%s{\n%s  %s%sv = ", ind, ind, vt, vt[strlen(vt) - 1] == '*' ? "" : " ");
-      emit_expr(o, a->args, cx);
-      fprintf(o, ";\n%s  {\n", ind);
-    }
+    arg_open(o, a, cx, ind);
     fprintf(o, "%s    if (acc->a%dn++ == 0 || %s) %s;\n", ind, j, cond, set);
     arg_end(o, true, ind);
     return;
   }
-  fprintf(o, "%s{\n%s  %s%sv = ", ind, ind, vt, vt[strlen(vt) - 1] == '*' ? "" : " ");
-  emit_expr(o, a->args, cx);
-  fprintf(o, ";\n%s  if (is_new || %s) %s;\n%s}\n", ind, cond, set, ind);
+  value_decl(o, a->args, cx, ind);
+  fprintf(o, "%s  if (is_new || %s) %s;\n%s}\n", ind, cond, set, ind);
 }
 
 /* VAR_*, STDDEV_*: the exact sums of the values and of their squares and
@@ -672,15 +677,9 @@ static void first_last_cond(char *buf, size_t n, const Expr *a, const char *v, c
 
 void cg_firstlast_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *ind) {
   char cond[256], set[96];
-  const char *vt = a->args->type.kind == TY_VARCHAR ? "const char *" : ctype(a->args->type);
   first_last_cond(cond, sizeof cond, a, "v", cx->row_ts, j);
   min_max_set(set, sizeof set, a, "v", j);
-  bool open = arg_begin(o, a, cx, ind);
-  if (!open) {
-    fprintf(o, "%s{\n%s  %s%sv = ", ind, ind, vt, vt[strlen(vt) - 1] == '*' ? "" : " ");
-    emit_expr(o, a->args, cx);
-    fprintf(o, ";\n%s  {\n", ind);
-  }
+  arg_open(o, a, cx, ind);
   char first[48];
   snprintf(first, sizeof first, a->type.nullable ? "acc->a%dn++ == 0" : "is_new", j);
   fprintf(o, "%s    if (%s || %s) {\n", ind, first, cond);
