@@ -873,14 +873,53 @@ static const char *written_name(const SelectItem *it) {
   return it->expr->text ? it->expr->text : "?column?";
 }
 
-/* The query `in` as a derived stream prefix_N of this statement (located
- * at `at`), and a copy of sel reading it: no join, no WHERE. */
-static Select *split_query(ParseState *ps, const char *prefix, SrcLoc at, Select *in, const Select *sel) {
+/* Whether d->sel's window fits the two steps (its size a multiple of its
+ * advance, which the second step's TUMBLING windows are long); d->size and
+ * the window's size_ms and advance_ms set. */
+static bool two_step_window(Distinct *d) {
+  WindowSpec *w = d->sel->window;
+  d->size = w->size->ival;
+  w->size_ms = d->size;
+  w->advance_ms = w->advance ? w->advance->ival : d->size;
+  return w->advance_ms > 0 && d->size % w->advance_ms == 0;
+}
+
+/* The second step's columns keep the names written. */
+static void keep_written_names(Select *sel) {
+  for (SelectItem *it = sel->items; it; it = it->next)
+    if (!it->alias && it->expr->kind != EX_STAR) {
+      it->alias = written_name(it);
+      it->alias_loc = it->expr->loc;
+    }
+}
+
+/* The first step: d->sel with d->inner's columns (then ts, the window's
+ * last millisecond, located at `at`), GROUP BY keys, made a derived stream
+ * prefix_N of this statement (located at `where`); and the second: a copy
+ * of d->sel reading it (no join, no WHERE) per TUMBLING window of the
+ * first's advance (two_step_window). */
+static Select *split_query(Distinct *d, const char *prefix, SrcLoc where, const Expr *at, Expr *keys) {
+  ParseState *ps = d->ps;
+  const Select *sel = d->sel;
+  Expr *ts = dnode(d, EX_BINARY, at), *end = dnode(d, EX_WINDOW_END, at), *ms = dnode(d, EX_INTERVAL, at);
+  ms->ival = 1;
+  ts->op = OP_SUB;
+  ts->lhs = end;
+  ts->rhs = ms;
+  ts->text = "WINDOW_END - INTERVAL '1' MILLISECOND";
+  inner_item(d, ts, "ts");
+  Select *in = arena_alloc(ps->arena, sizeof(Select));
+  *in = *sel;
+  in->items = d->inner.head;
+  in->group_by = keys;
+  in->having = NULL;
+  in->order_by = NULL;
+  in->limit = 0;
   char buf[48];
   snprintf(buf, sizeof buf, "%s_%d", prefix, ++ps->nrewrite);
   char *name = arena_alloc(ps->arena, strlen(buf) + 1);
   memcpy(name, buf, strlen(buf) + 1);
-  AirqLoc al = {at.line, at.col, at.line, at.col + at.len, at.len, 0, 0};
+  AirqLoc al = {where.line, where.col, where.line, where.col + where.len, where.len, 0, 0};
   build_subquery(ps, name, &al, in)->subquery = true;
   Select *out = arena_alloc(ps->arena, sizeof(Select));
   *out = *sel;
@@ -890,6 +929,13 @@ static Select *split_query(ParseState *ps, const char *prefix, SrcLoc at, Select
   out->join_on = NULL;
   out->comma_join = out->left_join = out->table_join = false;
   out->where = NULL;
+  const WindowSpec *w = sel->window;
+  WindowSpec *ow = arena_alloc(ps->arena, sizeof(WindowSpec));
+  ow->kind = WIN_TUMBLING;
+  ow->loc = w->loc;
+  ow->size = dnode(d, EX_INTERVAL, w->advance ? w->advance : w->size);
+  ow->size->ival = w->advance_ms;
+  out->window = ow;
   return out;
 }
 
@@ -916,20 +962,12 @@ Select *build_distinct(ParseState *ps, Select *sel) {
            "TUMBLING and HOPPING windows take it");
     return NULL;
   }
-  d.size = w->size->ival;
-  w->size_ms = d.size;
-  w->advance_ms = w->advance ? w->advance->ival : d.size;
-  if (w->advance_ms <= 0 || d.size % w->advance_ms != 0) {
+  if (!two_step_window(&d)) {
     derror(&d, first->loc, "an aggregate over DISTINCT values needs a window whose size is a multiple of %s",
            "its advance");
     return NULL;
   }
-  /* the outer query's columns keep the names written */
-  for (SelectItem *it = sel->items; it; it = it->next)
-    if (!it->alias && it->expr->kind != EX_STAR) {
-      it->alias = written_name(it);
-      it->alias_loc = it->expr->loc;
-    }
+  keep_written_names(sel);
   /* inner: the keys, the DISTINCT argument, the partials, the time */
   int i = 0;
   for (Expr *k = sel->group_by; k; k = k->next, i++) inner_item(&d, copy_expr(ps, k), dname(&d, "__g", i));
@@ -939,27 +977,13 @@ Select *build_distinct(ParseState *ps, Select *sel) {
   for (OrderItem *o = sel->order_by; o; o = o->next)
     if (!output_name(sel, o->expr)) o->expr = outer_expr(&d, o->expr);
   if (d.bad) return NULL;
-  Expr *ts = dnode(&d, EX_BINARY, first), *end = dnode(&d, EX_WINDOW_END, first), *ms = dnode(&d, EX_INTERVAL, first);
-  ms->ival = 1;
-  ts->op = OP_SUB;
-  ts->lhs = end;
-  ts->rhs = ms;
-  ts->text = "WINDOW_END - INTERVAL '1' MILLISECOND";
-  inner_item(&d, ts, "ts");
-
-  Select *in = arena_alloc(ps->arena, sizeof(Select));
-  *in = *sel;
-  in->items = d.inner.head;
-  in->having = NULL;
-  in->order_by = NULL;
-  in->limit = 0;
-  Expr **t = &in->group_by; /* the keys, then x */
+  Expr *keys = NULL, **t = &keys; /* the keys, then x */
   for (const Expr *k = sel->group_by; k; k = k->next) {
     *t = copy_expr(ps, k);
     t = &(*t)->next;
   }
   *t = copy_expr(ps, d.x);
-  Select *out = split_query(ps, "distinct", first->loc, in, sel);
+  Select *out = split_query(&d, "distinct", first->loc, first, keys);
   Expr **g = &out->group_by;
   *g = NULL;
   i = 0;
@@ -967,12 +991,6 @@ Select *build_distinct(ParseState *ps, Select *sel) {
     *g = dcol(&d, dname(&d, "__g", i), k);
     g = &(*g)->next;
   }
-  WindowSpec *ow = arena_alloc(ps->arena, sizeof(WindowSpec));
-  ow->kind = WIN_TUMBLING;
-  ow->loc = w->loc;
-  ow->size = dnode(&d, EX_INTERVAL, w->advance ? w->advance : w->size);
-  ow->size->ival = w->advance_ms;
-  out->window = ow;
   return out;
 }
 
@@ -1053,34 +1071,12 @@ Select *build_join_agg(ParseState *ps, Select *sel) {
     if (!output_name(sel, o->expr)) join_agg_scan(j, o->expr);
   if (j->d.bad) return NULL;
   if (!j->aggs && !sel->group_by) return sel; /* the join's pairs themselves */
-  j->d.size = w->size->ival;
-  w->size_ms = j->d.size;
-  w->advance_ms = w->advance ? w->advance->ival : j->d.size;
-  if (w->advance_ms <= 0 || j->d.size % w->advance_ms != 0) return sel; /* sema says what to write */
-  for (SelectItem *it = sel->items; it; it = it->next)
-    if (!it->alias && it->expr->kind != EX_STAR) {
-      it->alias = written_name(it);
-      it->alias_loc = it->expr->loc;
-    }
+  const Expr *at = sel->items ? sel->items->expr : sel->from[0].tvf ? sel->from[0].tvf->size : NULL;
+  if (!at || !two_step_window(&j->d)) return sel; /* sema says what to write */
+  keep_written_names(sel);
   /* the join: the columns read after it, and the time */
   for (int i = 0; i < j->ncols; i++) inner_item(&j->d, copy_expr(ps, j->cols[i]), dname(&j->d, "__c", i));
-  const Expr *at = sel->items ? sel->items->expr : sel->from[0].tvf ? sel->from[0].tvf->size : NULL;
-  if (!at) return sel;
-  Expr *ts = dnode(&j->d, EX_BINARY, at), *end = dnode(&j->d, EX_WINDOW_END, at), *ms = dnode(&j->d, EX_INTERVAL, at);
-  ms->ival = 1;
-  ts->op = OP_SUB;
-  ts->lhs = end;
-  ts->rhs = ms;
-  ts->text = "WINDOW_END - INTERVAL '1' MILLISECOND";
-  inner_item(&j->d, ts, "ts");
-  Select *in = arena_alloc(ps->arena, sizeof(Select));
-  *in = *sel;
-  in->items = j->d.inner.head;
-  in->group_by = NULL;
-  in->having = NULL;
-  in->order_by = NULL;
-  in->limit = 0;
-  Select *out = split_query(ps, "joined", sel->from[1].loc, in, sel);
+  Select *out = split_query(&j->d, "joined", sel->from[1].loc, at, NULL);
   for (SelectItem *it = out->items = NULL, *src = sel->items, **t = &out->items; src; src = src->next) {
     it = arena_alloc(ps->arena, sizeof(SelectItem));
     *it = *src;
@@ -1106,12 +1102,6 @@ Select *build_join_agg(ParseState *ps, Select *sel) {
     *ot = c;
     ot = &c->next;
   }
-  WindowSpec *ow = arena_alloc(ps->arena, sizeof(WindowSpec));
-  ow->kind = WIN_TUMBLING;
-  ow->loc = w->loc;
-  ow->size = dnode(&j->d, EX_INTERVAL, w->advance ? w->advance : w->size);
-  ow->size->ival = w->advance_ms;
-  out->window = ow;
   return out;
 }
 
