@@ -430,3 +430,15 @@ def parse_iso_ms(txt):
             return None
         ms -= (-1 if zone[0] == "-" else 1) * (int(zone[1:3]) * 60 + int(zone[4:6])) * 60000
     return ms
+
+
+def disordered_times(rng, n, steps, every, phase, spread=900):
+    """n event times for a case's data (make_data.py), as (i, ms): from 0,
+    each a step of rng.choice(steps) after the one before, but row i with
+    i % every == phase up to spread - 1 ms earlier (out of order, inside a
+    WATERMARK bound of spread ms). A generator: the caller draws its own
+    values from rng between the rows, as it always did."""
+    t = 0
+    for i in range(n):
+        t += rng.choice(steps)
+        yield i, (t - rng.randrange(spread) if i % every == phase else t)
