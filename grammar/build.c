@@ -716,28 +716,22 @@ static void derror(Distinct *d, SrcLoc l, const char *msg, const char *arg) {
   d->bad = true;
 }
 
-static bool is_agg_name(const char *n) {
-  static const char *const aggs[] = {"COUNT", "SUM", "AVG", "MIN", "MAX"};
-  for (size_t i = 0; i < sizeof aggs / sizeof *aggs; i++)
-    if (strcasecmp(n, aggs[i]) == 0) return true;
-  return false;
+/* The aggregate a call's name names (agg_defs), whatever its arguments; or AGG_NONE. */
+static AggKind agg_named(const char *n) {
+  AggKind k = agg_lookup(n, false);
+  return k != AGG_NONE ? k : agg_lookup(n, true);
 }
 
-/* An aggregate of any kind (is_agg_name: those with partials that combine). */
-static bool is_any_agg_name(const char *n) {
-  static const char *const more[] = {"VAR_POP", "VAR_SAMP", "VARIANCE",    "STDDEV_POP",
-                                     "STDDEV_SAMP", "STDDEV", "FIRST_VALUE", "LAST_VALUE"};
-  for (size_t i = 0; i < sizeof more / sizeof *more; i++)
-    if (strcasecmp(n, more[i]) == 0) return true;
-  return is_agg_name(n);
-}
+/* Whether partials of k combine in a second aggregation: COUNT, SUM, AVG,
+ * MIN, MAX (agg_defs' rows up to AGG_AVG). */
+static bool combines(AggKind k) { return k != AGG_NONE && k <= AGG_AVG; }
 
 /* The DISTINCT calls of e (not inside aggregates): their one argument in d->x. */
 static void find_distinct(Distinct *d, const Expr *e, int *n) {
   if (!e) return;
   if (e->kind == EX_CALL && e->distinct) {
     (*n)++;
-    if (!is_agg_name(e->name) || !e->args || e->args->next || e->args->kind == EX_STAR)
+    if (!combines(agg_named(e->name)) || !e->args || e->args->next || e->args->kind == EX_STAR)
       derror(d, e->loc, "DISTINCT is taken by COUNT, SUM, AVG, MIN and MAX of one argument, not by %s", e->name);
     else if (!d->x)
       d->x = e->args;
@@ -803,12 +797,12 @@ static Expr *outer_expr(Distinct *d, Expr *e) {
     }
     return r;
   }
-  if (e->kind == EX_CALL && !is_agg_name(e->name) && is_any_agg_name(e->name)) {
+  if (e->kind == EX_CALL && agg_named(e->name) != AGG_NONE && !combines(agg_named(e->name))) {
     derror(d, e->loc, "%s beside an aggregate over DISTINCT values is not supported (COUNT, SUM, AVG, MIN and "
                       "MAX are): compute it in a query of its own", e->name);
     return e;
   }
-  if (e->kind == EX_CALL && is_agg_name(e->name) && e->args) { /* agg(y): a partial in the inner query */
+  if (e->kind == EX_CALL && combines(agg_named(e->name)) && e->args) { /* agg(y): a partial in the inner query */
     bool avg = strcasecmp(e->name, "AVG") == 0, count = strcasecmp(e->name, "COUNT") == 0;
     int j = 0;
     while (j < d->np && !(d->seen[j] && same_form(d->seen[j], e))) j++;
@@ -1014,7 +1008,7 @@ typedef struct JoinAgg {
 
 static void join_agg_scan(JoinAgg *j, const Expr *e) {
   if (!e) return;
-  if (e->kind == EX_CALL && is_any_agg_name(e->name)) j->aggs = true;
+  if (e->kind == EX_CALL && agg_named(e->name) != AGG_NONE) j->aggs = true;
   if (e->kind == EX_COLUMN) {
     for (int i = 0; i < j->ncols; i++)
       if (same_form(j->cols[i], e)) return;
