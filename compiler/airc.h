@@ -941,6 +941,8 @@ typedef struct FuncDef {
   bool op;            /* an operator's (LIKE, ||), not callable by name */
   bool nulls;         /* it takes NULL arguments itself (COALESCE, NULLIF); else any NULL
                          argument makes the result NULL without calling it */
+  bool own_null;      /* it may be NULL of arguments that are not when its result is no
+                         DOUBLE (TO_TIMESTAMP of bad text, an integer MOD by zero) */
 } FuncDef;
 extern const FuncDef func_defs[FN_LAST + 1];
 /* The function called name (any case, or its alias); FN_NONE if none. An

@@ -79,7 +79,7 @@ static bool strict_node(const Expr *e) {
 
 /* ... and may be NULL with no operand NULL (its NULL test reads its value). */
 static bool own_null(const Expr *e) {
-  return e->kind == EX_CALL && (e->func == FN_TO_TIMESTAMP || (e->func == FN_MOD && e->type.kind != TY_DOUBLE));
+  return e->kind == EX_CALL && e->func != FN_NONE && func_defs[e->func].own_null && e->type.kind != TY_DOUBLE;
 }
 
 static void null_child(void *ctx, Expr *c);

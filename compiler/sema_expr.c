@@ -601,9 +601,7 @@ static bool may_be_null(Scope *sc, const Expr *e, Type t) {
       return true;
     if (e->agg != AGG_NONE)
       return e->filter || e->args->type.nullable;
-    if (e->func == FN_NULLIF || e->func == FN_TO_TIMESTAMP)
-      return true;
-    if (e->func == FN_MOD && t.kind != TY_DOUBLE)
+    if (e->func == FN_NULLIF || (e->func != FN_NONE && func_defs[e->func].own_null && t.kind != TY_DOUBLE))
       return true;
     if (e->func == FN_COALESCE) {
       for (const Expr *a = e->args; a; a = a->next)
