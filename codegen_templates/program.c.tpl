@@ -21,6 +21,7 @@
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "@QUERY_NAME@");
+  air_checkpoint_setup(g_rt, "@FINGERPRINT@"); /* this code's fingerprint */
 /*%% setup %%*/
   return air_run(g_rt);
 }

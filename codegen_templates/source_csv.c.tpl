@@ -11,6 +11,8 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
 /*%% open %%*/
   AirCsv *csv = @CSV@;
   air_csv_bind(csv, v);
+  st.reader = csv;
+  air_ckpt_source_begin(v, inst, &st); /* resuming: the state of a checkpoint */
   AirField f[@NCOLS@ + 1];
   long line = 0;
   int nf = 0;
@@ -18,7 +20,7 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
     size_t n = 0;
     /* a chunk ends early when replay at a rate waits: time for the watermark */
     while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, @NCOLS@ + 1, &line)) != AIR_CSV_END &&
-           nf != AIR_CSV_WAIT) {
+           nf != AIR_CSV_WAIT && nf != AIR_CSV_BARRIER) {
       if (nf == AIR_CSV_BAD_QUOTING) {
         air_csv_bad_row(csv, line, air_csv_bad_why(csv));
         continue;
@@ -38,6 +40,7 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
     }
     air_stat_add(g_rt, AIR_STAT_EVENTS_IN, (int64_t)n);
 /*%% chunk_end %%*/
+    if (nf == AIR_CSV_BARRIER) @FN@_barrier(&st, v, inst); /* a checkpoint's cut */
     if (nf == AIR_CSV_END) break;
   }
 /*%% finish %%*/

@@ -9,6 +9,8 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
   st.maxts = AIR_WM_NONE;
 /*%% open %%*/
   AirGen *g = air_gen_open(v, inst, @RATE@, @LIMIT@, @SEED@, @SEED_GIVEN@);
+  st.reader = g;
+  air_ckpt_source_begin(v, inst, &st); /* resuming: the state of a checkpoint */
   const int64_t seed = air_gen_seed(g);
   for (;;) {
     uint64_t first, stride;
@@ -26,6 +28,7 @@ static void @FN@(AirVertex *v, int inst, void *ctx) {
     }
     air_stat_add(g_rt, AIR_STAT_EVENTS_IN, (int64_t)n);
 /*%% chunk_end %%*/
+    if (air_gen_barrier(g)) @FN@_barrier(&st, v, inst); /* a checkpoint's cut */
   }
 /*%% finish %%*/
   air_gen_close(g);

@@ -814,6 +814,10 @@ struct SourceKindDef {
   const char *tpl;         /* codegen_templates/ file of its loop */
   const char *cut;         /* C expression: true when a stop's cut is agreed, the rows before
                               it in (int64_t cut) */
+  const char *reader;      /* the runtime type of its reader (AirGen, AirCsv): st.reader */
+  const char *ckpt;        /* the runtime's prefix of its reader's checkpoint functions
+                              (air_gen: air_gen_save, air_gen_load), NULL: it cannot be
+                              checkpointed (the run refuses --checkpoint-dir) */
   /* sema_ddl.c: checks of the columns for this kind, of a stream and of a table (NULL: none) */
   void (*check_stream)(Sema *s, Stmt *st, Relation *r);
   void (*check_table)(Sema *s, Stmt *st, Relation *r);

@@ -129,6 +129,12 @@ void emit_chain_types(Gen *g, const Chain *ch) {
     fprintf(o, "typedef struct JR%d { /* a right row */\n  uint64_t h;\n  K%d key;\n  JRR%d row;\n} JR%d;\n", c, c, c, c);
     fprintf(o, "typedef struct J%d { /* a join window's rows */\n  AirVec left; /* JL%d rows */\n  AirVec right; /* JR%d rows */\n} J%d;\n",
             c, c, c, c);
+    fprintf(o, "static void save_J%d(AirCkptW *w, const void *p) { /* checkpoints */\n"
+               "  const J%d *j = p;\n  air_vec_save(w, &j->left, sizeof(JL%d));\n"
+               "  air_vec_save(w, &j->right, sizeof(JR%d));\n}\n", c, c, c, c);
+    fprintf(o, "static void load_J%d(AirCkptR *r, void *p) {\n  J%d *j = p;\n"
+               "  air_vec_load(r, &j->left, sizeof(JL%d));\n  air_vec_load(r, &j->right, sizeof(JR%d));\n}\n",
+            c, c, c, c);
   }
   /* the result row: to the collector, or to the readers of a derived stream */
   fprintf(o, "typedef struct O%d { /* a result row */\n", c);

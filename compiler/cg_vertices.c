@@ -193,6 +193,44 @@ void cg_csv_holes(const Relation *r, KindHoles *h) {
   kind_hole(h, "NCOLS", "%d", csv_fields(r));
 }
 
+/* A source instance's state in a checkpoint (ckpt.c): its watermark, its
+ * reader's position, its partial aggregates; written at the barrier, after
+ * its staged rows went into them. */
+static void emit_source_ckpt(FILE *f, const Physical *ph, const Relation *r, const char *state, const char *fn) {
+  for (int pass = 0; r->source->ckpt && pass < 2; pass++) {
+    bool save = pass == 0;
+    fprintf(f, "static void %s_%s(%s, void *p) {\n  %s%s *st = p;\n", fn, save ? "save" : "load",
+            save ? "AirCkptW *w" : "AirCkptR *r", save ? "const " : "", state);
+    const char *io = save ? "w" : "r";
+    if (save) fprintf(f, "  air_ckpt_put_i64(w, st->wm);\n");
+    else fprintf(f, "  st->wm = air_ckpt_get_i64(r);\n");
+    if (r->source->time == TIME_GENERATED) {
+      if (save) fprintf(f, "  air_ckpt_put_i64(w, st->maxts);\n");
+      else fprintf(f, "  st->maxts = air_ckpt_get_i64(r);\n");
+    }
+    if (r->source->ckpt) fprintf(f, "  %s_%s(%s, st->reader);\n", r->source->ckpt, save ? "save" : "load", io);
+    for (int i = 0; i < ph->nstages; i++) {
+      const Stage *st = &ph->stages[i];
+      if (!loop_stage_of(st, r)) continue;
+      const char *verb = save ? "save" : "load";
+      if (st->state.kind == STATE_DENSE) fprintf(f, "  air_dense_%s(%s, st->win%d);\n", verb, io, st->id);
+      if (st->state.slice_ms)
+        fprintf(f, "  air_slide_%s(%s, st->%s%d);\n", verb, io, st->state.kind == STATE_DENSE ? "sl" : "win", st->id);
+      else if (st->partial && st->state.kind != STATE_DENSE)
+        fprintf(f, "  air_windows_%s(%s, st->win%d, NULL);\n", verb, io, st->id);
+      if (!save && stage_is_adaptive(st))
+        fprintf(f, "  st->stage_on%d = air_windows_staging(st->win%d);\n", st->id, st->id);
+    }
+    fprintf(f, "}\n\n");
+  }
+  fprintf(f, "/* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */\n");
+  fprintf(f, "static void %s_barrier(%s *st, AirVertex *v, int inst) {\n", fn, state);
+  for (int i = 0; i < ph->nstages; i++)
+    if (loop_stage_of(&ph->stages[i], r) && stage_is_adaptive(&ph->stages[i]))
+      fprintf(f, "  flush_partial%d(st);\n", ph->stages[i].id);
+  fprintf(f, "  air_ckpt_source_barrier(v, inst, st);\n}\n\n");
+}
+
 void emit_source(Gen *g, const Relation *r) {
   const Physical *ph = g->ph;
   int ri = r->index;
@@ -229,6 +267,7 @@ void emit_source(Gen *g, const Relation *r) {
                  "  uint64_t *stgh%d; /* their key hashes */\n",
               st->id, st->id, st->chain->index, st->id, st->id);
   }
+  fprintf(o, "  %s *reader; /* its rows come from here */\n", r->source->reader);
   fprintf(o, "} %s;\n\n", state);
 
   /* staged rows: merged a batch at a time, each row's slot asked for
@@ -260,6 +299,8 @@ void emit_source(Gen *g, const Relation *r) {
     emit_acc_merge(f, st->chain, "    ");
     fprintf(f, "  }\n  st->nstg%d = 0;\n  st->stage_on%d = air_windows_staging(st->win%d);\n}\n\n", id, id, id);
   }
+
+  emit_source_ckpt(f, ph, r, state, fn);
 
   /* advance: merge staged rows, close partial windows, send watermarks */
   fprintf(f, "static void %s_advance(%s *st, int64_t wm, int64_t now, bool force) {\n", fn, state);
@@ -636,6 +677,19 @@ void emit_stage(Gen *g, const Stage *st) {
     diag_fatal_noloc(g->d, "internal error: %s", err);
     g->ok = false;
   }
+  /* its state in a checkpoint: the watermark and the open windows or sessions */
+  for (int pass = 0; pass < 2; pass++) {
+    bool save = pass == 0;
+    const char *verb = save ? "save" : "load", *io = save ? "w" : "r";
+    fprintf(f, "\nstatic void %s_%s(%s, void *ctx) {\n  (void)ctx;\n", fn, verb, save ? "AirCkptW *w" : "AirCkptR *r");
+    if (save) fprintf(f, "  air_ckpt_put_i64(w, %s.wm);\n", ctxn);
+    else fprintf(f, "  %s.wm = air_ckpt_get_i64(r);\n", ctxn);
+    if (session) fprintf(f, "  air_sessions_%s(%s, %s.win);\n", verb, io, ctxn);
+    else if (sliced) fprintf(f, "  air_slide_%s(%s, %s.win);\n", verb, io, ctxn);
+    else if (is_join_stage(st)) fprintf(f, "  air_windows_%s(%s, %s.win, %s_J%d);\n", verb, io, ctxn, verb, c);
+    else if (windows) fprintf(f, "  air_windows_%s(%s, %s.win, NULL);\n", verb, io, ctxn);
+    fprintf(f, "}\n");
+  }
   if (results) {
     fprintf(f, "\n/* A closed %s of pipeline %d: its result row. */\n", session ? "session" : "window", st->id);
     fprintf(f, "static void %s_result(const void *kp, int64_t ws, int64_t we, void *ap, void *cx) {\n", fn);
@@ -658,6 +712,7 @@ void emit_stage(Gen *g, const Stage *st) {
   fprintf(su, "    AirVertex *v = air_vertex_consumer(g_rt, \"pipeline %d\", in, %d, %s_batch, %s_watermark, NULL, false);\n",
           st->id, st->edge1 >= 0 ? 2 : 1, fn, fn);
   fprintf(su, "    %s.wm = AIR_WM_NONE;\n", ctxn);
+  fprintf(su, "    air_vertex_ckpt(v, %s_save, %s_load, NULL);\n", fn, fn);
   for (int k = 0; k < st->nouts; k++)
     fprintf(su, "    %s.oe%d = air_out_open(v, 0, g_edge[%d]);\n", ctxn, st->outs[k], st->outs[k]);
   if (session)

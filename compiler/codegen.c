@@ -427,9 +427,11 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
       if (chain_reads(&pl->chains[c], r)) read = true;
     if (r->kind != REL_SOURCE || !read) continue;
     emit_source(&g, r);
-    fprintf(su, "  air_vertex_source(g_rt, \"source ");
+    fprintf(su, "  %sair_vertex_source(g_rt, \"source ", r->source->ckpt ? "air_vertex_ckpt(" : "");
     c_escape_str(su, r->name, strlen(r->name));
-    fprintf(su, "\", source%d, NULL, %s);\n", r->index, r->source->per_thread ? "air_threads(g_rt)" : "1");
+    fprintf(su, "\", source%d, NULL, %s)", r->index, r->source->per_thread ? "air_threads(g_rt)" : "1");
+    if (r->source->ckpt) fprintf(su, ", source%d_save, source%d_load, NULL)", r->index, r->index);
+    fprintf(su, ";\n");
   }
 
   g_in_decls = NULL;
@@ -446,9 +448,17 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
   c_comment(qfile.f, pl->query_path);
   c_escape_str(qname.f, pl->query_name, strlen(pl->query_name));
   char *sum_s = buf_take(&sum), *qfile_s = buf_take(&qfile), *qname_s = buf_take(&qname);
+  /* A checkpoint holds the state of exactly this code: another query, or
+   * this one compiled differently, is refused on resume (ckpt.c). */
+  uint64_t fp = 0xcbf29ce484222325ULL;
+  const char *parts[4] = {AIRC_VERSION, types, funcs, setup};
+  for (int k = 0; k < 4; k++)
+    for (const unsigned char *p = (const unsigned char *)parts[k]; *p; p++) fp = (fp ^ *p) * 0x100000001b3ULL;
+  char fps[20];
+  snprintf(fps, sizeof fps, "%016llx", (unsigned long long)fp);
   TplHole holes[] = {{"VERSION", AIRC_VERSION}, {"QUERY_FILE", qfile_s}, {"PLAN_SUMMARY", sum_s},
                      {"QUERY_NAME", qname_s},   {"types", types},        {"functions", funcs},
-                     {"setup", setup}};
+                     {"setup", setup},          {"FINGERPRINT", fps}};
   char err[256];
   if (g.ok && !tpl_fill(out, "program.c.tpl", holes, (int)(sizeof holes / sizeof holes[0]), err, sizeof err)) {
     diag_fatal_noloc(d, "internal error: %s", err);

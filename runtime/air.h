@@ -649,6 +649,8 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def);
 #define AIR_CSV_END (-1)         /* end of input (or a stop was requested) */
 #define AIR_CSV_BAD_QUOTING (-2) /* a record with malformed quoting (json: a bad line), */
 const char *air_csv_bad_why(const AirCsv *c); /* ... why, in words */
+#define AIR_CSV_BARRIER (-4)     /* the records before a checkpoint's cut were read:
+                                  * the caller sends its barrier, then reads on */
 #define AIR_CSV_WAIT (-3)        /* no record yet: replay at a rate waits (~10 ms), or a
                                     pipe's writer has been idle for 100 ms */
 /* The next record of this rank's share: up to max fields; returns the field
@@ -940,5 +942,61 @@ static inline uint32_t air_join_first(const AirJoinIndex *x, uint64_t h) {
   return x->head[(h * AIR_JOIN_MUL) >> x->shift];
 }
 static inline uint32_t air_join_next(const AirJoinIndex *x, uint32_t i) { return x->next[i]; }
+
+/* ======================================================================
+ * Checkpoints (ckpt.c): consistent snapshots taken by barriers that flow
+ * with the rows, and resume (docs/design.md "Checkpoints")
+ * ====================================================================== */
+
+typedef struct AirCkptW AirCkptW; /* a checkpoint file being written (its CRC32C kept) */
+typedef struct AirCkptR AirCkptR; /* one being read back (verified before) */
+void air_ckpt_put(AirCkptW *w, const void *p, size_t n);
+void air_ckpt_put_i64(AirCkptW *w, int64_t v);
+/* Reading past what was written ends the run with a message naming the file. */
+void air_ckpt_get(AirCkptR *r, void *p, size_t n);
+int64_t air_ckpt_get_i64(AirCkptR *r);
+typedef void (*AirCkptSaveFn)(AirCkptW *w, void *ctx);
+typedef void (*AirCkptLoadFn)(AirCkptR *r, void *ctx);
+/* An accumulator or join value that is not plain bytes (a join window's rows). */
+typedef void (*AirCkptValSaveFn)(AirCkptW *w, const void *val);
+typedef void (*AirCkptValLoadFn)(AirCkptR *r, void *val);
+
+/* [main, collective] Right after air_options: the --checkpoint-* and
+ * --resume flags against this program (fingerprint: its query's, from
+ * airc); when resuming, which checkpoint (rank 0 verifies it). */
+void air_checkpoint_setup(AirRuntime *rt, const char *fingerprint);
+bool air_ckpt_on(const AirRuntime *rt);       /* checkpoints are taken */
+bool air_ckpt_resuming(const AirRuntime *rt); /* state comes from a checkpoint */
+/* A vertex's state: save is called on its thread when every input's
+ * barrier arrived, load before the threads start (consumers) or by
+ * air_ckpt_source_begin (each source instance, on its thread). A source
+ * vertex without it cannot be checkpointed (the run says so). */
+void air_vertex_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, void *ctx);
+void air_ckpt_source_begin(AirVertex *v, int inst, void *st);
+/* A source instance made its rows before the agreed cut: its state is
+ * written and a barrier goes out on each of its ports. */
+void air_ckpt_source_barrier(AirVertex *v, int inst, void *st);
+/* Send a checkpoint barrier on o after the rows before it. */
+void air_out_barrier(AirOut *o, int64_t id);
+
+/* The state of each kind, written and read back as it is. */
+void air_hash_save(AirCkptW *w, const AirHash *h, AirCkptValSaveFn val);
+void air_hash_load(AirCkptR *r, AirHash *h, AirCkptValLoadFn val);
+void air_windows_save(AirCkptW *w, const AirWindows *win, AirCkptValSaveFn val);
+void air_windows_load(AirCkptR *r, AirWindows *win, AirCkptValLoadFn val);
+void air_dense_save(AirCkptW *w, const AirDense *d);
+void air_dense_load(AirCkptR *r, AirDense *d);
+void air_slide_save(AirCkptW *w, const AirSlide *s);
+void air_slide_load(AirCkptR *r, AirSlide *s);
+void air_sessions_save(AirCkptW *w, const AirSessions *s);
+void air_sessions_load(AirCkptR *r, AirSessions *s);
+void air_vec_save(AirCkptW *w, const AirVec *v, size_t row_size);
+void air_vec_load(AirCkptR *r, AirVec *v, size_t row_size);
+void air_gen_save(AirCkptW *w, const AirGen *g);
+void air_gen_load(AirCkptR *r, AirGen *g);
+/* After a chunk: the instance reached the cut of a checkpoint (once). */
+bool air_gen_barrier(AirGen *g);
+void air_csv_save(AirCkptW *w, const AirCsv *c);
+void air_csv_load(AirCkptR *r, AirCsv *c);
 
 #endif /* AIR_H */

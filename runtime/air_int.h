@@ -27,6 +27,10 @@ enum {
   AIR_TAG_STOP,                  /* a rank got SIGINT/SIGTERM (comm.c) */
   AIR_TAG_CUT_REPORT,            /* a rank's source positions at a stop, to rank 0 (cut.c) */
   AIR_TAG_CUT,                   /* the agreed cut, from rank 0 (cut.c) */
+  AIR_TAG_CKPT_START,            /* a checkpoint begins, from rank 0 (ckpt.c) */
+  AIR_TAG_CKPT_REPORT,           /* a rank's source positions for it, to rank 0 */
+  AIR_TAG_CKPT_CUT,              /* its agreed cut, from rank 0 */
+  AIR_TAG_CKPT_DONE,             /* a rank's state is written, to rank 0 */
 };
 
 /* ======================================================================
@@ -104,6 +108,9 @@ static inline char *air_batch_rows(AirBatch *b) {
 /* AirBatch.flags: the sending source's input is all idle (kafka's
  * idle_timeout): its watermark holds no other rank back (air_peer_wm). */
 #define AIR_BATCH_IDLE 1
+/* AirBatch.flags: a checkpoint barrier (no rows; wm holds the checkpoint's
+ * id): the sender's rows before it are in checkpoint wm, none after. */
+#define AIR_BATCH_BARRIER 2
 
 struct AirEdge {
   AirRuntime *rt;
@@ -131,6 +138,17 @@ typedef struct AirCut {
 } AirCut;
 #define AIR_CUT_PENDING INT64_MIN
 
+/* A source's cut for checkpoint `id` (ckpt.c): as AirCut, once per checkpoint. */
+typedef struct AirCkCut {
+  pthread_mutex_t mu;
+  pthread_cond_t agreed; /* signalled when k_id reaches id */
+  int64_t id;            /* the checkpoint instances park for */
+  int parked;            /* instances parked for it */
+  int64_t pos;           /* their largest position, -1 when none */
+  int64_t endpos;        /* the largest position an instance ended at, -1 when none */
+  int64_t k_id, k;       /* the last agreed cut and its checkpoint */
+} AirCkCut;
+
 struct AirVertex {
   AirRuntime *rt;
   char *name;
@@ -154,6 +172,12 @@ struct AirVertex {
   struct AirThreadArg *args;
   atomic_int live;        /* instances still running */
   AirCut cut;             /* sources: the stop's cut */
+  int index;              /* position in rt->vertices (names its checkpoint files) */
+  AirCkptSaveFn ck_save;  /* its state for checkpoints (air_vertex_ckpt), NULL: none */
+  AirCkptLoadFn ck_load;
+  void *ck_ctx;
+  _Atomic int64_t *ck_done; /* per instance: the last checkpoint written, INT64_MAX once ended */
+  AirCkCut ckcut;         /* sources: a checkpoint's cut */
 };
 
 struct AirOut {
@@ -234,6 +258,9 @@ struct AirRuntime {
   char **set_origins;     /* ... each as "--set a.b=c", for messages */
   int nsets;
   struct AirOpts *opts;   /* the program's options after overrides, NULL before air_options */
+  const char *ck_flags[4]; /* --checkpoint-dir, --checkpoint-interval, --checkpoint-keep, --resume */
+  struct AirCkpt *ck;     /* checkpoints (ckpt.c), NULL when none are taken or read */
+  _Atomic int64_t ck_req; /* the checkpoint sources are asked to cut for, 0: none yet */
 };
 
 /* Each internal function below says the thread it runs on: [main] the one
@@ -287,6 +314,27 @@ void air_progress_stdout(AirRuntime *rt, FILE *out);
  * positions to rank 0, which answers every rank with the largest; true
  * while the exchange is under way (the run must not end yet). */
 bool air_cut_poll(AirRuntime *rt);
+/* ckpt.c [main]: a checkpoint's cut and completion, each comm-loop round
+ * (done: this rank's vertices ended); finish drains its messages at the
+ * end; start loads the consumers' state before the threads run (resume)
+ * and checks that every source can be checkpointed; end removes the
+ * checkpoints of a job that completed (status 0, no stop). */
+void air_ckpt_poll(AirRuntime *rt, bool done);
+void air_ckpt_finish(AirRuntime *rt);
+void air_ckpt_start(AirRuntime *rt);
+void air_ckpt_end(AirRuntime *rt, int status);
+void air_ckpt_free(AirRuntime *rt);
+void air_ckpt_describe(const AirRuntime *rt, FILE *out, bool json);
+/* [vertex] A source instance between rows: when a checkpoint it has not cut
+ * for was asked (*seen older), park at pos until the ranks agree; then
+ * true with *k, the position before which its rows belong to the
+ * checkpoint. Sources that ended say where (air_ckpt_source_end). */
+bool air_ckpt_park(AirVertex *v, int64_t *seen, int64_t pos, int64_t *k);
+void air_ckpt_source_end(AirVertex *v, int64_t pos);
+/* [vertex] consumer_main's side: the vertex's barriers all arrived. */
+void air_ckpt_vertex_barrier(AirVertex *v, int64_t id);
+/* [vertex] An instance of v ended: it counts as done for every checkpoint. */
+void air_ckpt_instance_ended(AirVertex *v, int inst);
 /* Drain cut messages left when the run ended without needing them. */
 void air_cut_finish(AirRuntime *rt);
 /* For the summary (rank 0): was any source cut; its cut per source vertex. */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "air_int.h"
 
@@ -226,8 +228,20 @@ static void check_written(Collector *c, bool flush_failed, int err) {
     air_fatal(c->rt, "cannot write standard output: %s", why);
   fclose(c->out);
   c->out = NULL;
-  remove(c->tmp_path);
+  if (!air_ckpt_on(c->rt)) /* with checkpoints: kept for --resume, cut back to its checkpoint */
+    remove(c->tmp_path);
   air_fatal(c->rt, "cannot write '%s': %s", c->tmp_path, why);
+}
+
+/* The lines formatted so far to the sink, flushed, and the stream lock
+ * (taken by the caller) released; a sink that failed ends the run. */
+static void flush_unlock(Collector *c) {
+  put_lines(c);
+  errno = 0;
+  bool failed = fflush(c->out) != 0;
+  int err = errno;
+  funlockfile(c->out);
+  check_written(c, failed, err);
 }
 
 static void on_batch(AirVertex *v, int input, const void *rows, size_t nrows, void *ctx) {
@@ -243,12 +257,7 @@ static void on_batch(AirVertex *v, int input, const void *rows, size_t nrows, vo
     flockfile(c->out);
     for (size_t i = 0; i < nrows; i++)
       write_row(c, (const char *)rows + i * rs, now);
-    put_lines(c);
-    errno = 0;
-    bool failed = fflush(c->out) != 0;
-    int err = errno;
-    funlockfile(c->out);
-    check_written(c, failed, err);
+    flush_unlock(c);
     return;
   }
   int sender = v->batch_sender;
@@ -427,13 +436,8 @@ static void write_complete(Collector *c, int64_t wm) {
         c->heap[0] = c->heap[--nheap];
       heap_down(c, nheap, 0);
     }
-    put_lines(c);
     air_stat_add(c->rt, AIR_STAT_WINDOWS, (int64_t)nready);
-    errno = 0;
-    bool failed = fflush(c->out) != 0;
-    int err = errno;
-    funlockfile(c->out);
-    check_written(c, failed, err);
+    flush_unlock(c);
     air_stat_add(c->rt, AIR_STAT_OUTPUT_US, (int64_t)((air_mono_s() - t0) * 1e6));
   }
   c->n -= nready;
@@ -461,6 +465,91 @@ static void on_watermark(AirVertex *v, int64_t wm, void *ctx) {
   air_progress_sink_wm(c->rt, c->wm_slot, wm);
   if (wm == AIR_WM_END)
     finish(c);
+}
+
+/* ---- checkpoints ---------------------------------------------------------
+ * The held rows of every run, the LIMIT state, and the length of the sink
+ * file with every row written so far, flushed and fsync'd: resuming
+ * truncates the file to it, so the rows after the checkpoint are written
+ * once. Standard output and sinks that are no file cannot be taken back:
+ * a resumed run writes their rows after the checkpoint again. */
+static void collector_save(AirCkptW *w, void *ctx) {
+  Collector *c = ctx;
+  int64_t len = -1;
+  if (c->out) {
+    flockfile(c->out);
+    flush_unlock(c);
+    if (c->def.path && !c->sink) {
+      if (fsync(fileno(c->out)) != 0)
+        air_fatal(c->rt, "cannot write '%s': %s", c->tmp_path ? c->tmp_path : c->def.path, strerror(errno));
+      len = (int64_t)ftello(c->out);
+    }
+  }
+  air_ckpt_put_i64(w, len);
+  air_ckpt_put_i64(w, c->lim_wend);
+  air_ckpt_put_i64(w, c->lim_n);
+  air_ckpt_put_i64(w, c->lim_any);
+  if (c->lim_row)
+    air_ckpt_put(w, c->lim_row, c->def.row_size);
+  air_ckpt_put_i64(w, c->nruns);
+  for (int k = 0; k < c->nruns; k++) {
+    const Run *r = &c->runs[k];
+    air_ckpt_put_i64(w, r->sorted);
+    air_ckpt_put_i64(w, (int64_t)(r->n - r->head));
+    for (size_t i = r->head; i < r->n; i++)
+      air_ckpt_put(w, run_row(c, r, i), c->def.row_size);
+  }
+}
+
+static void collector_load(AirCkptR *rd, void *ctx) {
+  Collector *c = ctx;
+  int64_t len = air_ckpt_get_i64(rd);
+  if (len >= 0 && c->def.path && !c->sink) {
+    const char *p = c->tmp_path ? c->tmp_path : c->def.path;
+    struct stat sb;
+    if (fstat(fileno(c->out), &sb) != 0 || sb.st_size < len)
+      air_fatal(c->rt, "cannot resume: '%s' is shorter (%lld bytes) than at the checkpoint (%lld bytes)", p,
+                (long long)sb.st_size, (long long)len);
+    if (ftruncate(fileno(c->out), (off_t)len) != 0 || fseeko(c->out, (off_t)len, SEEK_SET) != 0)
+      air_fatal(c->rt, "cannot resume: cannot cut '%s' back to %lld bytes: %s", p, (long long)len, strerror(errno));
+  }
+  c->lim_wend = air_ckpt_get_i64(rd);
+  c->lim_n = air_ckpt_get_i64(rd);
+  c->lim_any = air_ckpt_get_i64(rd) != 0;
+  if (c->lim_row)
+    air_ckpt_get(rd, c->lim_row, c->def.row_size);
+  if (air_ckpt_get_i64(rd) != c->nruns)
+    air_fatal(c->rt, "checkpoint: %s had another number of senders (ranks or threads changed)", c->name);
+  for (int k = 0; k < c->nruns; k++) {
+    Run *r = &c->runs[k];
+    r->sorted = air_ckpt_get_i64(rd) != 0;
+    int64_t n = air_ckpt_get_i64(rd);
+    run_reserve(c, r, (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+      char *row = run_row(c, r, (size_t)i);
+      air_ckpt_get(rd, row, c->def.row_size);
+      int64_t wend = row_i64(row, c->def.wend_offset);
+      if (wend < c->min_wend)
+        c->min_wend = wend;
+    }
+    r->head = 0;
+    r->n = (size_t)n;
+    c->n += (size_t)n;
+  }
+}
+
+/* Resuming: the sink file as the interrupted run left it (path.tmp, or
+ * path when that run ended by a stop), cut back to the checkpoint's length
+ * by collector_load. */
+static FILE *reopen_sink(Collector *c, const char *path) {
+  if (c->tmp_path && access(c->tmp_path, F_OK) != 0 && access(c->def.path, F_OK) == 0 &&
+      rename(c->def.path, c->tmp_path) != 0)
+    air_fatal(c->rt, "cannot resume: cannot rename '%s' to '%s': %s", c->def.path, c->tmp_path, strerror(errno));
+  FILE *f = fopen(path, "r+");
+  if (!f)
+    air_fatal(c->rt, "cannot resume: '%s', written up to the checkpoint, cannot be opened: %s", path,
+              strerror(errno));
+  return f;
 }
 
 static void collector_free(void *ctx) {
@@ -537,7 +626,7 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
   if (def->path && def->live) {
     /* an unbounded source: the file itself, created fresh, each window
      * appended and flushed as it closes; a stop or an error leaves it */
-    c->out = fopen(def->path, "w");
+    c->out = air_ckpt_resuming(rt) ? reopen_sink(c, def->path) : fopen(def->path, "w");
     if (!c->out)
       air_fatal(rt, "cannot write '%s': %s", def->path, strerror(errno));
   } else if (def->path) {
@@ -553,12 +642,13 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
     memcpy(c->tmp_path, def->path, n);
     memcpy(c->tmp_path + n, ".tmp", 5);
     c->file->closed = false;
-    c->out = fopen(c->tmp_path, "w");
+    rt->nfiles++;
+    c->out = air_ckpt_resuming(rt) ? reopen_sink(c, c->tmp_path) : fopen(c->tmp_path, "w");
     if (!c->out)
       air_fatal(rt, "cannot write '%s': %s", c->tmp_path, strerror(errno));
-    rt->nfiles++;
   }
-  if (def->header) {
+  bool resumed_file = def->path && air_ckpt_resuming(rt);
+  if (def->header && !resumed_file) {
     if (def->tag) {
       fputs(def->tag, c->out);
       fputc(',', c->out);
@@ -569,6 +659,7 @@ AirVertex *air_collector_new(AirRuntime *rt, const char *name, AirEdge *e,
   }
   AirVertex *v = air_vertex_consumer(rt, name, inputs, 1, on_batch, on_watermark, c, true);
   v->destroy = collector_free;
+  air_vertex_ckpt(v, collector_save, collector_load, c);
   return v;
 }
 
@@ -580,7 +671,7 @@ int air_sink_files_settle(AirRuntime *rt, int status) {
         air_fail(rt, "cannot rename '%s' to '%s': %s", f->tmp, f->path, strerror(errno));
         status = 1;
       }
-    } else {
+    } else if (!air_ckpt_on(rt)) { /* with checkpoints: kept for --resume */
       remove(f->tmp);
     }
   }
@@ -596,6 +687,6 @@ int air_sink_files_settle(AirRuntime *rt, int status) {
 }
 
 void air_sink_files_remove(AirRuntime *rt) {
-  for (int i = 0; i < rt->nfiles; i++)
+  for (int i = 0; !air_ckpt_on(rt) && i < rt->nfiles; i++)
     remove(rt->files[i]->tmp);
 }

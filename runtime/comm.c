@@ -90,7 +90,7 @@ static bool pump_receives(AirRuntime *rt, AirEdge *e) {
         (size_t)bytes != sizeof *b + (size_t)b->nrows * e->row_size)
       air_fatal(rt, "malformed batch of %d bytes from rank %d on edge %d", bytes, st.MPI_SOURCE,
                 e->id);
-    if (e->heard && b->sender >= 0 && b->sender < rt->world * e->ppr) {
+    if (e->heard && !(b->flags & AIR_BATCH_BARRIER) && b->sender >= 0 && b->sender < rt->world * e->ppr) {
       if (b->wm > atomic_load_explicit(&e->heard[b->sender], memory_order_relaxed))
         atomic_store_explicit(&e->heard[b->sender], b->wm, memory_order_relaxed);
       atomic_store_explicit(&e->heard_idle[b->sender], (b->flags & AIR_BATCH_IDLE) != 0, memory_order_relaxed);
@@ -129,7 +129,9 @@ static _Noreturn void die_agreed(bool finalize) {
  * so their sends complete, and test our own batches in flight. True when
  * all of ours completed. */
 static bool quiet_step(AirRuntime *rt) {
-  static const int other_tags[] = {AIR_TAG_PROGRESS, AIR_TAG_STOP, AIR_TAG_CUT_REPORT, AIR_TAG_CUT};
+  static const int other_tags[] = {AIR_TAG_PROGRESS,    AIR_TAG_STOP,        AIR_TAG_CUT_REPORT,
+                                   AIR_TAG_CUT,         AIR_TAG_CKPT_START,  AIR_TAG_CKPT_REPORT,
+                                   AIR_TAG_CKPT_CUT,    AIR_TAG_CKPT_DONE};
   int ntags = AIR_MAX_EDGES + (int)(sizeof other_tags / sizeof other_tags[0]);
   for (int k = 0; k < ntags; k++) {
     int tag = k < AIR_MAX_EDGES ? k : other_tags[k - AIR_MAX_EDGES];
@@ -375,6 +377,7 @@ void air_comm_run(AirRuntime *rt) {
     air_fatal_poll(rt);
     poll_stop(rt, &stop_told);
     air_cut_poll(rt);
+    air_ckpt_poll(rt, local_done);
     bool moved = false;
     for (int i = 0; i < rt->world * AIR_MAX_EDGES; i++)
       if (rt->outq[i])
@@ -413,6 +416,7 @@ void air_comm_run(AirRuntime *rt) {
     }
   }
   air_cut_finish(rt);
+  air_ckpt_finish(rt);
   air_progress_finish(rt);
   rt->inflight = NULL;
   free(inf);

@@ -114,6 +114,8 @@ struct AirCsv {
   uint64_t stop_at;   /* no byte at or after this file offset is read (UINT64_MAX: none) */
   struct CsvSplit *split; /* a regular file's stream read in blocks by the ranks (below) */
   int64_t cutmax;         /* split: the largest event time before the cut */
+  int64_t ck_seen;        /* the last checkpoint cut for (ckpt.c) */
+  int64_t ck_k;           /* its cut: AIR_CSV_BARRIER before record ck_k; -1 when none */
 };
 
 static _Noreturn void csv_oom(void) { air_oom("csv buffer"); }
@@ -191,6 +193,7 @@ static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd) {
   c->start = true;
   c->eof = fd < 0;
   c->cut = -1;
+  c->ck_k = -1;
   c->stop_at = UINT64_MAX;
   c->follow = def->follow && !def->table;
   c->json = def->json;
@@ -1639,6 +1642,13 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
       }
       c->stopped = false;
     }
+    int64_t ck;
+    if (c->ck_k < 0 && c->v && !c->kafka && air_ckpt_park(c->v, &c->ck_seen, (int64_t)c->index, &ck))
+      c->ck_k = ck;
+    if (c->ck_k >= 0 && c->index >= (uint64_t)c->ck_k) { /* the records before the cut are read */
+      c->ck_k = -1;
+      return AIR_CSV_BARRIER;
+    }
     if (c->cut >= 0 && c->index >= (uint64_t)c->cut) break;
     if (c->budget == 0) {
       /* a slice of about 1 ms of records at a time (all when unthrottled) */
@@ -1680,6 +1690,7 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
     return nf;
   }
   c->done = true;
+  if (c->v) air_ckpt_source_end(c->v, (int64_t)c->index);
   /* past the cut: its watermark, W(cut), whichever rank read what */
   if (c->split && c->cut >= 0 && c->cutmax > c->maxts) c->maxts = c->cutmax;
   if (c->follow && c->pos < c->len && !memchr(c->buf + c->pos, '\n', c->len - c->pos) &&
@@ -1721,4 +1732,30 @@ void air_csv_bind(AirCsv *c, AirVertex *v) { c->v = c->rt ? v : NULL; }
 bool air_csv_cut(const AirCsv *c, int64_t *k) {
   *k = c->cut;
   return c->cut >= 0;
+}
+
+/* ---- checkpoints: where the reader is ----------------------------------- */
+
+void air_csv_save(AirCkptW *w, const AirCsv *c) {
+  int64_t v[11] = {(int64_t)c->index, c->line, (int64_t)(c->offset - (c->len - c->pos)), (int64_t)c->stop_at,
+                   c->maxts, c->bad, (int64_t)c->taken, c->start, c->split ? (int64_t)c->split->next : -1,
+                   c->split ? (int64_t)c->split->nblocks : -1, 0};
+  air_ckpt_put(w, v, sizeof v);
+}
+
+void air_csv_load(AirCkptR *r, AirCsv *c) {
+  int64_t v[11];
+  air_ckpt_get(r, v, sizeof v);
+  if ((v[9] >= 0) != (c->split != NULL) || (c->split && v[9] != (int64_t)c->split->nblocks))
+    air_fatal(c->rt, "checkpoint: '%s' is not cut into the blocks it was when the checkpoint was taken "
+              "(the file or the ranks changed)", c->path);
+  if (c->fd < 0) air_fatal(c->rt, "checkpoint: stream '%s' cannot seek in '%s'", c->name, c->path);
+  reader_seek(c, (uint64_t)v[2], (uint64_t)v[3]);
+  c->index = (uint64_t)v[0];
+  c->line = (long)v[1];
+  c->maxts = v[4];
+  c->bad = (long)v[5];
+  c->taken = (uint64_t)v[6];
+  c->start = v[7] != 0;
+  if (c->split) c->split->next = (size_t)v[8];
 }

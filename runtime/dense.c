@@ -153,3 +153,34 @@ void air_dense_recycle(AirDense *d) {
 }
 
 size_t air_dense_open_count(const AirDense *d) { return d->nopen; }
+
+/* ---- checkpoints: each open window's touched keys, in touch order ------- */
+
+void air_dense_save(AirCkptW *w, const AirDense *d) {
+  air_ckpt_put_i64(w, (int64_t)d->nopen);
+  for (size_t k = 0; k < d->nopen; k++) {
+    const DenseWin *dw = d->open[k];
+    air_ckpt_put_i64(w, dw->start);
+    air_ckpt_put_i64(w, (int64_t)dw->ntouched);
+    for (size_t t = 0; t < dw->ntouched; t++) {
+      uint32_t i = dw->touched[t];
+      air_ckpt_put(w, &i, sizeof i);
+      air_ckpt_put(w, dw->accs + (size_t)i * d->acc_size, d->acc_size);
+    }
+  }
+}
+
+void air_dense_load(AirCkptR *r, AirDense *d) {
+  int64_t n = air_ckpt_get_i64(r);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t start = air_ckpt_get_i64(r);
+    int64_t nt = air_ckpt_get_i64(r);
+    for (int64_t t = 0; t < nt; t++) {
+      uint32_t i;
+      bool is_new;
+      air_ckpt_get(r, &i, sizeof i);
+      if (i >= d->span) air_fatal(NULL, "checkpoint: a dense window's key is out of its range");
+      air_ckpt_get(r, air_dense_acc(d, start, d->lo + (int64_t)i, &is_new), d->acc_size);
+    }
+  }
+}

@@ -117,6 +117,9 @@ struct AirGen {
   AirPace pace;       /* rate / stride rows/s (pace.c) */
   int64_t seed;       /* the stream's seed */
   bool done;          /* end reached */
+  int64_t ck_seen;    /* the last checkpoint cut for */
+  int64_t ck_left;    /* own rows before its cut, -1 when none is under way */
+  bool ck_due;        /* the rows before the cut are made: the barrier goes next */
 };
 
 AirGen *air_gen_open_at(AirRuntime *rt, int rank, int world, int instance,
@@ -129,6 +132,7 @@ AirGen *air_gen_open_at(AirRuntime *rt, int rank, int world, int instance,
   uint64_t base = (uint64_t)rank * (uint64_t)threads + (uint64_t)instance;
   g->rt = rt;
   g->cut = -1;
+  g->ck_left = -1;
   g->next = base;
   g->stride = (uint64_t)world * (uint64_t)threads;
   if (limit > 0)
@@ -174,24 +178,60 @@ size_t air_gen_next(AirGen *g, size_t max, uint64_t *first, uint64_t *stride,
       g->cut = k;
     }
   }
+  int64_t ck;
+  if (!g->done && g->v && g->ck_left < 0 && air_ckpt_park(g->v, &g->ck_seen, (int64_t)g->next, &ck)) {
+    /* a checkpoint: this instance's rows before its cut, then its barrier */
+    uint64_t own = (uint64_t)ck > g->next ? ((uint64_t)ck - g->next + g->stride - 1) / g->stride : 0;
+    g->ck_left = (int64_t)(own < g->remaining ? own : g->remaining);
+  }
+  if (g->ck_left == 0) {
+    g->ck_left = -1;
+    g->ck_due = true;
+    *now_ms = air_now_ms();
+    return 0;
+  }
   if (!g->done && g->remaining == 0)
     g->done = true;
   if (g->done || max == 0) {
     *now_ms = air_now_ms();
     return 0;
   }
-  uint64_t n = air_pace_take(&g->pace, g->remaining < max ? g->remaining : max);
+  uint64_t want = g->remaining < max ? g->remaining : max;
+  if (g->ck_left >= 0 && (uint64_t)g->ck_left < want) want = (uint64_t)g->ck_left;
+  uint64_t n = air_pace_take(&g->pace, want);
   if (n == 0) { /* pacing: time for the caller's watermark */
     *now_ms = air_now_ms();
     return 0;
   }
   g->next += n * g->stride;
   g->remaining -= n;
+  if (g->ck_left > 0) g->ck_left -= (int64_t)n;
   *now_ms = air_now_ms();
   return (size_t)n;
 }
 
-bool air_gen_done(const AirGen *g) { return g->done; }
+bool air_gen_done(const AirGen *g) { return g->done && !g->ck_due; }
+
+bool air_gen_barrier(AirGen *g) {
+  bool due = g->ck_due;
+  g->ck_due = false;
+  return due;
+}
+
+/* Checkpoints: where this instance is in its share of the rows. */
+void air_gen_save(AirCkptW *w, const AirGen *g) {
+  air_ckpt_put_i64(w, (int64_t)g->next);
+  air_ckpt_put_i64(w, (int64_t)g->remaining);
+  air_ckpt_put_i64(w, (int64_t)g->stride);
+}
+
+void air_gen_load(AirCkptR *r, AirGen *g) {
+  uint64_t next = (uint64_t)air_ckpt_get_i64(r), remaining = (uint64_t)air_ckpt_get_i64(r);
+  if ((uint64_t)air_ckpt_get_i64(r) != g->stride || next % g->stride != g->next % g->stride)
+    air_fatal(g->rt, "checkpoint: a generator's share of the rows differs (ranks or threads changed)");
+  g->next = next;
+  g->remaining = remaining;
+}
 
 bool air_gen_cut(const AirGen *g, int64_t *k) {
   *k = g->cut;
@@ -207,4 +247,7 @@ void air_gen_end(AirGen *g, const char *source, const char *why) {
 
 int64_t air_gen_seed(const AirGen *g) { return g->seed; }
 
-void air_gen_close(AirGen *g) { free(g); }
+void air_gen_close(AirGen *g) {
+  if (g && g->v) air_ckpt_source_end(g->v, (int64_t)g->next); /* where a checkpoint's cut finds it */
+  free(g);
+}

@@ -551,3 +551,35 @@ void air_hash_clear(AirHash *h) {
   h->sorted = false;
   h->count = 0;
 }
+
+/* ---- checkpoints: the entries, each {hash, key, value} ------------------ */
+
+void air_hash_save(AirCkptW *w, const AirHash *h, AirCkptValSaveFn val) {
+  air_ckpt_put_i64(w, (int64_t)h->count);
+  size_t pos = 0;
+  const void *k;
+  void *v;
+  uint64_t hash;
+  while (air_hash_next_h(h, &pos, &k, &v, &hash)) {
+    air_ckpt_put(w, &hash, sizeof hash);
+    air_ckpt_put(w, k, h->key_size);
+    if (val) val(w, v);
+    else air_ckpt_put(w, v, h->val_size);
+  }
+}
+
+void air_hash_load(AirCkptR *r, AirHash *h, AirCkptValLoadFn val) {
+  int64_t n = air_ckpt_get_i64(r);
+  unsigned char *key = malloc(h->key_size ? h->key_size : 1);
+  if (!key) out_of_memory((size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t hash;
+    bool is_new;
+    air_ckpt_get(r, &hash, sizeof hash);
+    air_ckpt_get(r, key, h->key_size);
+    void *v = air_hash_upsert(h, key, hash, &is_new);
+    if (val) val(r, v);
+    else air_ckpt_get(r, v, h->val_size);
+  }
+  free(key);
+}

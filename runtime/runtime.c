@@ -128,6 +128,12 @@ static void usage(FILE *f, const char *name) {
           "                    source, sink or format); also from the environment as\n"
           "                    AIRC_SET_REL__OPTION=VALUE ('.' in OPTION as '__'),\n"
           "                    which --set overrides\n"
+          "  --checkpoint-dir DIR  take checkpoints into DIR (csv files and datagen\n"
+          "                    sources; docs/guarantees.md)\n"
+          "  --checkpoint-interval D  every D (default 10s; '500ms', '2min')\n"
+          "  --checkpoint-keep K  complete checkpoints kept (default 2)\n"
+          "  --resume auto|DIR  continue from the newest complete checkpoint (auto:\n"
+          "                    of --checkpoint-dir, or start afresh when there is none)\n"
           "  --help            this text\n",
           name);
 }
@@ -183,7 +189,9 @@ static void parse_flags(AirRuntime *rt, int *argc, char ***argv) {
     }
     bool takes = !strcmp(flag, "--rate") || !strcmp(flag, "--duration") ||
                  !strcmp(flag, "--threads") || !strcmp(flag, "--stats-json") ||
-                 !strcmp(flag, "--on-stop") || !strcmp(flag, "--set");
+                 !strcmp(flag, "--on-stop") || !strcmp(flag, "--set") ||
+                 !strcmp(flag, "--checkpoint-dir") || !strcmp(flag, "--checkpoint-interval") ||
+                 !strcmp(flag, "--checkpoint-keep") || !strcmp(flag, "--resume");
     if (takes && !val) {
       if (i + 1 >= n)
         bad_flag(rt, "option '%s' needs a value", flag);
@@ -215,6 +223,14 @@ static void parse_flags(AirRuntime *rt, int *argc, char ***argv) {
       if (!s || !o) bad_flag(rt, "out of memory at '%s'", flag);
       rt->sets[rt->nsets] = val;
       rt->set_origins[rt->nsets++] = NULL;
+    } else if (!strcmp(flag, "--checkpoint-dir")) {
+      rt->ck_flags[0] = val; /* checked by air_checkpoint_setup */
+    } else if (!strcmp(flag, "--checkpoint-interval")) {
+      rt->ck_flags[1] = val;
+    } else if (!strcmp(flag, "--checkpoint-keep")) {
+      rt->ck_flags[2] = val;
+    } else if (!strcmp(flag, "--resume")) {
+      rt->ck_flags[3] = val;
     } else if (!strcmp(flag, "--stats-json")) {
       rt->stats_json = val;
     } else if (!strcmp(flag, "--stats")) {
@@ -419,6 +435,7 @@ int air_run(AirRuntime *rt) {
         air_fatal(rt, "out of memory");
     }
   }
+  air_ckpt_start(rt);
   rt->t0 = air_mono_s();
   air_vertices_start(rt);
   air_comm_run(rt);
@@ -432,7 +449,9 @@ int air_run(AirRuntime *rt) {
   if (air_csv_settle(rt)) status = 1;
   MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MAX, rt->comm);
   all = air_sink_files_settle(rt, all);
+  air_ckpt_end(rt, all);
 
+  air_ckpt_free(rt);
   air_vertices_free(rt);
   air_cut_free(rt);
   for (int i = 0; rt->outq && i < rt->world * AIR_MAX_EDGES; i++)

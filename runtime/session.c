@@ -459,3 +459,49 @@ size_t air_sessions_close(AirSessions *s, int64_t wm, AirSessionEmitFn emit,
   }
   return closed;
 }
+
+/* ---- checkpoints: per key its open sessions; the calendar is refiled ---- */
+
+void air_sessions_save(AirCkptW *w, const AirSessions *s) {
+  air_ckpt_put_i64(w, (int64_t)s->keys.count);
+  for (size_t i = 0; i < s->keys.cap; i++) {
+    uint64_t h = T_HASH(&s->keys, i);
+    if (!h) continue;
+    KeySessions *ks = (KeySessions *)T_VAL(&s->keys, i);
+    air_ckpt_put(w, &h, sizeof h);
+    air_ckpt_put(w, T_KEY(&s->keys, i), s->key_size);
+    air_ckpt_put_i64(w, ks->n);
+    for (uint32_t j = 0; j < ks->n; j++) {
+      Session *ses = SESS_AT(s, ks, j);
+      air_ckpt_put_i64(w, ses->start);
+      air_ckpt_put_i64(w, ses->end);
+      air_ckpt_put(w, SESS_ACC(ses), s->acc_size);
+    }
+  }
+}
+
+void air_sessions_load(AirCkptR *r, AirSessions *s) {
+  int64_t nkeys = air_ckpt_get_i64(r);
+  unsigned char *key = malloc(s->key_size ? s->key_size : 1);
+  if (!key) air_oom("session state");
+  for (int64_t i = 0; i < nkeys; i++) {
+    uint64_t h;
+    air_ckpt_get(r, &h, sizeof h);
+    air_ckpt_get(r, key, s->key_size);
+    int64_t n = air_ckpt_get_i64(r);
+    if (n < 1 || table_find(&s->keys, key, h)) air_fatal(NULL, "checkpoint: a session key is there twice");
+    KeySessions *ks = table_insert(&s->keys, key, h);
+    for (int64_t j = 0; j < n; j++) {
+      if (j > 0) key_reserve(s, ks);
+      ks->n++;
+      Session *ses = SESS_AT(s, ks, j);
+      ses->start = air_ckpt_get_i64(r);
+      ses->end = air_ckpt_get_i64(r);
+      ses->id = s->next_id++;
+      air_ckpt_get(r, SESS_ACC(ses), s->acc_size);
+      s->open++;
+      calendar_add(s, key, h, ses->end, ses->id);
+    }
+  }
+  free(key);
+}

@@ -238,3 +238,42 @@ size_t air_slide_close(AirSlide *s, int64_t wm, AirSessionEmitFn emit, void *ctx
   if (limit > s->cut) s->cut = limit;
   return n;
 }
+
+/* ---- checkpoints: slices, extras, both stacks as they are --------------- */
+
+void air_slide_save(AirCkptW *w, const AirSlide *s) {
+  air_windows_save(w, s->slices, NULL);
+  air_windows_save(w, s->extras, NULL);
+  air_ckpt_put_i64(w, s->cut);
+  air_ckpt_put_i64(w, s->done);
+  air_ckpt_put_i64(w, (int64_t)(s->tail - s->head));
+  air_ckpt_put_i64(w, (int64_t)(s->split - s->head));
+  for (size_t i = s->head; i < s->tail; i++) {
+    air_ckpt_put_i64(w, Q(s, i).start);
+    air_hash_save(w, Q(s, i).tab, NULL);
+  }
+  air_hash_save(w, s->back, NULL);
+}
+
+void air_slide_load(AirCkptR *r, AirSlide *s) {
+  air_windows_load(r, s->slices, NULL);
+  air_windows_load(r, s->extras, NULL);
+  s->cut = air_ckpt_get_i64(r);
+  s->done = air_ckpt_get_i64(r);
+  int64_t n = air_ckpt_get_i64(r), split = air_ckpt_get_i64(r);
+  if (n < 0 || split < 0 || split > n) air_fatal(NULL, "checkpoint: a sliding window's stacks do not fit");
+  while (s->qcap < (size_t)n) s->qcap *= 2;
+  Stacked *q = malloc(s->qcap * sizeof *q);
+  if (!q) slide_oom();
+  free(s->q);
+  s->q = q;
+  s->head = 0;
+  s->tail = (size_t)n;
+  s->split = (size_t)split;
+  for (int64_t i = 0; i < n; i++) {
+    s->q[i].start = air_ckpt_get_i64(r);
+    s->q[i].tab = air_hash_new(s->key_size, s->acc_size, 16);
+    air_hash_load(r, s->q[i].tab, NULL);
+  }
+  air_hash_load(r, s->back, NULL);
+}

@@ -103,6 +103,11 @@ static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_r
           q, (long long)m->count[AIR_STAT_WINDOWS], (long long)m->count[AIR_STAT_LATE],
           (long long)m->count[AIR_STAT_DROPPED], (long long)m->count[AIR_STAT_UNMATCHED],
           (long long)m->count[AIR_STAT_BAD_ROWS]);
+  if (rt->ck) {
+    fprintf(stderr, "airc: %s: ", q);
+    air_ckpt_describe(rt, stderr, false);
+    fputc('\n', stderr);
+  }
   if (air_cut_happened(rt)) {
     /* An interrupted run: say so, where the sources stopped, and what
      * became of the windows the stop closed early. */
@@ -186,6 +191,7 @@ static void write_json(AirRuntime *rt, const Summary *m) {
   } else {
     fputs("null", f);
   }
+  air_ckpt_describe(rt, f, true);
   fputs("}\n", f);
   if (ferror(f) | (fclose(f) != 0))
     air_fail(rt, "cannot write '%s'", rt->stats_json);

@@ -68,3 +68,15 @@ void air_join_index_free(AirJoinIndex *x) {
   free(x->next);
   x->head = x->next = NULL;
 }
+
+/* ---- checkpoints: the rows ---------------------------------------------- */
+
+void air_vec_save(AirCkptW *w, const AirVec *v, size_t row_size) {
+  air_ckpt_put_i64(w, (int64_t)v->n);
+  air_ckpt_put(w, v->data, v->n * row_size);
+}
+
+void air_vec_load(AirCkptR *r, AirVec *v, size_t row_size) {
+  int64_t n = air_ckpt_get_i64(r);
+  for (int64_t i = 0; i < n; i++) air_ckpt_get(r, air_vec_add(v, row_size), row_size);
+}

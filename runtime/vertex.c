@@ -67,6 +67,7 @@ static AirVertex *vertex_new(AirRuntime *rt, const char *name, bool active) {
   if (!vs)
     air_fatal(rt, "out of memory");
   rt->vertices = vs;
+  v->index = rt->nvertices;
   rt->vertices[rt->nvertices++] = v;
   return v;
 }
@@ -248,6 +249,21 @@ void air_out_watermark(AirOut *o, int64_t wm) {
     o->ended = true;
 }
 
+/* A checkpoint's barrier: the rows before it go first, then an empty batch
+ * flagged as the barrier to every destination. */
+void air_out_barrier(AirOut *o, int64_t id) {
+  if (o->ended)
+    return;
+  for (int di = 0; di < o->ndest; di++) {
+    if (o->batch[di])
+      ship(o, di);
+    AirBatch *b = batch_new(o, 0);
+    b->flags = AIR_BATCH_BARRIER;
+    b->wm = id;
+    air_batch_send(o->v->rt, o->e, dest_rank(o, di), b);
+  }
+}
+
 /* The watermark the other ranks' instances of a source have reached, as
  * far as this rank heard over the exchanges the source feeds: the minimum
  * of what each sender that is not idle last sent here; when all of them
@@ -325,6 +341,7 @@ static void *source_main(void *arg) {
   AirThreadArg *a = arg;
   AirVertex *v = a->v;
   v->src_fn(v, a->instance, v->ctx);
+  air_ckpt_instance_ended(v, a->instance);
   pthread_mutex_lock(&v->cut.mu);
   v->cut.ended++;
   pthread_mutex_unlock(&v->cut.mu);
@@ -344,6 +361,46 @@ static int sender_slot(AirVertex *v, const AirEdge *e, int sender) {
   return e->slot_base + idx;
 }
 
+/* Batches a consumer holds back while it aligns a checkpoint's barriers:
+ * a FIFO (per sender, the order they came in). */
+typedef struct Held {
+  AirBatch **b;
+  size_t head, n, cap;
+} Held;
+
+static void held_push(AirRuntime *rt, Held *h, AirBatch *b) {
+  if (h->head + h->n == h->cap) {
+    if (h->head > 0) {
+      memmove(h->b, h->b + h->head, h->n * sizeof *h->b);
+      h->head = 0;
+    } else {
+      size_t cap = h->cap ? h->cap * 2 : 64;
+      AirBatch **p = realloc(h->b, cap * sizeof *p);
+      if (!p)
+        air_fatal(rt, "out of memory holding batches for a checkpoint");
+      h->b = p;
+      h->cap = cap;
+    }
+  }
+  h->b[h->head + h->n++] = b;
+}
+
+static AirBatch *held_pop(Held *h) {
+  if (!h->n)
+    return NULL;
+  h->n--;
+  return h->b[h->head++];
+}
+
+/* Every slot's barrier came (or the slot ended): the checkpoint of v is
+ * its state now. The held batches then go first, before the queue's. */
+static bool aligned(const AirVertex *v, const bool *blocked) {
+  for (int s = 0; s < v->wm.nslot; s++)
+    if (!blocked[s] && v->wm.slot[s] != AIR_WM_END)
+      return false;
+  return true;
+}
+
 static void *consumer_main(void *arg) {
   AirThreadArg *a = arg;
   AirVertex *v = a->v;
@@ -351,8 +408,15 @@ static void *consumer_main(void *arg) {
   bool done = v->wm.min == AIR_WM_END;
   if (done && v->on_wm)
     v->on_wm(v, AIR_WM_END, v->ctx);
+  bool *blocked = calloc((size_t)(v->wm.nslot > 0 ? v->wm.nslot : 1), sizeof *blocked);
+  if (!blocked)
+    air_fatal(rt, "out of memory");
+  int64_t aligning = 0; /* the checkpoint whose barriers are coming in, 0: none */
+  Held held = {0}, replay = {0};
   while (!done) {
-    AirBatch *b = air_queue_try_pop(v->inq);
+    AirBatch *b = held_pop(&replay);
+    if (!b)
+      b = air_queue_try_pop(v->inq);
     if (!b) {
       /* Rows must not wait in half-full batches while we sleep. */
       flush_ports(v);
@@ -363,17 +427,47 @@ static void *consumer_main(void *arg) {
     if (slot < 0)
       air_fatal(rt, "vertex '%s': batch from unknown sender %d on edge %d", v->name, b->sender,
                 b->edge);
-    v->batch_sender = b->sender;
-    if (b->nrows > 0 && v->on_batch)
-      v->on_batch(v, e->input, air_batch_rows(b), (size_t)b->nrows, v->ctx);
-    bool up = air_wm_update(&v->wm, slot, b->wm);
-    free(b);
-    if (up) {
-      if (v->on_wm)
-        v->on_wm(v, v->wm.min, v->ctx);
-      done = v->wm.min == AIR_WM_END;
+    if (aligning && blocked[slot]) { /* after its barrier: not in this checkpoint */
+      held_push(rt, &held, b);
+      continue;
+    }
+    if (b->flags & AIR_BATCH_BARRIER) {
+      if (aligning && b->wm != aligning)
+        air_fatal(rt, "vertex '%s': barrier of checkpoint %lld while aligning %lld", v->name,
+                  (long long)b->wm, (long long)aligning);
+      aligning = b->wm;
+      blocked[slot] = true;
+      free(b);
+    } else {
+      v->batch_sender = b->sender;
+      if (b->nrows > 0 && v->on_batch)
+        v->on_batch(v, e->input, air_batch_rows(b), (size_t)b->nrows, v->ctx);
+      bool up = air_wm_update(&v->wm, slot, b->wm);
+      free(b);
+      if (up) {
+        if (v->on_wm)
+          v->on_wm(v, v->wm.min, v->ctx);
+        done = v->wm.min == AIR_WM_END;
+      }
+    }
+    if (aligning && aligned(v, blocked)) {
+      air_ckpt_vertex_barrier(v, aligning);
+      aligning = 0;
+      memset(blocked, 0, (size_t)v->wm.nslot * sizeof *blocked);
+      /* held, then what replay had left: each sender's batches in order */
+      AirBatch *x;
+      while ((x = held_pop(&replay)))
+        held_push(rt, &held, x);
+      Held t = replay;
+      replay = held;
+      held = t;
+      held.head = held.n = 0;
     }
   }
+  free(blocked);
+  free(held.b);
+  free(replay.b);
+  air_ckpt_instance_ended(v, 0);
   end_ports(v, 0);
   end_missing(v);
   atomic_fetch_sub(&rt->live, 1);

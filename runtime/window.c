@@ -219,3 +219,23 @@ void air_windows_recycle(AirWindows *w, AirHash *h) {
   air_hash_clear(h);
   w->free[w->nfree++] = h;
 }
+
+/* ---- checkpoints: the open windows, each its start and table ----------- */
+
+void air_windows_save(AirCkptW *w, const AirWindows *win, AirCkptValSaveFn val) {
+  air_ckpt_put_i64(w, (int64_t)win->nopen);
+  for (size_t i = 0; i < win->nopen; i++) {
+    air_ckpt_put_i64(w, win->open[i].start);
+    air_hash_save(w, win->open[i].table, val);
+  }
+}
+
+void air_windows_load(AirCkptR *r, AirWindows *win, AirCkptValLoadFn val) {
+  int64_t n = air_ckpt_get_i64(r);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t start = air_ckpt_get_i64(r);
+    AirHash *t = window_table(win, start);
+    win->last_table = NULL;
+    air_hash_load(r, t, val);
+  }
+}

@@ -149,6 +149,7 @@ typedef struct SrcState0 { /* one instance of source s */
   AirOut *oe0; /* pipeline 1's port on edge 0 */
   int64_t sent1; /* when pipeline 1 last sent a watermark */
   AirDense *win1; /* pipeline 1's partial aggregates, by key - 0 */
+  AirGen *reader; /* its rows come from here */
 } SrcState0;
 
 
@@ -223,6 +224,18 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
   }
   stage2.wm = wm;
   q_count_rows(filtered, unmatched, late);
+}
+
+static void stage2_save(AirCkptW *w, void *ctx) {
+  (void)ctx;
+  air_ckpt_put_i64(w, stage2.wm);
+  air_windows_save(w, stage2.win, NULL);
+}
+
+static void stage2_load(AirCkptR *r, void *ctx) {
+  (void)ctx;
+  stage2.wm = air_ckpt_get_i64(r);
+  air_windows_load(r, stage2.win, NULL);
 }
 
 /* Pipeline 3: query 2, Source -> Reduce (template stage.c.tpl).
@@ -304,6 +317,18 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+static void stage3_save(AirCkptW *w, void *ctx) {
+  (void)ctx;
+  air_ckpt_put_i64(w, stage3.wm);
+  air_windows_save(w, stage3.win, NULL);
+}
+
+static void stage3_load(AirCkptR *r, void *ctx) {
+  (void)ctx;
+  stage3.wm = air_ckpt_get_i64(r);
+  air_windows_load(r, stage3.win, NULL);
+}
+
 /* Pipeline 4: query 2, Reduce (final: merges per-rank partials) (template stage.c.tpl).
  * Runs on its own thread on every rank; rows arrive in batches. */
 static struct {
@@ -379,6 +404,39 @@ static void stage4_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+static void stage4_save(AirCkptW *w, void *ctx) {
+  (void)ctx;
+  air_ckpt_put_i64(w, stage4.wm);
+  air_windows_save(w, stage4.win, NULL);
+}
+
+static void stage4_load(AirCkptR *r, void *ctx) {
+  (void)ctx;
+  stage4.wm = air_ckpt_get_i64(r);
+  air_windows_load(r, stage4.win, NULL);
+}
+
+static void source0_save(AirCkptW *w, void *p) {
+  const SrcState0 *st = p;
+  air_ckpt_put_i64(w, st->wm);
+  air_ckpt_put_i64(w, st->maxts);
+  air_gen_save(w, st->reader);
+  air_dense_save(w, st->win1);
+}
+
+static void source0_load(AirCkptR *r, void *p) {
+  SrcState0 *st = p;
+  st->wm = air_ckpt_get_i64(r);
+  st->maxts = air_ckpt_get_i64(r);
+  air_gen_load(r, st->reader);
+  air_dense_load(r, st->win1);
+}
+
+/* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
+static void source0_barrier(SrcState0 *st, AirVertex *v, int inst) {
+  air_ckpt_source_barrier(v, inst, st);
+}
+
 static void source0_advance(SrcState0 *st, int64_t wm, int64_t now, bool force) {
   if (wm < st->wm || (wm == st->wm && !force)) return;
   st->wm = wm;
@@ -424,6 +482,8 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   st.oe0 = air_out_open(v, inst, g_edge[0]);
   st.win1 = air_dense_new(INT64_C(0), INT64_C(299), sizeof(A0));
   AirGen *g = air_gen_open(v, inst, air_opt_i64(g_rt, 3), air_opt_i64(g_rt, 5), air_opt_i64(g_rt, 4), air_opt_given(g_rt, 4));
+  st.reader = g;
+  air_ckpt_source_begin(v, inst, &st); /* resuming: the state of a checkpoint */
   const int64_t seed = air_gen_seed(g);
   for (;;) {
     uint64_t first, stride;
@@ -467,6 +527,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     st.filtered = st.unmatched = st.late = 0;
     if (st.maxts != AIR_WM_NONE)
       source0_advance(&st, st.maxts - INT64_C(0), now, false);
+    if (air_gen_barrier(g)) source0_barrier(&st, v, inst); /* a checkpoint's cut */
   }
   int64_t cut;
   if (air_gen_cut(g, &cut)) {
@@ -483,6 +544,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
+  air_checkpoint_setup(g_rt, "419ace599ee773ac"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(P1), AIR_ROUTE_HASH, 1);
@@ -492,6 +554,7 @@ int main(int argc, char **argv) {
     AirEdge *in[1] = {g_edge[0]};
     AirVertex *v = air_vertex_consumer(g_rt, "pipeline 2", in, 1, stage2_batch, stage2_watermark, NULL, false);
     stage2.wm = AIR_WM_NONE;
+    air_vertex_ckpt(v, stage2_save, stage2_load, NULL);
     stage2.oe2 = air_out_open(v, 0, g_edge[2]);
     stage2.win = air_windows_new(sizeof(K0), sizeof(A0));
   }
@@ -499,6 +562,7 @@ int main(int argc, char **argv) {
     AirEdge *in[1] = {g_edge[2]};
     AirVertex *v = air_vertex_consumer(g_rt, "pipeline 3", in, 1, stage3_batch, stage3_watermark, NULL, false);
     stage3.wm = AIR_WM_NONE;
+    air_vertex_ckpt(v, stage3_save, stage3_load, NULL);
     stage3.oe1 = air_out_open(v, 0, g_edge[1]);
     stage3.win = air_windows_new(sizeof(K1), sizeof(A1));
   }
@@ -506,6 +570,7 @@ int main(int argc, char **argv) {
     AirEdge *in[1] = {g_edge[1]};
     AirVertex *v = air_vertex_consumer(g_rt, "pipeline 4", in, 1, stage4_batch, stage4_watermark, NULL, false);
     stage4.wm = AIR_WM_NONE;
+    air_vertex_ckpt(v, stage4_save, stage4_load, NULL);
     stage4.oe3 = air_out_open(v, 0, g_edge[3]);
     stage4.win = air_windows_new(sizeof(K1), sizeof(A1));
   }
@@ -524,6 +589,6 @@ int main(int argc, char **argv) {
     air_collector_new(g_rt, "results of query 2", g_edge[3], &def);
   }
   air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(R0) + sizeof(O0) + sizeof(K0) + sizeof(A0) + sizeof(P0) + sizeof(R1) + sizeof(O1) + sizeof(K1) + sizeof(A1) + sizeof(P1) + 0));
-  air_vertex_source(g_rt, "source s", source0, NULL, air_threads(g_rt));
+  air_vertex_ckpt(air_vertex_source(g_rt, "source s", source0, NULL, air_threads(g_rt)), source0_save, source0_load, NULL);
   return air_run(g_rt);
 }

@@ -108,8 +108,26 @@ typedef struct SrcState0 { /* one instance of source points */
   int64_t filtered, unmatched, late; /* counters not yet added to the stats */
   AirOut *oe0; /* pipeline 1's port on edge 0 */
   int64_t sent1; /* when pipeline 1 last sent a watermark */
+  AirCsv *reader; /* its rows come from here */
 } SrcState0;
 
+
+static void source0_save(AirCkptW *w, void *p) {
+  const SrcState0 *st = p;
+  air_ckpt_put_i64(w, st->wm);
+  air_csv_save(w, st->reader);
+}
+
+static void source0_load(AirCkptR *r, void *p) {
+  SrcState0 *st = p;
+  st->wm = air_ckpt_get_i64(r);
+  air_csv_load(r, st->reader);
+}
+
+/* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
+static void source0_barrier(SrcState0 *st, AirVertex *v, int inst) {
+  air_ckpt_source_barrier(v, inst, st);
+}
 
 static void source0_advance(SrcState0 *st, int64_t wm, int64_t now, bool force) {
   if (wm < st->wm || (wm == st->wm && !force)) return;
@@ -138,6 +156,8 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   st.oe0 = air_out_open(v, inst, g_edge[0]);
   AirCsv *csv = g_csv0;
   air_csv_bind(csv, v);
+  st.reader = csv;
+  air_ckpt_source_begin(v, inst, &st); /* resuming: the state of a checkpoint */
   AirField f[4 + 1];
   long line = 0;
   int nf = 0;
@@ -145,7 +165,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     size_t n = 0;
     /* a chunk ends early when replay at a rate waits: time for the watermark */
     while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, 4 + 1, &line)) != AIR_CSV_END &&
-           nf != AIR_CSV_WAIT) {
+           nf != AIR_CSV_WAIT && nf != AIR_CSV_BARRIER) {
       if (nf == AIR_CSV_BAD_QUOTING) {
         air_csv_bad_row(csv, line, air_csv_bad_why(csv));
         continue;
@@ -207,6 +227,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     q_count_rows(st.filtered, st.unmatched, st.late);
     st.filtered = st.unmatched = st.late = 0;
     source0_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), false);
+    if (nf == AIR_CSV_BARRIER) source0_barrier(&st, v, inst); /* a checkpoint's cut */
     if (nf == AIR_CSV_END) break;
   }
   int64_t cut;
@@ -221,6 +242,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
+  air_checkpoint_setup(g_rt, "c0535dafa10a5b2f"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   {
     static const char *const cols[] = {"id", "x", "label", "ts"};
@@ -257,6 +279,6 @@ int main(int argc, char **argv) {
     air_collector_new(g_rt, "results of query 1", g_edge[0], &def);
   }
   air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(R0) + sizeof(O0) + 0));
-  air_vertex_source(g_rt, "source points", source0, NULL, 1);
+  air_vertex_ckpt(air_vertex_source(g_rt, "source points", source0, NULL, 1), source0_save, source0_load, NULL);
   return air_run(g_rt);
 }

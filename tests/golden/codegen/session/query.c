@@ -131,6 +131,7 @@ typedef struct SrcState0 { /* one instance of source clicks */
   int64_t filtered, unmatched, late; /* counters not yet added to the stats */
   AirOut *oe0; /* pipeline 1's port on edge 0 */
   int64_t sent1; /* when pipeline 1 last sent a watermark */
+  AirCsv *reader; /* its rows come from here */
 } SrcState0;
 
 
@@ -203,6 +204,18 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+static void stage2_save(AirCkptW *w, void *ctx) {
+  (void)ctx;
+  air_ckpt_put_i64(w, stage2.wm);
+  air_sessions_save(w, stage2.win);
+}
+
+static void stage2_load(AirCkptR *r, void *ctx) {
+  (void)ctx;
+  stage2.wm = air_ckpt_get_i64(r);
+  air_sessions_load(r, stage2.win);
+}
+
 /* A closed session of pipeline 2: its result row. */
 static void stage2_result(const void *kp, int64_t ws, int64_t we, void *ap, void *cx) {
   (void)cx;
@@ -228,6 +241,23 @@ static void stage2_result(const void *kp, int64_t ws, int64_t we, void *ap, void
   /* WINDOW_END */
   out.o4 = wend;
   memcpy(air_out_row(stage2.oe1, 0), &out, sizeof out);
+}
+
+static void source0_save(AirCkptW *w, void *p) {
+  const SrcState0 *st = p;
+  air_ckpt_put_i64(w, st->wm);
+  air_csv_save(w, st->reader);
+}
+
+static void source0_load(AirCkptR *r, void *p) {
+  SrcState0 *st = p;
+  st->wm = air_ckpt_get_i64(r);
+  air_csv_load(r, st->reader);
+}
+
+/* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
+static void source0_barrier(SrcState0 *st, AirVertex *v, int inst) {
+  air_ckpt_source_barrier(v, inst, st);
 }
 
 static void source0_advance(SrcState0 *st, int64_t wm, int64_t now, bool force) {
@@ -257,6 +287,8 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   st.oe0 = air_out_open(v, inst, g_edge[0]);
   AirCsv *csv = g_csv0;
   air_csv_bind(csv, v);
+  st.reader = csv;
+  air_ckpt_source_begin(v, inst, &st); /* resuming: the state of a checkpoint */
   AirField f[3 + 1];
   long line = 0;
   int nf = 0;
@@ -264,7 +296,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     size_t n = 0;
     /* a chunk ends early when replay at a rate waits: time for the watermark */
     while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, 3 + 1, &line)) != AIR_CSV_END &&
-           nf != AIR_CSV_WAIT) {
+           nf != AIR_CSV_WAIT && nf != AIR_CSV_BARRIER) {
       if (nf == AIR_CSV_BAD_QUOTING) {
         air_csv_bad_row(csv, line, air_csv_bad_why(csv));
         continue;
@@ -320,6 +352,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     q_count_rows(st.filtered, st.unmatched, st.late);
     st.filtered = st.unmatched = st.late = 0;
     source0_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), false);
+    if (nf == AIR_CSV_BARRIER) source0_barrier(&st, v, inst); /* a checkpoint's cut */
     if (nf == AIR_CSV_END) break;
   }
   int64_t cut;
@@ -334,6 +367,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
+  air_checkpoint_setup(g_rt, "eedc58c29920c325"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   {
     static const char *const cols[] = {"user_id", "amount", "ts"};
@@ -360,6 +394,7 @@ int main(int argc, char **argv) {
     AirEdge *in[1] = {g_edge[0]};
     AirVertex *v = air_vertex_consumer(g_rt, "pipeline 2", in, 1, stage2_batch, stage2_watermark, NULL, false);
     stage2.wm = AIR_WM_NONE;
+    air_vertex_ckpt(v, stage2_save, stage2_load, NULL);
     stage2.oe1 = air_out_open(v, 0, g_edge[1]);
     stage2.win = air_sessions_new(sizeof(K0), sizeof(A0), INT64_C(5000), merge_A0);
   }
@@ -378,6 +413,6 @@ int main(int argc, char **argv) {
     air_collector_new(g_rt, "results of query 1", g_edge[1], &def);
   }
   air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(R0) + sizeof(O0) + sizeof(K0) + sizeof(A0) + sizeof(P0) + 0));
-  air_vertex_source(g_rt, "source clicks", source0, NULL, 1);
+  air_vertex_ckpt(air_vertex_source(g_rt, "source clicks", source0, NULL, 1), source0_save, source0_load, NULL);
   return air_run(g_rt);
 }

@@ -150,6 +150,16 @@ typedef struct J0 { /* a join window's rows */
   AirVec left; /* JL0 rows */
   AirVec right; /* JR0 rows */
 } J0;
+static void save_J0(AirCkptW *w, const void *p) { /* checkpoints */
+  const J0 *j = p;
+  air_vec_save(w, &j->left, sizeof(JL0));
+  air_vec_save(w, &j->right, sizeof(JR0));
+}
+static void load_J0(AirCkptR *r, void *p) {
+  J0 *j = p;
+  air_vec_load(r, &j->left, sizeof(JL0));
+  air_vec_load(r, &j->right, sizeof(JR0));
+}
 typedef struct O0 { /* a result row */
   int64_t wend; /* window end, ms */
   int64_t ts; /* event time, ms */
@@ -196,6 +206,7 @@ typedef struct SrcState0 { /* one instance of source a */
   int64_t filtered, unmatched, late; /* counters not yet added to the stats */
   AirOut *oe0; /* pipeline 1's port on edge 0 */
   int64_t sent1; /* when pipeline 1 last sent a watermark */
+  AirCsv *reader; /* its rows come from here */
 } SrcState0;
 
 typedef struct SrcState1 { /* one instance of source b */
@@ -203,6 +214,7 @@ typedef struct SrcState1 { /* one instance of source b */
   int64_t filtered, unmatched, late; /* counters not yet added to the stats */
   AirOut *oe1; /* pipeline 2's port on edge 1 */
   int64_t sent2; /* when pipeline 2 last sent a watermark */
+  AirCsv *reader; /* its rows come from here */
 } SrcState1;
 
 
@@ -346,6 +358,35 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+static void stage3_save(AirCkptW *w, void *ctx) {
+  (void)ctx;
+  air_ckpt_put_i64(w, stage3.wm);
+  air_windows_save(w, stage3.win, save_J0);
+}
+
+static void stage3_load(AirCkptR *r, void *ctx) {
+  (void)ctx;
+  stage3.wm = air_ckpt_get_i64(r);
+  air_windows_load(r, stage3.win, load_J0);
+}
+
+static void source0_save(AirCkptW *w, void *p) {
+  const SrcState0 *st = p;
+  air_ckpt_put_i64(w, st->wm);
+  air_csv_save(w, st->reader);
+}
+
+static void source0_load(AirCkptR *r, void *p) {
+  SrcState0 *st = p;
+  st->wm = air_ckpt_get_i64(r);
+  air_csv_load(r, st->reader);
+}
+
+/* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
+static void source0_barrier(SrcState0 *st, AirVertex *v, int inst) {
+  air_ckpt_source_barrier(v, inst, st);
+}
+
 static void source0_advance(SrcState0 *st, int64_t wm, int64_t now, bool force) {
   if (wm < st->wm || (wm == st->wm && !force)) return;
   st->wm = wm;
@@ -373,6 +414,8 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   st.oe0 = air_out_open(v, inst, g_edge[0]);
   AirCsv *csv = g_csv0;
   air_csv_bind(csv, v);
+  st.reader = csv;
+  air_ckpt_source_begin(v, inst, &st); /* resuming: the state of a checkpoint */
   AirField f[3 + 1];
   long line = 0;
   int nf = 0;
@@ -380,7 +423,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     size_t n = 0;
     /* a chunk ends early when replay at a rate waits: time for the watermark */
     while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, 3 + 1, &line)) != AIR_CSV_END &&
-           nf != AIR_CSV_WAIT) {
+           nf != AIR_CSV_WAIT && nf != AIR_CSV_BARRIER) {
       if (nf == AIR_CSV_BAD_QUOTING) {
         air_csv_bad_row(csv, line, air_csv_bad_why(csv));
         continue;
@@ -435,6 +478,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     q_count_rows(st.filtered, st.unmatched, st.late);
     st.filtered = st.unmatched = st.late = 0;
     source0_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), false);
+    if (nf == AIR_CSV_BARRIER) source0_barrier(&st, v, inst); /* a checkpoint's cut */
     if (nf == AIR_CSV_END) break;
   }
   int64_t cut;
@@ -444,6 +488,23 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     source0_advance(&st, AIR_WM_STOP, air_now_ms(), true);
   }
   source0_advance(&st, AIR_WM_END, air_now_ms(), true);
+}
+
+static void source1_save(AirCkptW *w, void *p) {
+  const SrcState1 *st = p;
+  air_ckpt_put_i64(w, st->wm);
+  air_csv_save(w, st->reader);
+}
+
+static void source1_load(AirCkptR *r, void *p) {
+  SrcState1 *st = p;
+  st->wm = air_ckpt_get_i64(r);
+  air_csv_load(r, st->reader);
+}
+
+/* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
+static void source1_barrier(SrcState1 *st, AirVertex *v, int inst) {
+  air_ckpt_source_barrier(v, inst, st);
 }
 
 static void source1_advance(SrcState1 *st, int64_t wm, int64_t now, bool force) {
@@ -473,6 +534,8 @@ static void source1(AirVertex *v, int inst, void *ctx) {
   st.oe1 = air_out_open(v, inst, g_edge[1]);
   AirCsv *csv = g_csv1;
   air_csv_bind(csv, v);
+  st.reader = csv;
+  air_ckpt_source_begin(v, inst, &st); /* resuming: the state of a checkpoint */
   AirField f[3 + 1];
   long line = 0;
   int nf = 0;
@@ -480,7 +543,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
     size_t n = 0;
     /* a chunk ends early when replay at a rate waits: time for the watermark */
     while (n < CHUNK_ROWS && (nf = air_csv_next(csv, f, 3 + 1, &line)) != AIR_CSV_END &&
-           nf != AIR_CSV_WAIT) {
+           nf != AIR_CSV_WAIT && nf != AIR_CSV_BARRIER) {
       if (nf == AIR_CSV_BAD_QUOTING) {
         air_csv_bad_row(csv, line, air_csv_bad_why(csv));
         continue;
@@ -535,6 +598,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
     q_count_rows(st.filtered, st.unmatched, st.late);
     st.filtered = st.unmatched = st.late = 0;
     source1_advance(&st, air_csv_scanned_wm(csv), air_now_ms(), false);
+    if (nf == AIR_CSV_BARRIER) source1_barrier(&st, v, inst); /* a checkpoint's cut */
     if (nf == AIR_CSV_END) break;
   }
   int64_t cut;
@@ -549,6 +613,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
+  air_checkpoint_setup(g_rt, "df7168c0e170292f"); /* this code's fingerprint */
   air_options(g_rt, q_options, 56);
   {
     static const char *const cols[] = {"k", "x", "ts"};
@@ -595,6 +660,7 @@ int main(int argc, char **argv) {
     AirEdge *in[2] = {g_edge[0], g_edge[1]};
     AirVertex *v = air_vertex_consumer(g_rt, "pipeline 3", in, 2, stage3_batch, stage3_watermark, NULL, false);
     stage3.wm = AIR_WM_NONE;
+    air_vertex_ckpt(v, stage3_save, stage3_load, NULL);
     stage3.oe2 = air_out_open(v, 0, g_edge[2]);
     stage3.win = air_windows_new(sizeof(K0), sizeof(J0));
   }
@@ -613,7 +679,7 @@ int main(int argc, char **argv) {
     air_collector_new(g_rt, "results of query 1", g_edge[2], &def);
   }
   air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(S1) + sizeof(SrcState1) + sizeof(R0) + sizeof(O0) + sizeof(RA0) + sizeof(RB0) + sizeof(K0) + sizeof(J0) + 0));
-  air_vertex_source(g_rt, "source a", source0, NULL, 1);
-  air_vertex_source(g_rt, "source b", source1, NULL, 1);
+  air_vertex_ckpt(air_vertex_source(g_rt, "source a", source0, NULL, 1), source0_save, source0_load, NULL);
+  air_vertex_ckpt(air_vertex_source(g_rt, "source b", source1, NULL, 1), source1_save, source1_load, NULL);
   return air_run(g_rt);
 }

@@ -129,6 +129,7 @@ typedef struct SrcState0 { /* one instance of source events */
   AirOut *oe0; /* pipeline 1's port on edge 0 */
   int64_t sent1; /* when pipeline 1 last sent a watermark */
   AirDense *win1; /* pipeline 1's partial aggregates, by key - 0 */
+  AirGen *reader; /* its rows come from here */
 } SrcState0;
 
 
@@ -211,6 +212,39 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+static void stage2_save(AirCkptW *w, void *ctx) {
+  (void)ctx;
+  air_ckpt_put_i64(w, stage2.wm);
+  air_windows_save(w, stage2.win, NULL);
+}
+
+static void stage2_load(AirCkptR *r, void *ctx) {
+  (void)ctx;
+  stage2.wm = air_ckpt_get_i64(r);
+  air_windows_load(r, stage2.win, NULL);
+}
+
+static void source0_save(AirCkptW *w, void *p) {
+  const SrcState0 *st = p;
+  air_ckpt_put_i64(w, st->wm);
+  air_ckpt_put_i64(w, st->maxts);
+  air_gen_save(w, st->reader);
+  air_dense_save(w, st->win1);
+}
+
+static void source0_load(AirCkptR *r, void *p) {
+  SrcState0 *st = p;
+  st->wm = air_ckpt_get_i64(r);
+  st->maxts = air_ckpt_get_i64(r);
+  air_gen_load(r, st->reader);
+  air_dense_load(r, st->win1);
+}
+
+/* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
+static void source0_barrier(SrcState0 *st, AirVertex *v, int inst) {
+  air_ckpt_source_barrier(v, inst, st);
+}
+
 static void source0_advance(SrcState0 *st, int64_t wm, int64_t now, bool force) {
   if (wm < st->wm || (wm == st->wm && !force)) return;
   st->wm = wm;
@@ -256,6 +290,8 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   st.oe0 = air_out_open(v, inst, g_edge[0]);
   st.win1 = air_dense_new(INT64_C(0), INT64_C(9), sizeof(A0));
   AirGen *g = air_gen_open(v, inst, air_opt_i64(g_rt, 3), air_opt_i64(g_rt, 5), air_opt_i64(g_rt, 4), air_opt_given(g_rt, 4));
+  st.reader = g;
+  air_ckpt_source_begin(v, inst, &st); /* resuming: the state of a checkpoint */
   const int64_t seed = air_gen_seed(g);
   for (;;) {
     uint64_t first, stride;
@@ -301,6 +337,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     st.filtered = st.unmatched = st.late = 0;
     if (st.maxts != AIR_WM_NONE)
       source0_advance(&st, st.maxts - INT64_C(0), now, false);
+    if (air_gen_barrier(g)) source0_barrier(&st, v, inst); /* a checkpoint's cut */
   }
   int64_t cut;
   if (air_gen_cut(g, &cut)) {
@@ -317,6 +354,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
+  air_checkpoint_setup(g_rt, "5202eba42fe8ed3a"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(O0), AIR_ROUTE_GATHER, 1);
@@ -324,6 +362,7 @@ int main(int argc, char **argv) {
     AirEdge *in[1] = {g_edge[0]};
     AirVertex *v = air_vertex_consumer(g_rt, "pipeline 2", in, 1, stage2_batch, stage2_watermark, NULL, false);
     stage2.wm = AIR_WM_NONE;
+    air_vertex_ckpt(v, stage2_save, stage2_load, NULL);
     stage2.oe1 = air_out_open(v, 0, g_edge[1]);
     stage2.win = air_windows_new(sizeof(K0), sizeof(A0));
   }
@@ -342,6 +381,6 @@ int main(int argc, char **argv) {
     air_collector_new(g_rt, "results of query 1", g_edge[1], &def);
   }
   air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(R0) + sizeof(O0) + sizeof(K0) + sizeof(A0) + sizeof(P0) + 0));
-  air_vertex_source(g_rt, "source events", source0, NULL, air_threads(g_rt));
+  air_vertex_ckpt(air_vertex_source(g_rt, "source events", source0, NULL, air_threads(g_rt)), source0_save, source0_load, NULL);
   return air_run(g_rt);
 }

@@ -169,6 +169,7 @@ typedef struct SrcState0 { /* one instance of source ad_events */
   size_t nstg1; /* rows staged */
   P0 *stg1; /* staged rows as one-row partials, AIR_STAGE_ROWS */
   uint64_t *stgh1; /* their key hashes */
+  AirGen *reader; /* its rows come from here */
 } SrcState0;
 
 
@@ -276,6 +277,18 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+static void stage2_save(AirCkptW *w, void *ctx) {
+  (void)ctx;
+  air_ckpt_put_i64(w, stage2.wm);
+  air_windows_save(w, stage2.win, NULL);
+}
+
+static void stage2_load(AirCkptR *r, void *ctx) {
+  (void)ctx;
+  stage2.wm = air_ckpt_get_i64(r);
+  air_windows_load(r, stage2.win, NULL);
+}
+
 /* Pipeline 1's staged rows, merged into its partial; then whether to stage on. */
 static void flush_partial1(SrcState0 *st) {
   const size_t n = st->nstg1;
@@ -299,6 +312,29 @@ static void flush_partial1(SrcState0 *st) {
   }
   st->nstg1 = 0;
   st->stage_on1 = air_windows_staging(st->win1);
+}
+
+static void source0_save(AirCkptW *w, void *p) {
+  const SrcState0 *st = p;
+  air_ckpt_put_i64(w, st->wm);
+  air_ckpt_put_i64(w, st->maxts);
+  air_gen_save(w, st->reader);
+  air_windows_save(w, st->win1, NULL);
+}
+
+static void source0_load(AirCkptR *r, void *p) {
+  SrcState0 *st = p;
+  st->wm = air_ckpt_get_i64(r);
+  st->maxts = air_ckpt_get_i64(r);
+  air_gen_load(r, st->reader);
+  air_windows_load(r, st->win1, NULL);
+  st->stage_on1 = air_windows_staging(st->win1);
+}
+
+/* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
+static void source0_barrier(SrcState0 *st, AirVertex *v, int inst) {
+  flush_partial1(st);
+  air_ckpt_source_barrier(v, inst, st);
 }
 
 static void source0_advance(SrcState0 *st, int64_t wm, int64_t now, bool force) {
@@ -352,6 +388,8 @@ static void source0(AirVertex *v, int inst, void *ctx) {
   st.stgh1 = malloc(AIR_STAGE_ROWS * sizeof *st.stgh1);
   if (!st.stg1 || !st.stgh1) air_oom("staged rows");
   AirGen *g = air_gen_open(v, inst, air_opt_i64(g_rt, 3), air_opt_i64(g_rt, 5), air_opt_i64(g_rt, 4), air_opt_given(g_rt, 4));
+  st.reader = g;
+  air_ckpt_source_begin(v, inst, &st); /* resuming: the state of a checkpoint */
   const int64_t seed = air_gen_seed(g);
   for (;;) {
     uint64_t first, stride;
@@ -419,6 +457,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
     q_count_rows(st.filtered, st.unmatched, st.late);
     st.filtered = st.unmatched = st.late = 0;
     source0_advance(&st, now, now, false);
+    if (air_gen_barrier(g)) source0_barrier(&st, v, inst); /* a checkpoint's cut */
   }
   int64_t cut;
   if (air_gen_cut(g, &cut)) {
@@ -435,6 +474,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
+  air_checkpoint_setup(g_rt, "f485bfc5e2a06694"); /* this code's fingerprint */
   air_options(g_rt, q_options, 56);
   load_tab1();
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
@@ -443,6 +483,7 @@ int main(int argc, char **argv) {
     AirEdge *in[1] = {g_edge[0]};
     AirVertex *v = air_vertex_consumer(g_rt, "pipeline 2", in, 1, stage2_batch, stage2_watermark, NULL, false);
     stage2.wm = AIR_WM_NONE;
+    air_vertex_ckpt(v, stage2_save, stage2_load, NULL);
     stage2.oe1 = air_out_open(v, 0, g_edge[1]);
     stage2.win = air_windows_new(sizeof(K0), sizeof(A0));
   }
@@ -461,6 +502,6 @@ int main(int argc, char **argv) {
     air_collector_new(g_rt, "results of query 1", g_edge[1], &def);
   }
   air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(R0) + sizeof(O0) + sizeof(K0) + sizeof(A0) + sizeof(P0) + sizeof(TK1) + 0));
-  air_vertex_source(g_rt, "source ad_events", source0, NULL, air_threads(g_rt));
+  air_vertex_ckpt(air_vertex_source(g_rt, "source ad_events", source0, NULL, air_threads(g_rt)), source0_save, source0_load, NULL);
   return air_run(g_rt);
 }
