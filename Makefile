@@ -294,6 +294,17 @@ check: check-stop
 check-stop: all
 	@python3 tests/stop/run.py
 
+# Checkpoints: runs killed (SIGKILL, a random rank, rank 0, inside a
+# checkpoint) and resumed give the bytes of an uninterrupted run; torn,
+# corrupt and missing state files, another query, another rank count.
+# check-ckpt-stress: 10 kill-and-resume trials per case instead of 1.
+.PHONY: check-ckpt check-ckpt-stress
+check: check-ckpt
+check-ckpt: all
+	@python3 tests/ckpt/run.py 1
+check-ckpt-stress: all
+	@python3 tests/ckpt/run.py 10
+
 # Bad rows that fail a run: a csv source or table with no good row,
 # max_bad_rows as a count and a percentage; a table's bad rows counted once.
 .PHONY: check-badrows
@@ -425,7 +436,7 @@ $(B)/bench/kafka_tool: bench/kafka_tool.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) -O2 $(WARN) $< -lrdkafka -o $@
 
-.PHONY: bench bench-tools bench-kafka bench-files bench-beyond
+.PHONY: bench bench-tools bench-kafka bench-files bench-beyond bench-ckpt
 bench-kafka: all $(B)/tests/mock_cluster $(B)/bench/kafka_tool
 	python3 bench/kafka_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--runs 1)
 
@@ -444,10 +455,16 @@ bench-tools: all $(B)/bench/ceiling_ysb $(B)/bench/ceiling_swa $(B)/bench/ceilin
 bench-beyond: bench-tools
 	python3 bench/bench.py --beyond-only $(if $(filter 1 yes true,$(BENCH_QUICK)),--quick)
 
+# Checkpoints' cost beside no checkpoints: throughput and p99 of SWA and
+# YSB at 10 s and 1 s, size and time for 1k, 1M, 10M keys, resume time.
+bench-ckpt: all
+	python3 bench/ckpt_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--quick)
+
 bench: bench-tools
 	python3 bench/bench.py $(BENCH_PY_FLAGS)
 	$(MAKE) --no-print-directory bench-kafka
 	$(MAKE) --no-print-directory bench-files
+	$(MAKE) --no-print-directory bench-ckpt
 
 
 # --- stress and faults --------------------------------------------------------

@@ -324,6 +324,7 @@ void air_ckpt_finish(AirRuntime *rt);
 void air_ckpt_start(AirRuntime *rt);
 void air_ckpt_end(AirRuntime *rt, int status);
 void air_ckpt_free(AirRuntime *rt);
+void air_ckpt_settle(AirRuntime *rt); /* [main, collective] before the summary */
 void air_ckpt_describe(const AirRuntime *rt, FILE *out, bool json);
 /* [vertex] A source instance between rows: when a checkpoint it has not cut
  * for was asked (*seen older), park at pos until the ranks agree; then

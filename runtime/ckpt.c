@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,8 +121,10 @@ typedef struct AirCkpt {
   _Atomic int64_t bytes;  /* this rank: their bytes */
   double started;       /* rank 0: when cur began */
   /* rank 0: for the summary */
-  int64_t completed, dropped, total_bytes, last_bytes;
+  int64_t completed, dropped, last_bytes, max_bytes, cur_bytes;
   double last_s, max_s, total_s;
+  double restore_s;     /* resuming: verifying (rank 0) and reading the state, the largest over ranks */
+  _Atomic int64_t load_us; /* this rank: reading the state (sources add theirs) */
 } AirCkpt;
 
 bool air_ckpt_on(const AirRuntime *rt) { return rt->ck && rt->ck->interval_ms > 0; }
@@ -617,6 +620,7 @@ static _Noreturn void setup_fail(AirRuntime *rt, const char *msg, int status) {
 }
 
 void air_checkpoint_setup(AirRuntime *rt, const char *fingerprint) {
+  double t0 = air_mono_s();
   const char *dir = rt->ck_flags[0], *interval = rt->ck_flags[1], *keep = rt->ck_flags[2],
              *resume = rt->ck_flags[3];
   if (!dir && !resume) {
@@ -676,6 +680,7 @@ void air_checkpoint_setup(AirRuntime *rt, const char *fingerprint) {
     ck->resumed = chosen;
   }
   MPI_Bcast(&ck->resumed, 1, MPI_INT64_T, 0, rt->comm);
+  ck->restore_s = air_mono_s() - t0; /* rank 0 verified the files meanwhile */
   if (ck->resumed < 0) setup_fail(rt, err, 1);
   ck->next_id = ck->resumed + 1;
 }
@@ -689,10 +694,12 @@ void air_vertex_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, void 
 }
 
 static void load_state(AirVertex *v, int inst, void *ctx) {
+  double t0 = air_mono_s();
   AirCkptR *r = reader_open(v->rt, v->index, inst);
   if (!r) return;
   v->ck_load(r, ctx);
   reader_close(r);
+  atomic_fetch_add(&v->rt->ck->load_us, (int64_t)((air_mono_s() - t0) * 1e6));
 }
 
 void air_ckpt_start(AirRuntime *rt) {
@@ -855,6 +862,7 @@ static void begin(AirRuntime *rt, int64_t id) {
   ck->nreports = ck->ndone = 0;
   ck->all_ok = true;
   ck->files = 0;
+  ck->cur_bytes = 0;
   atomic_store(&ck->wrote, 0);
   atomic_store(&ck->bytes, 0);
   for (int i = 0; i < ck->nsrc; i++) ck->pos[i] = -1;
@@ -875,6 +883,8 @@ static void complete(AirRuntime *rt) {
   if (ok) {
     ck->completed++;
     ck->last_s = took;
+    ck->last_bytes = ck->cur_bytes;
+    if (ck->cur_bytes > ck->max_bytes) ck->max_bytes = ck->cur_bytes;
     ck->total_s += took;
     if (took > ck->max_s) ck->max_s = took;
     /* older complete ones beyond keep, and any incomplete older one, go */
@@ -922,6 +932,7 @@ void air_ckpt_poll(AirRuntime *rt, bool done) {
       ck->ndone++;
       ck->all_ok &= buf[1] != 0;
       ck->files += buf[2];
+      ck->cur_bytes += buf[3];
     }
   }
   /* rank 0 starts one when it is due: not after a stop, not at the end */
@@ -954,13 +965,20 @@ void air_ckpt_poll(AirRuntime *rt, bool done) {
   }
   if (ck->agreed && !ck->done_sent && local_done(rt)) {
     ck->done_sent = true;
-    int64_t d[3] = {ck->cur, !air_should_stop(rt), atomic_load(&ck->wrote)};
+    /* tests: this rank dies once its part of checkpoint N is written,
+     * before rank 0 can write the manifest (AIR_CKPT_KILL=N:rank) */
+    const char *kill_at = getenv("AIR_CKPT_KILL");
+    long long kn = -1;
+    int kr = -1;
+    if (kill_at && sscanf(kill_at, "%lld:%d", &kn, &kr) == 2 && kn == ck->cur && kr == rt->rank) raise(SIGKILL);
+    int64_t d[4] = {ck->cur, !air_should_stop(rt), atomic_load(&ck->wrote), atomic_load(&ck->bytes)};
     if (rt->rank == 0) {
       ck->ndone++;
       ck->all_ok &= d[1] != 0;
       ck->files += d[2];
+      ck->cur_bytes += d[3];
     } else {
-      send_i64s(rt, d, 3, 0, AIR_TAG_CKPT_DONE);
+      send_i64s(rt, d, 4, 0, AIR_TAG_CKPT_DONE);
       ck->cur = 0; /* rank 0 decides; this rank waits for the next start */
     }
   }
@@ -1003,19 +1021,31 @@ void air_ckpt_end(AirRuntime *rt, int status) {
   }
 }
 
+/* [main, collective] Before the summary: the restore's time, the largest
+ * over the ranks (sources read their state on their threads, in it). */
+void air_ckpt_settle(AirRuntime *rt) {
+  AirCkpt *ck = rt->ck;
+  if (!ck) return;
+  double t = ck->restore_s + (double)atomic_load(&ck->load_us) / 1e6;
+  MPI_Reduce(&t, &ck->restore_s, 1, MPI_DOUBLE, MPI_MAX, 0, rt->comm);
+}
+
 void air_ckpt_describe(const AirRuntime *rt, FILE *out, bool json) {
   const AirCkpt *ck = rt->ck;
   if (!ck) return;
   if (json) {
     fprintf(out, ",\"checkpoints\":{\"completed\":%" PRId64 ",\"dropped\":%" PRId64
-            ",\"resumed_from\":%" PRId64 ",\"last_ms\":%.3f,\"max_ms\":%.3f,\"mean_ms\":%.3f}",
+            ",\"resumed_from\":%" PRId64 ",\"last_ms\":%.3f,\"max_ms\":%.3f,\"mean_ms\":%.3f,\"last_bytes\":%"
+            PRId64 ",\"max_bytes\":%" PRId64 ",\"restore_ms\":%.3f}",
             ck->completed, ck->dropped, ck->resumed, ck->last_s * 1e3, ck->max_s * 1e3,
-            ck->completed ? ck->total_s * 1e3 / (double)ck->completed : 0.0);
+            ck->completed ? ck->total_s * 1e3 / (double)ck->completed : 0.0, ck->last_bytes, ck->max_bytes,
+            ck->resumed ? ck->restore_s * 1e3 : 0.0);
     return;
   }
-  fprintf(out, "checkpoints %" PRId64 " (mean %.1f ms, max %.1f ms), dropped %" PRId64, ck->completed,
-          ck->completed ? ck->total_s * 1e3 / (double)ck->completed : 0.0, ck->max_s * 1e3, ck->dropped);
-  if (ck->resumed) fprintf(out, "; resumed from ckpt-%06" PRId64, ck->resumed);
+  fprintf(out, "checkpoints %" PRId64 " (mean %.1f ms, max %.1f ms, last %.1f MB), dropped %" PRId64,
+          ck->completed, ck->completed ? ck->total_s * 1e3 / (double)ck->completed : 0.0, ck->max_s * 1e3,
+          (double)ck->last_bytes / 1e6, ck->dropped);
+  if (ck->resumed) fprintf(out, "; resumed from ckpt-%06" PRId64 " in %.1f ms", ck->resumed, ck->restore_s * 1e3);
 }
 
 void air_ckpt_free(AirRuntime *rt) {

@@ -1643,7 +1643,9 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
       c->stopped = false;
     }
     int64_t ck;
-    if (c->ck_k < 0 && c->v && !c->kafka && air_ckpt_park(c->v, &c->ck_seen, (int64_t)c->index, &ck))
+    if (c->ck_k < 0 && c->v && !c->kafka &&
+        atomic_load_explicit(&c->rt->ck_req, memory_order_relaxed) > c->ck_seen && /* the call, rarely */
+        air_ckpt_park(c->v, &c->ck_seen, (int64_t)c->index, &ck))
       c->ck_k = ck;
     if (c->ck_k >= 0 && c->index >= (uint64_t)c->ck_k) { /* the records before the cut are read */
       c->ck_k = -1;

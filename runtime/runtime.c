@@ -441,6 +441,7 @@ int air_run(AirRuntime *rt) {
   air_comm_run(rt);
   air_vertices_join(rt);
   double elapsed = air_mono_s() - rt->t0;
+  air_ckpt_settle(rt);
   air_stats_finish(rt, elapsed);
 
   /* Any rank's failure (a result file that could not be written) fails the
