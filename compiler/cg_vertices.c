@@ -203,26 +203,36 @@ static void emit_source_ckpt(FILE *f, const Physical *ph, const Relation *r, con
             save ? "AirCkptW *w" : "AirCkptR *r", save ? "const " : "", state);
     const char *io = save ? "w" : "r";
     if (save) fprintf(f, "  air_ckpt_put_i64(w, st->wm);\n");
-    else fprintf(f, "  st->wm = air_ckpt_get_i64(r);\n");
+    else fprintf(f, "  st->wm = air_ckpt_get_min(r, st->wm); /* several files (rescaled): the least */\n");
     if (r->source->time == TIME_GENERATED) {
       if (save) fprintf(f, "  air_ckpt_put_i64(w, st->maxts);\n");
-      else fprintf(f, "  st->maxts = air_ckpt_get_i64(r);\n");
+      else fprintf(f, "  st->maxts = air_ckpt_get_min(r, st->maxts);\n");
     }
     if (r->source->ckpt) fprintf(f, "  %s_%s(%s, st->reader);\n", r->source->ckpt, save ? "save" : "load", io);
     for (int i = 0; i < ph->nstages; i++) {
       const Stage *st = &ph->stages[i];
       if (!loop_stage_of(st, r)) continue;
       const char *verb = save ? "save" : "load";
-      if (st->state.kind == STATE_DENSE) fprintf(f, "  air_dense_%s(%s, st->win%d);\n", verb, io, st->id);
+      /* loaded, a partial folds into what another file of the same cut gave it (rescaled) */
+      int c = st->chain->index;
+      if (st->state.kind == STATE_DENSE) {
+        if (save) fprintf(f, "  air_dense_save(w, st->win%d);\n", st->id);
+        else fprintf(f, "  air_dense_load(r, st->win%d, merge_A%d);\n", st->id, c);
+      }
       if (st->state.slice_ms)
         fprintf(f, "  air_slide_%s(%s, st->%s%d);\n", verb, io, st->state.kind == STATE_DENSE ? "sl" : "win", st->id);
-      else if (st->partial && st->state.kind != STATE_DENSE)
-        fprintf(f, "  air_windows_%s(%s, st->win%d, NULL);\n", verb, io, st->id);
+      else if (st->partial && st->state.kind != STATE_DENSE) {
+        if (save) fprintf(f, "  air_windows_save(w, st->win%d, NULL);\n", st->id);
+        else fprintf(f, "  air_windows_load(r, st->win%d, NULL, NULL, merge_A%d);\n", st->id, c);
+      }
       if (!save && stage_is_adaptive(st))
         fprintf(f, "  st->stage_on%d = air_windows_staging(st->win%d);\n", st->id, st->id);
     }
     fprintf(f, "}\n\n");
   }
+  if (r->source->ckpt)
+    fprintf(f, "static void %s_seek(void *p, int64_t k) {\n  %s_seek(((%s *)p)->reader, k);\n}\n\n", fn,
+            r->source->ckpt, state);
   fprintf(f, "/* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */\n");
   fprintf(f, "static void %s_barrier(%s *st, AirVertex *v, int inst) {\n", fn, state);
   for (int i = 0; i < ph->nstages; i++)
@@ -677,17 +687,26 @@ void emit_stage(Gen *g, const Stage *st) {
     diag_fatal_noloc(g->d, "internal error: %s", err);
     g->ok = false;
   }
-  /* its state in a checkpoint: the watermark and the open windows or sessions */
+  /* its state in a checkpoint: the watermark and the open windows or
+   * sessions; read back on another number of ranks, the keys it owns now
+   * (the routing hash of the exchange before it) */
+  bool keyed = session || (windows && !is_join_stage(st) && !sliced);
+  if (keyed)
+    fprintf(f, "\nstatic uint64_t %s_route(const void *k) { /* checkpoints */\n  return hash_K%d((const K%d *)k);\n}\n",
+            fn, c, c);
   for (int pass = 0; pass < 2; pass++) {
     bool save = pass == 0;
     const char *verb = save ? "save" : "load", *io = save ? "w" : "r";
     fprintf(f, "\nstatic void %s_%s(%s, void *ctx) {\n  (void)ctx;\n", fn, verb, save ? "AirCkptW *w" : "AirCkptR *r");
     if (save) fprintf(f, "  air_ckpt_put_i64(w, %s.wm);\n", ctxn);
-    else fprintf(f, "  %s.wm = air_ckpt_get_i64(r);\n", ctxn);
-    if (session) fprintf(f, "  air_sessions_%s(%s, %s.win);\n", verb, io, ctxn);
+    else fprintf(f, "  %s.wm = air_ckpt_get_min(r, %s.wm);\n", ctxn, ctxn);
+    if (session && save) fprintf(f, "  air_sessions_save(w, %s.win);\n", ctxn);
+    else if (session) fprintf(f, "  air_sessions_load(r, %s.win, %s_route);\n", ctxn, fn);
     else if (sliced) fprintf(f, "  air_slide_%s(%s, %s.win);\n", verb, io, ctxn);
-    else if (is_join_stage(st)) fprintf(f, "  air_windows_%s(%s, %s.win, %s_J%d);\n", verb, io, ctxn, verb, c);
-    else if (windows) fprintf(f, "  air_windows_%s(%s, %s.win, NULL);\n", verb, io, ctxn);
+    else if (is_join_stage(st) && save) fprintf(f, "  air_windows_save(w, %s.win, save_J%d);\n", ctxn, c);
+    else if (is_join_stage(st)) fprintf(f, "  air_windows_load(r, %s.win, load_J%d, NULL, NULL);\n", ctxn, c);
+    else if (windows && save) fprintf(f, "  air_windows_save(w, %s.win, NULL);\n", ctxn);
+    else if (windows) fprintf(f, "  air_windows_load(r, %s.win, NULL, %s_route, NULL);\n", ctxn, fn);
     fprintf(f, "}\n");
   }
   if (results) {

@@ -386,7 +386,11 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
   for (int c = 0; c < pl->nchains; c++) {
     const Chain *ch = &pl->chains[c];
     emit_chain_types(&g, ch);
-    if (ch->session || chain_slice_ms(ch)) {
+    /* (a per-rank partial's too: a rescaled resume folds several into one) */
+    bool partial = false;
+    for (int i = 0; i < ph->nstages; i++)
+      partial |= ph->stages[i].chain == ch && ph->stages[i].partial && in_source_loop(&ph->stages[i]);
+    if (ch->session || chain_slice_ms(ch) || partial) {
       FILE *f = g.funcs.f;
       fprintf(f, ch->session ? "/* Fold the accumulators of a session into those of one it met. */\n"
                              : "/* Fold the accumulators of one slice of windows into another's. */\n");
@@ -427,10 +431,10 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
       if (chain_reads(&pl->chains[c], r)) read = true;
     if (r->kind != REL_SOURCE || !read) continue;
     emit_source(&g, r);
-    fprintf(su, "  %sair_vertex_source(g_rt, \"source ", r->source->ckpt ? "air_vertex_ckpt(" : "");
+    fprintf(su, "  %sair_vertex_source(g_rt, \"source ", r->source->ckpt ? "air_source_ckpt(" : "");
     c_escape_str(su, r->name, strlen(r->name));
     fprintf(su, "\", source%d, NULL, %s)", r->index, r->source->per_thread ? "air_threads(g_rt)" : "1");
-    if (r->source->ckpt) fprintf(su, ", source%d_save, source%d_load, NULL)", r->index, r->index);
+    if (r->source->ckpt) fprintf(su, ", source%d_save, source%d_load, source%d_seek)", r->index, r->index, r->index);
     fprintf(su, ";\n");
   }
 

@@ -972,6 +972,19 @@ bool air_ckpt_resuming(const AirRuntime *rt); /* state comes from a checkpoint *
  * air_ckpt_source_begin (each source instance, on its thread). A source
  * vertex without it cannot be checkpointed (the run says so). */
 void air_vertex_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, void *ctx);
+/* A source's instance without a state file of its own (it had ended, or
+ * the ranks or threads changed) is put at the checkpoint's cut k: its
+ * rows from k on are its own share of them now. */
+typedef void (*AirCkptSeekFn)(void *st, int64_t k);
+void air_source_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, AirCkptSeekFn seek);
+/* Resuming on another number of ranks or threads (ckpt.c): a state file of
+ * another rank's is read too, keeping the keys this rank owns now
+ * (air_ckpt_keeps of a key's routing hash); several files fold into one
+ * state, scalars (watermarks) by their minimum. */
+bool air_ckpt_keeps(const AirCkptR *r, uint64_t hash);
+bool air_ckpt_rescaled(const AirCkptR *r);
+int64_t air_ckpt_get_min(AirCkptR *r, int64_t cur);
+typedef uint64_t (*AirCkptRouteFn)(const void *key); /* a key's routing hash (hash_K) */
 void air_ckpt_source_begin(AirVertex *v, int inst, void *st);
 /* A source instance made its rows before the agreed cut: its state is
  * written and a barrier goes out on each of its ports. */
@@ -981,22 +994,30 @@ void air_out_barrier(AirOut *o, int64_t id);
 
 /* The state of each kind, written and read back as it is. */
 void air_hash_save(AirCkptW *w, const AirHash *h, AirCkptValSaveFn val);
-void air_hash_load(AirCkptR *r, AirHash *h, AirCkptValLoadFn val);
+/* route: keep only the keys this rank owns (NULL: all); merge: fold into a
+ * key already there (NULL: replace); val: a value that is no plain bytes,
+ * read into the key's slot (appending to what a join window holds). */
+void air_hash_load(AirCkptR *r, AirHash *h, AirCkptValLoadFn val, AirCkptRouteFn route, AirAccMergeFn merge);
 void air_windows_save(AirCkptW *w, const AirWindows *win, AirCkptValSaveFn val);
-void air_windows_load(AirCkptR *r, AirWindows *win, AirCkptValLoadFn val);
+void air_windows_load(AirCkptR *r, AirWindows *win, AirCkptValLoadFn val, AirCkptRouteFn route,
+                      AirAccMergeFn merge);
 void air_dense_save(AirCkptW *w, const AirDense *d);
-void air_dense_load(AirCkptR *r, AirDense *d);
+void air_dense_load(AirCkptR *r, AirDense *d, AirAccMergeFn merge);
 void air_slide_save(AirCkptW *w, const AirSlide *s);
 void air_slide_load(AirCkptR *r, AirSlide *s);
 void air_sessions_save(AirCkptW *w, const AirSessions *s);
-void air_sessions_load(AirCkptR *r, AirSessions *s);
+void air_sessions_load(AirCkptR *r, AirSessions *s, AirCkptRouteFn route);
 void air_vec_save(AirCkptW *w, const AirVec *v, size_t row_size);
+/* Rows that start with their key's routing hash (join rows): a rescaled
+ * resume keeps the ones this rank owns. */
 void air_vec_load(AirCkptR *r, AirVec *v, size_t row_size);
 void air_gen_save(AirCkptW *w, const AirGen *g);
 void air_gen_load(AirCkptR *r, AirGen *g);
+void air_gen_seek(AirGen *g, int64_t k);
 /* After a chunk: the instance reached the cut of a checkpoint (once). */
 bool air_gen_barrier(AirGen *g);
 void air_csv_save(AirCkptW *w, const AirCsv *c);
 void air_csv_load(AirCkptR *r, AirCsv *c);
+void air_csv_seek(AirCsv *c, int64_t k);
 
 #endif /* AIR_H */

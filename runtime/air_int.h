@@ -175,6 +175,7 @@ struct AirVertex {
   int index;              /* position in rt->vertices (names its checkpoint files) */
   AirCkptSaveFn ck_save;  /* its state for checkpoints (air_vertex_ckpt), NULL: none */
   AirCkptLoadFn ck_load;
+  AirCkptSeekFn ck_seek;  /* sources: to a checkpoint's cut */
   void *ck_ctx;
   _Atomic int64_t *ck_done; /* per instance: the last checkpoint written, INT64_MAX once ended */
   AirCkCut ckcut;         /* sources: a checkpoint's cut */

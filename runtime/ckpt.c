@@ -106,6 +106,10 @@ typedef struct AirCkpt {
   uint64_t fp;          /* the query's fingerprint */
   char fps[17];         /* ... as hex */
   int64_t resumed;      /* the checkpoint the state comes from, 0: none */
+  int old_world, old_threads; /* ... taken on these (rescaled: not this run's) */
+  int64_t old_k[64];    /* ... its cut per source vertex, in definition order */
+  int old_inst[64];     /* ... and the source's instances per rank then */
+  int old_nsrc;
   int64_t next_id;      /* rank 0: the next checkpoint's id */
   double next_at;       /* rank 0: when it starts (monotonic s) */
   /* the checkpoint under way (0: none) */
@@ -113,7 +117,8 @@ typedef struct AirCkpt {
   bool reported, agreed, done_sent, aborting;
   int nsrc;             /* source vertices, in definition order */
   AirVertex **src;
-  int64_t *pos;         /* this rank's positions; rank 0: the largest so far */
+  int64_t *pos;         /* rank 0: the largest positions so far, then the cut */
+  int64_t *mine;        /* this rank's positions */
   int nreports, ndone;  /* rank 0: ranks heard */
   bool all_ok;          /* rank 0: no rank saw a stop */
   int64_t files;        /* rank 0: files the ranks said they wrote */
@@ -230,8 +235,21 @@ struct AirCkptR {
   AirRuntime *rt;
   FILE *f;
   char path[4096];
-  uint64_t left; /* state bytes not read yet */
+  uint64_t left;  /* state bytes not read yet */
+  bool rescaled;  /* the checkpoint was taken on another number of ranks or threads */
+  bool first;     /* the first file read into this state (scalars: the rest fold by min) */
 };
+
+bool air_ckpt_rescaled(const AirCkptR *r) { return r->rescaled; }
+
+bool air_ckpt_keeps(const AirCkptR *r, uint64_t hash) {
+  return !r->rescaled || (int)(hash % (uint64_t)r->rt->world) == r->rt->rank;
+}
+
+int64_t air_ckpt_get_min(AirCkptR *r, int64_t cur) {
+  int64_t v = air_ckpt_get_i64(r);
+  return r->first || v < cur ? v : cur;
+}
 
 void air_ckpt_get(AirCkptR *r, void *p, size_t n) {
   if (n > r->left || (n && fread(p, 1, n, r->f) != n))
@@ -313,10 +331,10 @@ static const char *verify_file(const char *path, const AirCkpt *ck, int64_t id, 
 
 /* Opens the file of (vertex, inst) of the resumed checkpoint; NULL when
  * this instance wrote none (it had ended: it starts empty and ends). */
-static AirCkptR *reader_open(AirRuntime *rt, int vertex, int inst) {
+static AirCkptR *reader_open(AirRuntime *rt, int rank, int vertex, int inst) {
   AirCkpt *ck = rt->ck;
   char name[64];
-  file_name(rt->rank, vertex, inst, name, sizeof name);
+  file_name(rank, vertex, inst, name, sizeof name);
   AirCkptR *r = air_xmalloc(rt, sizeof *r);
   memset(r, 0, sizeof *r);
   r->rt = rt;
@@ -331,6 +349,8 @@ static AirCkptR *reader_open(AirRuntime *rt, int vertex, int inst) {
   if (fstat(fileno(r->f), &sb) != 0 || sb.st_size < CK_HEADER + 16 || fread(h, 1, CK_HEADER, r->f) != CK_HEADER)
     air_fatal(rt, "checkpoint: cannot read '%s'", r->path);
   r->left = (uint64_t)sb.st_size - CK_HEADER - 16;
+  r->rescaled = ck->old_world != rt->world || ck->old_threads != rt->threads;
+  r->first = true;
   return r;
 }
 
@@ -417,6 +437,8 @@ static bool write_manifest(AirRuntime *rt, int64_t id, int64_t expect, char *why
   char *text = air_xmalloc(rt, cap);
   len += (size_t)snprintf(text + len, cap - len, "airc-checkpoint 1\nfingerprint %s\nid %" PRId64
                           "\nworld %d\nthreads %d\n", ck->fps, id, rt->world, rt->threads);
+  for (int i = 0; i < ck->nsrc; i++) /* the cut, where a source's instance without a file of its own starts */
+    len += (size_t)snprintf(text + len, cap - len, "source %d %" PRId64 " %d\n", i, ck->pos[i], ck->src[i]->instances);
   int64_t found = 0;
   struct dirent *e;
   bool ok = true;
@@ -474,6 +496,9 @@ typedef struct Manifest {
   char fp[64];
   int64_t id;
   int world, threads;
+  int nsrc;
+  int64_t k[64];
+  int inst[64];
   int nfiles;
   char (*name)[64];
   uint64_t *size;
@@ -511,6 +536,17 @@ static const char *read_manifest(const AirCkpt *ck, int64_t id, Manifest *m) {
     else if (!strncmp(line, "id ", 3)) m->id = strtoll(line + 3, NULL, 10);
     else if (!strncmp(line, "world ", 6)) m->world = atoi(line + 6);
     else if (!strncmp(line, "threads ", 8)) m->threads = atoi(line + 8);
+    else if (!strncmp(line, "source ", 7)) {
+      int i, inst;
+      long long k;
+      if (sscanf(line + 7, "%d %lld %d", &i, &k, &inst) != 3 || i != m->nsrc || i >= 64) {
+        bad = "its MANIFEST is corrupt";
+      } else {
+        m->k[i] = k;
+        m->inst[i] = inst;
+        m->nsrc++;
+      }
+    }
     else if (!strncmp(line, "file ", 5)) {
       int n = m->nfiles + 1;
       void *a = realloc(m->name, (size_t)n * sizeof *m->name), *b = realloc(m->size, (size_t)n * sizeof *m->size),
@@ -571,14 +607,6 @@ static int64_t choose(AirRuntime *rt, bool required, char *err, size_t errcap) {
       manifest_free(&m);
       break;
     }
-    if (!bad && (m.world != rt->world || m.threads != rt->threads)) {
-      fmt(err, errcap, "checkpoint '%s/ckpt-%06" PRId64 "' was taken on %d rank%s with %d thread%s; this run has "
-                "%d and %d: resume on the same number of ranks and threads (docs/guarantees.md)", ck->dir, ids[i],
-                m.world, m.world == 1 ? "" : "s", m.threads, m.threads == 1 ? "" : "s", rt->world, rt->threads);
-      chosen = -1;
-      manifest_free(&m);
-      break;
-    }
     for (int k = 0; !bad && k < m.nfiles; k++) {
       uint64_t size = 0;
       uint32_t crc = 0;
@@ -600,6 +628,13 @@ static int64_t choose(AirRuntime *rt, bool required, char *err, size_t errcap) {
       if (!moved) remove_ckpt(ck, ids[i]);
     } else {
       chosen = ids[i];
+      ck->old_world = m.world;
+      ck->old_threads = m.threads;
+      ck->old_nsrc = m.nsrc;
+      for (int k = 0; k < m.nsrc; k++) {
+        ck->old_k[k] = m.k[k];
+        ck->old_inst[k] = m.inst[k];
+      }
     }
     manifest_free(&m);
   }
@@ -680,6 +715,13 @@ void air_checkpoint_setup(AirRuntime *rt, const char *fingerprint) {
     ck->resumed = chosen;
   }
   MPI_Bcast(&ck->resumed, 1, MPI_INT64_T, 0, rt->comm);
+  int lay[3] = {ck->old_world, ck->old_threads, ck->old_nsrc};
+  MPI_Bcast(lay, 3, MPI_INT, 0, rt->comm);
+  ck->old_world = lay[0];
+  ck->old_threads = lay[1];
+  ck->old_nsrc = lay[2];
+  MPI_Bcast(ck->old_k, 64, MPI_INT64_T, 0, rt->comm);
+  MPI_Bcast(ck->old_inst, 64, MPI_INT, 0, rt->comm);
   ck->restore_s = air_mono_s() - t0; /* rank 0 verified the files meanwhile */
   if (ck->resumed < 0) setup_fail(rt, err, 1);
   ck->next_id = ck->resumed + 1;
@@ -693,13 +735,38 @@ void air_vertex_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, void 
   v->ck_ctx = ctx;
 }
 
-static void load_state(AirVertex *v, int inst, void *ctx) {
-  double t0 = air_mono_s();
-  AirCkptR *r = reader_open(v->rt, v->index, inst);
-  if (!r) return;
+void air_source_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, AirCkptSeekFn seek) {
+  air_vertex_ckpt(v, save, load, NULL);
+  v->ck_seek = seek;
+}
+
+/* Reads the file of (rank, v, inst) into ctx; false when there is none. */
+static bool load_file(AirVertex *v, int rank, int inst, void *ctx, bool first) {
+  AirCkptR *r = reader_open(v->rt, rank, v->index, inst);
+  if (!r) return false;
+  r->first = first;
   v->ck_load(r, ctx);
   reader_close(r);
-  atomic_fetch_add(&v->rt->ck->load_us, (int64_t)((air_mono_s() - t0) * 1e6));
+  return true;
+}
+
+static bool same_layout(const AirRuntime *rt) {
+  return rt->ck->old_world == rt->world && rt->ck->old_threads == rt->threads;
+}
+
+/* A consumer's state: its own file; rescaled, every rank's, each keeping
+ * the keys this rank owns now. */
+static void load_state(AirVertex *v, void *ctx) {
+  AirRuntime *rt = v->rt;
+  double t0 = air_mono_s();
+  if (same_layout(rt)) {
+    load_file(v, rt->rank, 0, ctx, true);
+  } else {
+    bool first = true;
+    for (int q = 0; q < rt->ck->old_world; q++)
+      if (load_file(v, q, 0, ctx, first)) first = false;
+  }
+  atomic_fetch_add(&rt->ck->load_us, (int64_t)((air_mono_s() - t0) * 1e6));
 }
 
 void air_ckpt_start(AirRuntime *rt) {
@@ -723,20 +790,40 @@ void air_ckpt_start(AirRuntime *rt) {
   }
   for (int i = 0; i < rt->nvertices; i++) {
     AirVertex *v = rt->vertices[i];
-    if (!v->source && v->active && v->ck_load && ck->resumed) load_state(v, 0, v->ck_ctx);
+    if (!v->source && v->active && v->ck_load && ck->resumed) load_state(v, v->ck_ctx);
   }
   ck->nsrc = 0;
   for (int i = 0; i < rt->nvertices; i++) ck->nsrc += rt->vertices[i]->source;
   ck->src = air_xmalloc(rt, (size_t)(ck->nsrc ? ck->nsrc : 1) * sizeof *ck->src);
   ck->pos = air_xmalloc(rt, (size_t)(ck->nsrc ? ck->nsrc : 1) * sizeof *ck->pos);
+  ck->mine = air_xmalloc(rt, (size_t)(ck->nsrc ? ck->nsrc : 1) * sizeof *ck->mine);
   int n = 0;
   for (int i = 0; i < rt->nvertices; i++)
     if (rt->vertices[i]->source) ck->src[n++] = rt->vertices[i];
   ck->next_at = air_mono_s() + (double)ck->interval_ms / 1000.0;
 }
 
+/* A source instance's state: its own file, or (it had ended, or the ranks
+ * or threads changed) the checkpoint's cut, and then, rescaled, the
+ * partial aggregates of the instances of then whose number maps to it. */
 void air_ckpt_source_begin(AirVertex *v, int inst, void *st) {
-  if (air_ckpt_resuming(v->rt) && v->ck_load) load_state(v, inst, st);
+  AirRuntime *rt = v->rt;
+  AirCkpt *ck = rt->ck;
+  if (!air_ckpt_resuming(rt) || !v->ck_load) return;
+  double t0 = air_mono_s();
+  int si = 0;
+  while (si < ck->nsrc && ck->src[si] != v) si++;
+  if (!(same_layout(rt) && load_file(v, rt->rank, inst, st, true))) {
+    v->ck_seek(st, ck->old_k[si]);
+    if (!same_layout(rt)) {
+      int oi = ck->old_inst[si], n = rt->world * v->instances, me = rt->rank * v->instances + inst;
+      bool first = true;
+      for (int q = 0; q < ck->old_world; q++)
+        for (int i = 0; i < oi; i++)
+          if ((q * oi + i) % n == me && load_file(v, q, i, st, first)) first = false;
+    }
+  }
+  atomic_fetch_add(&ck->load_us, (int64_t)((air_mono_s() - t0) * 1e6));
 }
 
 /* Writes v's instance state for checkpoint id (on its thread). */
@@ -806,7 +893,7 @@ static bool local_report(AirRuntime *rt) {
   for (int i = 0; i < ck->nsrc; i++) {
     AirVertex *v = ck->src[i];
     if (!v->active) {
-      ck->pos[i] = -1;
+      ck->mine[i] = -1;
       continue;
     }
     pthread_mutex_lock(&v->cut.mu);
@@ -819,7 +906,7 @@ static bool local_report(AirRuntime *rt) {
     if (c->endpos > pos) pos = c->endpos;
     pthread_mutex_unlock(&c->mu);
     if (parked + ended < v->instances) return false;
-    ck->pos[i] = pos;
+    ck->mine[i] = pos;
   }
   return true;
 }
@@ -950,10 +1037,10 @@ void air_ckpt_poll(AirRuntime *rt, bool done) {
   if (!ck->reported && local_report(rt)) {
     ck->reported = true;
     if (rt->rank == 0) {
-      merge_positions(ck, ck->pos);
+      merge_positions(ck, ck->mine);
     } else {
       msg[0] = ck->cur;
-      memcpy(msg + 1, ck->pos, (size_t)ck->nsrc * sizeof *msg);
+      memcpy(msg + 1, ck->mine, (size_t)ck->nsrc * sizeof *msg);
       send_i64s(rt, msg, 1 + ck->nsrc, 0, AIR_TAG_CKPT_REPORT);
     }
   }
@@ -1062,6 +1149,7 @@ void air_ckpt_free(AirRuntime *rt) {
   if (!ck) return;
   free(ck->src);
   free(ck->pos);
+  free(ck->mine);
   free(ck->dir);
   free(ck);
   rt->ck = NULL;

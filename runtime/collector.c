@@ -518,23 +518,25 @@ static void collector_load(AirCkptR *rd, void *ctx) {
   c->lim_any = air_ckpt_get_i64(rd) != 0;
   if (c->lim_row)
     air_ckpt_get(rd, c->lim_row, c->def.row_size);
-  if (air_ckpt_get_i64(rd) != c->nruns)
-    air_fatal(c->rt, "checkpoint: %s had another number of senders (ranks or threads changed)", c->name);
-  for (int k = 0; k < c->nruns; k++) {
-    Run *r = &c->runs[k];
-    r->sorted = air_ckpt_get_i64(rd) != 0;
+  int64_t nruns = air_ckpt_get_i64(rd);
+  bool same = nruns == c->nruns && !air_ckpt_rescaled(rd);
+  for (int64_t k = 0; k < nruns; k++) {
+    /* other senders then (rescaled): every held row into the first run,
+     * which is sorted before it is written */
+    Run *r = &c->runs[same ? k : 0];
+    bool sorted = air_ckpt_get_i64(rd) != 0;
+    r->sorted = same ? sorted : false;
     int64_t n = air_ckpt_get_i64(rd);
-    run_reserve(c, r, (size_t)n);
+    run_reserve(c, r, r->n + (size_t)n);
     for (int64_t i = 0; i < n; i++) {
-      char *row = run_row(c, r, (size_t)i);
+      char *row = run_row(c, r, r->n);
       air_ckpt_get(rd, row, c->def.row_size);
       int64_t wend = row_i64(row, c->def.wend_offset);
       if (wend < c->min_wend)
         c->min_wend = wend;
+      r->n++;
+      c->n++;
     }
-    r->head = 0;
-    r->n = (size_t)n;
-    c->n += (size_t)n;
   }
 }
 

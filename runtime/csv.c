@@ -1748,9 +1748,14 @@ void air_csv_save(AirCkptW *w, const AirCsv *c) {
 void air_csv_load(AirCkptR *r, AirCsv *c) {
   int64_t v[11];
   air_ckpt_get(r, v, sizeof v);
+  if (air_ckpt_rescaled(r)) { /* air_csv_seek put it at the cut; the counts add up */
+    c->bad += (long)v[5];
+    c->taken += (uint64_t)v[6];
+    return;
+  }
   if ((v[9] >= 0) != (c->split != NULL) || (c->split && v[9] != (int64_t)c->split->nblocks))
     air_fatal(c->rt, "checkpoint: '%s' is not cut into the blocks it was when the checkpoint was taken "
-              "(the file or the ranks changed)", c->path);
+              "(the file changed)", c->path);
   if (c->fd < 0) air_fatal(c->rt, "checkpoint: stream '%s' cannot seek in '%s'", c->name, c->path);
   reader_seek(c, (uint64_t)v[2], (uint64_t)v[3]);
   c->index = (uint64_t)v[0];
@@ -1760,4 +1765,57 @@ void air_csv_load(AirCkptR *r, AirCsv *c) {
   c->taken = (uint64_t)v[6];
   c->start = v[7] != 0;
   if (c->split) c->split->next = (size_t)v[8];
+}
+
+/* Records up to k skipped: each scanned as air_csv_next does, its event
+ * time counted for the watermark when count_ts (a whole-file read). */
+static void skip_to(AirCsv *c, int64_t k, bool count_ts) {
+  int want = c->ncols + 1 > c->time_col + 1 ? c->ncols + 1 : c->time_col + 1;
+  ensure_spans(c, want);
+  while ((int64_t)c->index < k) {
+    long start;
+    int nf = next_record(c, want, &start);
+    if (nf == SCAN_EOF || nf == SCAN_WAIT) break;
+    c->index++;
+    int64_t ts;
+    if (count_ts && nf == c->ncols && c->time_col >= 0 && record_ts(c, nf, &ts) == AIR_PARSE_OK && ts > c->maxts)
+      c->maxts = ts;
+  }
+}
+
+/* The reader at record k of the whole file (the cut of a checkpoint taken
+ * on other ranks, or by an instance that had ended): on more than one
+ * rank, the own block holding k is entered at k, or the next own block;
+ * the watermark's base is the largest event time of records 0..k-1, as
+ * a whole-file read has it there. */
+void air_csv_seek(AirCsv *c, int64_t k) {
+  if (k <= 0) return;
+  if (c->fd < 0 || c->polled) air_fatal(c->rt, "checkpoint: stream '%s' cannot seek in '%s'", c->name, c->path);
+  CsvSplit *s = c->split;
+  if (!s) {
+    skip_to(c, k, true);
+    return;
+  }
+  size_t b = 0;
+  while (b + 1 < s->nblocks && s->recbase[b + 1] <= k) b++;
+  int64_t mx = split_cut_max(c, k);
+  const int64_t *row = s->tab + b * BK_FIELDS;
+  bool inside = k < s->recbase[b] + row[BK_RECS];
+  if (inside && (int)(b % (size_t)s->world) == s->rank) {
+    reader_seek(c, (uint64_t)row[BK_START], (uint64_t)row[BK_END]);
+    c->index = (uint64_t)s->recbase[b];
+    c->line = s->linebase[b];
+    skip_to(c, k, false);
+    s->next = b + (size_t)s->world;
+  } else { /* the next own block after the one holding k */
+    size_t nb = inside ? b + 1 : s->nblocks;
+    while (nb < s->nblocks && (int)(nb % (size_t)s->world) != s->rank) nb++;
+    s->next = nb;
+    c->pos = c->len = 0;
+    c->stop_at = c->offset;
+    c->eof = true;
+    c->index = (uint64_t)k;
+  }
+  c->start = false;
+  c->maxts = mx;
 }

@@ -170,8 +170,10 @@ void air_dense_save(AirCkptW *w, const AirDense *d) {
   }
 }
 
-void air_dense_load(AirCkptR *r, AirDense *d) {
+void air_dense_load(AirCkptR *r, AirDense *d, AirAccMergeFn merge) {
   int64_t n = air_ckpt_get_i64(r);
+  unsigned char *tmp = malloc(d->acc_size ? d->acc_size : 1);
+  if (!tmp) dense_oom();
   for (int64_t k = 0; k < n; k++) {
     int64_t start = air_ckpt_get_i64(r);
     int64_t nt = air_ckpt_get_i64(r);
@@ -179,8 +181,12 @@ void air_dense_load(AirCkptR *r, AirDense *d) {
       uint32_t i;
       bool is_new;
       air_ckpt_get(r, &i, sizeof i);
+      air_ckpt_get(r, tmp, d->acc_size);
       if (i >= d->span) air_fatal(NULL, "checkpoint: a dense window's key is out of its range");
-      air_ckpt_get(r, air_dense_acc(d, start, d->lo + (int64_t)i, &is_new), d->acc_size);
+      void *acc = air_dense_acc(d, start, d->lo + (int64_t)i, &is_new);
+      if (is_new || !merge) memcpy(acc, tmp, d->acc_size);
+      else merge(acc, tmp);
     }
   }
+  free(tmp);
 }

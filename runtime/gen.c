@@ -218,6 +218,11 @@ bool air_gen_barrier(AirGen *g) {
   return due;
 }
 
+bool air_gen_cut(const AirGen *g, int64_t *k) {
+  *k = g->cut;
+  return g->cut >= 0;
+}
+
 /* Checkpoints: where this instance is in its share of the rows. */
 void air_gen_save(AirCkptW *w, const AirGen *g) {
   air_ckpt_put_i64(w, (int64_t)g->next);
@@ -227,15 +232,20 @@ void air_gen_save(AirCkptW *w, const AirGen *g) {
 
 void air_gen_load(AirCkptR *r, AirGen *g) {
   uint64_t next = (uint64_t)air_ckpt_get_i64(r), remaining = (uint64_t)air_ckpt_get_i64(r);
-  if ((uint64_t)air_ckpt_get_i64(r) != g->stride || next % g->stride != g->next % g->stride)
-    air_fatal(g->rt, "checkpoint: a generator's share of the rows differs (ranks or threads changed)");
+  uint64_t stride = (uint64_t)air_ckpt_get_i64(r);
+  if (air_ckpt_rescaled(r)) return; /* air_gen_seek put it at the cut */
+  if (stride != g->stride || next % g->stride != g->next % g->stride)
+    air_fatal(g->rt, "checkpoint: a generator's share of the rows differs");
   g->next = next;
   g->remaining = remaining;
 }
 
-bool air_gen_cut(const AirGen *g, int64_t *k) {
-  *k = g->cut;
-  return g->cut >= 0;
+/* Rows from k on: this instance's next is the first of its own at or after k. */
+void air_gen_seek(AirGen *g, int64_t k) {
+  if (k <= 0 || (uint64_t)k <= g->next) return;
+  uint64_t skip = ((uint64_t)k - g->next + g->stride - 1) / g->stride;
+  g->next += skip * g->stride;
+  g->remaining = g->remaining == UINT64_MAX ? UINT64_MAX : g->remaining > skip ? g->remaining - skip : 0;
 }
 
 void air_gen_end(AirGen *g, const char *source, const char *why) {

@@ -568,18 +568,25 @@ void air_hash_save(AirCkptW *w, const AirHash *h, AirCkptValSaveFn val) {
   }
 }
 
-void air_hash_load(AirCkptR *r, AirHash *h, AirCkptValLoadFn val) {
+void air_hash_load(AirCkptR *r, AirHash *h, AirCkptValLoadFn val, AirCkptRouteFn route, AirAccMergeFn merge) {
   int64_t n = air_ckpt_get_i64(r);
-  unsigned char *key = malloc(h->key_size ? h->key_size : 1);
-  if (!key) out_of_memory((size_t)n);
+  unsigned char *key = malloc(h->key_size ? h->key_size : 1), *tmp = malloc(h->val_size ? h->val_size : 1);
+  if (!key || !tmp) out_of_memory((size_t)n);
   for (int64_t i = 0; i < n; i++) {
     uint64_t hash;
     bool is_new;
     air_ckpt_get(r, &hash, sizeof hash);
     air_ckpt_get(r, key, h->key_size);
+    if (val) { /* into its slot: a join window's rows are appended (and filtered by row) */
+      val(r, air_hash_upsert(h, key, hash, &is_new));
+      continue;
+    }
+    air_ckpt_get(r, tmp, h->val_size);
+    if (route && !air_ckpt_keeps(r, route(key))) continue; /* another rank's key now */
     void *v = air_hash_upsert(h, key, hash, &is_new);
-    if (val) val(r, v);
-    else air_ckpt_get(r, v, h->val_size);
+    if (is_new || !merge) memcpy(v, tmp, h->val_size);
+    else merge(v, tmp);
   }
   free(key);
+  free(tmp);
 }

@@ -480,28 +480,33 @@ void air_sessions_save(AirCkptW *w, const AirSessions *s) {
   }
 }
 
-void air_sessions_load(AirCkptR *r, AirSessions *s) {
+void air_sessions_load(AirCkptR *r, AirSessions *s, AirCkptRouteFn route) {
   int64_t nkeys = air_ckpt_get_i64(r);
-  unsigned char *key = malloc(s->key_size ? s->key_size : 1);
-  if (!key) air_oom("session state");
+  unsigned char *key = malloc(s->key_size ? s->key_size : 1), *acc = malloc(s->acc_size ? s->acc_size : 1);
+  if (!key || !acc) air_oom("session state");
   for (int64_t i = 0; i < nkeys; i++) {
     uint64_t h;
     air_ckpt_get(r, &h, sizeof h);
     air_ckpt_get(r, key, s->key_size);
     int64_t n = air_ckpt_get_i64(r);
-    if (n < 1 || table_find(&s->keys, key, h)) air_fatal(NULL, "checkpoint: a session key is there twice");
-    KeySessions *ks = table_insert(&s->keys, key, h);
+    bool keep = !route || air_ckpt_keeps(r, route(key));
+    if (n < 1 || (keep && table_find(&s->keys, key, h))) air_fatal(NULL, "checkpoint: a session key is there twice");
+    KeySessions *ks = keep ? table_insert(&s->keys, key, h) : NULL;
     for (int64_t j = 0; j < n; j++) {
+      int64_t start = air_ckpt_get_i64(r), end = air_ckpt_get_i64(r);
+      air_ckpt_get(r, acc, s->acc_size);
+      if (!keep) continue; /* another rank's key now */
       if (j > 0) key_reserve(s, ks);
       ks->n++;
       Session *ses = SESS_AT(s, ks, j);
-      ses->start = air_ckpt_get_i64(r);
-      ses->end = air_ckpt_get_i64(r);
+      ses->start = start;
+      ses->end = end;
       ses->id = s->next_id++;
-      air_ckpt_get(r, SESS_ACC(ses), s->acc_size);
+      memcpy(SESS_ACC(ses), acc, s->acc_size);
       s->open++;
       calendar_add(s, key, h, ses->end, ses->id);
     }
   }
   free(key);
+  free(acc);
 }

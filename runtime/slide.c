@@ -256,12 +256,22 @@ void air_slide_save(AirCkptW *w, const AirSlide *s) {
 }
 
 void air_slide_load(AirCkptR *r, AirSlide *s) {
-  air_windows_load(r, s->slices, NULL);
-  air_windows_load(r, s->extras, NULL);
-  s->cut = air_ckpt_get_i64(r);
-  s->done = air_ckpt_get_i64(r);
+  /* a per-rank partial's slices fold into another's (merge); a final
+   * stage's stacks differ from rank to rank and do not */
+  AirAccMergeFn merge = air_ckpt_rescaled(r) ? s->merge : NULL;
+  air_windows_load(r, s->slices, NULL, NULL, merge);
+  air_windows_load(r, s->extras, NULL, NULL, merge);
+  s->cut = air_ckpt_get_min(r, s->cut);
+  s->done = air_ckpt_get_min(r, s->done);
   int64_t n = air_ckpt_get_i64(r), split = air_ckpt_get_i64(r);
   if (n < 0 || split < 0 || split > n) air_fatal(NULL, "checkpoint: a sliding window's stacks do not fit");
+  if (n > 0 && air_ckpt_rescaled(r))
+    air_fatal(NULL, "checkpoint: the shared slices of a HOPPING window's results cannot be spread over another "
+              "number of ranks: resume on as many ranks and threads as the checkpoint was taken with");
+  if (n == 0) {
+    air_hash_load(r, s->back, NULL, NULL, merge);
+    return;
+  }
   while (s->qcap < (size_t)n) s->qcap *= 2;
   Stacked *q = malloc(s->qcap * sizeof *q);
   if (!q) slide_oom();
@@ -273,7 +283,7 @@ void air_slide_load(AirCkptR *r, AirSlide *s) {
   for (int64_t i = 0; i < n; i++) {
     s->q[i].start = air_ckpt_get_i64(r);
     s->q[i].tab = air_hash_new(s->key_size, s->acc_size, 16);
-    air_hash_load(r, s->q[i].tab, NULL);
+    air_hash_load(r, s->q[i].tab, NULL, NULL, NULL);
   }
-  air_hash_load(r, s->back, NULL);
+  air_hash_load(r, s->back, NULL, NULL, NULL);
 }

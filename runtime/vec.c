@@ -78,5 +78,11 @@ void air_vec_save(AirCkptW *w, const AirVec *v, size_t row_size) {
 
 void air_vec_load(AirCkptR *r, AirVec *v, size_t row_size) {
   int64_t n = air_ckpt_get_i64(r);
-  for (int64_t i = 0; i < n; i++) air_ckpt_get(r, air_vec_add(v, row_size), row_size);
+  for (int64_t i = 0; i < n; i++) {
+    void *row = air_vec_add(v, row_size);
+    air_ckpt_get(r, row, row_size);
+    uint64_t h;
+    memcpy(&h, row, sizeof h);
+    if (!air_ckpt_keeps(r, h)) v->n--; /* another rank's key now */
+  }
 }

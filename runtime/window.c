@@ -230,12 +230,13 @@ void air_windows_save(AirCkptW *w, const AirWindows *win, AirCkptValSaveFn val) 
   }
 }
 
-void air_windows_load(AirCkptR *r, AirWindows *win, AirCkptValLoadFn val) {
+void air_windows_load(AirCkptR *r, AirWindows *win, AirCkptValLoadFn val, AirCkptRouteFn route,
+                      AirAccMergeFn merge) {
   int64_t n = air_ckpt_get_i64(r);
   for (int64_t i = 0; i < n; i++) {
     int64_t start = air_ckpt_get_i64(r);
     AirHash *t = window_table(win, start);
     win->last_table = NULL;
-    air_hash_load(r, t, val);
+    air_hash_load(r, t, val, route, merge);
   }
 }

@@ -153,6 +153,15 @@ typedef struct SrcState0 { /* one instance of source s */
 } SrcState0;
 
 
+/* Fold the accumulators of one slice of windows into another's. */
+static void merge_A0(void *dst, const void *src) {
+  A0 *acc = dst;
+  const A0 *p = src;
+  const bool is_new = false;
+  if (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;
+  acc->a0 = (int64_t)((uint64_t)acc->a0 + (uint64_t)p->a0);
+}
+
 /* Pipeline 2: query 1, Aggregation (final: merges per-rank partials) (template stage.c.tpl).
  * Runs on its own thread on every rank; rows arrive in batches. */
 static struct {
@@ -226,6 +235,10 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+static uint64_t stage2_route(const void *k) { /* checkpoints */
+  return hash_K0((const K0 *)k);
+}
+
 static void stage2_save(AirCkptW *w, void *ctx) {
   (void)ctx;
   air_ckpt_put_i64(w, stage2.wm);
@@ -234,8 +247,8 @@ static void stage2_save(AirCkptW *w, void *ctx) {
 
 static void stage2_load(AirCkptR *r, void *ctx) {
   (void)ctx;
-  stage2.wm = air_ckpt_get_i64(r);
-  air_windows_load(r, stage2.win, NULL);
+  stage2.wm = air_ckpt_get_min(r, stage2.wm);
+  air_windows_load(r, stage2.win, NULL, stage2_route, NULL);
 }
 
 /* Pipeline 3: query 2, Source -> Reduce (template stage.c.tpl).
@@ -317,6 +330,10 @@ static void stage3_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+static uint64_t stage3_route(const void *k) { /* checkpoints */
+  return hash_K1((const K1 *)k);
+}
+
 static void stage3_save(AirCkptW *w, void *ctx) {
   (void)ctx;
   air_ckpt_put_i64(w, stage3.wm);
@@ -325,8 +342,8 @@ static void stage3_save(AirCkptW *w, void *ctx) {
 
 static void stage3_load(AirCkptR *r, void *ctx) {
   (void)ctx;
-  stage3.wm = air_ckpt_get_i64(r);
-  air_windows_load(r, stage3.win, NULL);
+  stage3.wm = air_ckpt_get_min(r, stage3.wm);
+  air_windows_load(r, stage3.win, NULL, stage3_route, NULL);
 }
 
 /* Pipeline 4: query 2, Reduce (final: merges per-rank partials) (template stage.c.tpl).
@@ -404,6 +421,10 @@ static void stage4_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+static uint64_t stage4_route(const void *k) { /* checkpoints */
+  return hash_K1((const K1 *)k);
+}
+
 static void stage4_save(AirCkptW *w, void *ctx) {
   (void)ctx;
   air_ckpt_put_i64(w, stage4.wm);
@@ -412,8 +433,8 @@ static void stage4_save(AirCkptW *w, void *ctx) {
 
 static void stage4_load(AirCkptR *r, void *ctx) {
   (void)ctx;
-  stage4.wm = air_ckpt_get_i64(r);
-  air_windows_load(r, stage4.win, NULL);
+  stage4.wm = air_ckpt_get_min(r, stage4.wm);
+  air_windows_load(r, stage4.win, NULL, stage4_route, NULL);
 }
 
 static void source0_save(AirCkptW *w, void *p) {
@@ -426,10 +447,14 @@ static void source0_save(AirCkptW *w, void *p) {
 
 static void source0_load(AirCkptR *r, void *p) {
   SrcState0 *st = p;
-  st->wm = air_ckpt_get_i64(r);
-  st->maxts = air_ckpt_get_i64(r);
+  st->wm = air_ckpt_get_min(r, st->wm); /* several files (rescaled): the least */
+  st->maxts = air_ckpt_get_min(r, st->maxts);
   air_gen_load(r, st->reader);
-  air_dense_load(r, st->win1);
+  air_dense_load(r, st->win1, merge_A0);
+}
+
+static void source0_seek(void *p, int64_t k) {
+  air_gen_seek(((SrcState0 *)p)->reader, k);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -544,7 +569,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "419ace599ee773ac"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "5f6756d57feed7a8"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(P1), AIR_ROUTE_HASH, 1);
@@ -589,6 +614,6 @@ int main(int argc, char **argv) {
     air_collector_new(g_rt, "results of query 2", g_edge[3], &def);
   }
   air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(R0) + sizeof(O0) + sizeof(K0) + sizeof(A0) + sizeof(P0) + sizeof(R1) + sizeof(O1) + sizeof(K1) + sizeof(A1) + sizeof(P1) + 0));
-  air_vertex_ckpt(air_vertex_source(g_rt, "source s", source0, NULL, air_threads(g_rt)), source0_save, source0_load, NULL);
+  air_source_ckpt(air_vertex_source(g_rt, "source s", source0, NULL, air_threads(g_rt)), source0_save, source0_load, source0_seek);
   return air_run(g_rt);
 }

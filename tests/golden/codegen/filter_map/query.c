@@ -120,8 +120,12 @@ static void source0_save(AirCkptW *w, void *p) {
 
 static void source0_load(AirCkptR *r, void *p) {
   SrcState0 *st = p;
-  st->wm = air_ckpt_get_i64(r);
+  st->wm = air_ckpt_get_min(r, st->wm); /* several files (rescaled): the least */
   air_csv_load(r, st->reader);
+}
+
+static void source0_seek(void *p, int64_t k) {
+  air_csv_seek(((SrcState0 *)p)->reader, k);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -242,7 +246,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "c0535dafa10a5b2f"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "87a24e9dae5424bd"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   {
     static const char *const cols[] = {"id", "x", "label", "ts"};
@@ -279,6 +283,6 @@ int main(int argc, char **argv) {
     air_collector_new(g_rt, "results of query 1", g_edge[0], &def);
   }
   air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(R0) + sizeof(O0) + 0));
-  air_vertex_ckpt(air_vertex_source(g_rt, "source points", source0, NULL, 1), source0_save, source0_load, NULL);
+  air_source_ckpt(air_vertex_source(g_rt, "source points", source0, NULL, 1), source0_save, source0_load, source0_seek);
   return air_run(g_rt);
 }

@@ -204,6 +204,10 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+static uint64_t stage2_route(const void *k) { /* checkpoints */
+  return hash_K0((const K0 *)k);
+}
+
 static void stage2_save(AirCkptW *w, void *ctx) {
   (void)ctx;
   air_ckpt_put_i64(w, stage2.wm);
@@ -212,8 +216,8 @@ static void stage2_save(AirCkptW *w, void *ctx) {
 
 static void stage2_load(AirCkptR *r, void *ctx) {
   (void)ctx;
-  stage2.wm = air_ckpt_get_i64(r);
-  air_sessions_load(r, stage2.win);
+  stage2.wm = air_ckpt_get_min(r, stage2.wm);
+  air_sessions_load(r, stage2.win, stage2_route);
 }
 
 /* A closed session of pipeline 2: its result row. */
@@ -251,8 +255,12 @@ static void source0_save(AirCkptW *w, void *p) {
 
 static void source0_load(AirCkptR *r, void *p) {
   SrcState0 *st = p;
-  st->wm = air_ckpt_get_i64(r);
+  st->wm = air_ckpt_get_min(r, st->wm); /* several files (rescaled): the least */
   air_csv_load(r, st->reader);
+}
+
+static void source0_seek(void *p, int64_t k) {
+  air_csv_seek(((SrcState0 *)p)->reader, k);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -367,7 +375,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "eedc58c29920c325"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "1701ac8e3cd684cd"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   {
     static const char *const cols[] = {"user_id", "amount", "ts"};
@@ -413,6 +421,6 @@ int main(int argc, char **argv) {
     air_collector_new(g_rt, "results of query 1", g_edge[1], &def);
   }
   air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(R0) + sizeof(O0) + sizeof(K0) + sizeof(A0) + sizeof(P0) + 0));
-  air_vertex_ckpt(air_vertex_source(g_rt, "source clicks", source0, NULL, 1), source0_save, source0_load, NULL);
+  air_source_ckpt(air_vertex_source(g_rt, "source clicks", source0, NULL, 1), source0_save, source0_load, source0_seek);
   return air_run(g_rt);
 }

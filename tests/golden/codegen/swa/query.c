@@ -133,6 +133,16 @@ typedef struct SrcState0 { /* one instance of source events */
 } SrcState0;
 
 
+/* Fold the accumulators of one slice of windows into another's. */
+static void merge_A0(void *dst, const void *src) {
+  A0 *acc = dst;
+  const A0 *p = src;
+  const bool is_new = false;
+  if (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;
+  acc->a0 = (int64_t)((uint64_t)acc->a0 + (uint64_t)p->a0);
+  acc->a1 += p->a1;
+}
+
 /* Pipeline 2: query 1, Aggregation (final: merges per-rank partials) (template stage.c.tpl).
  * Runs on its own thread on every rank; rows arrive in batches. */
 static struct {
@@ -212,6 +222,10 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+static uint64_t stage2_route(const void *k) { /* checkpoints */
+  return hash_K0((const K0 *)k);
+}
+
 static void stage2_save(AirCkptW *w, void *ctx) {
   (void)ctx;
   air_ckpt_put_i64(w, stage2.wm);
@@ -220,8 +234,8 @@ static void stage2_save(AirCkptW *w, void *ctx) {
 
 static void stage2_load(AirCkptR *r, void *ctx) {
   (void)ctx;
-  stage2.wm = air_ckpt_get_i64(r);
-  air_windows_load(r, stage2.win, NULL);
+  stage2.wm = air_ckpt_get_min(r, stage2.wm);
+  air_windows_load(r, stage2.win, NULL, stage2_route, NULL);
 }
 
 static void source0_save(AirCkptW *w, void *p) {
@@ -234,10 +248,14 @@ static void source0_save(AirCkptW *w, void *p) {
 
 static void source0_load(AirCkptR *r, void *p) {
   SrcState0 *st = p;
-  st->wm = air_ckpt_get_i64(r);
-  st->maxts = air_ckpt_get_i64(r);
+  st->wm = air_ckpt_get_min(r, st->wm); /* several files (rescaled): the least */
+  st->maxts = air_ckpt_get_min(r, st->maxts);
   air_gen_load(r, st->reader);
-  air_dense_load(r, st->win1);
+  air_dense_load(r, st->win1, merge_A0);
+}
+
+static void source0_seek(void *p, int64_t k) {
+  air_gen_seek(((SrcState0 *)p)->reader, k);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -354,7 +372,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "5202eba42fe8ed3a"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "07f50dffaae5c109"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(O0), AIR_ROUTE_GATHER, 1);
@@ -381,6 +399,6 @@ int main(int argc, char **argv) {
     air_collector_new(g_rt, "results of query 1", g_edge[1], &def);
   }
   air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(R0) + sizeof(O0) + sizeof(K0) + sizeof(A0) + sizeof(P0) + 0));
-  air_vertex_ckpt(air_vertex_source(g_rt, "source events", source0, NULL, air_threads(g_rt)), source0_save, source0_load, NULL);
+  air_source_ckpt(air_vertex_source(g_rt, "source events", source0, NULL, air_threads(g_rt)), source0_save, source0_load, source0_seek);
   return air_run(g_rt);
 }

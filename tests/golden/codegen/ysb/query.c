@@ -201,6 +201,15 @@ static void load_tab1(void) {
   }
 }
 
+/* Fold the accumulators of one slice of windows into another's. */
+static void merge_A0(void *dst, const void *src) {
+  A0 *acc = dst;
+  const A0 *p = src;
+  const bool is_new = false;
+  if (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;
+  acc->a0 += p->a0;
+}
+
 /* Pipeline 2: query 1, Aggregation (final: merges per-rank partials) (template stage.c.tpl).
  * Runs on its own thread on every rank; rows arrive in batches. */
 static struct {
@@ -277,6 +286,10 @@ static void stage2_watermark(AirVertex *v, int64_t wm, void *ctx) {
   q_count_rows(filtered, unmatched, late);
 }
 
+static uint64_t stage2_route(const void *k) { /* checkpoints */
+  return hash_K0((const K0 *)k);
+}
+
 static void stage2_save(AirCkptW *w, void *ctx) {
   (void)ctx;
   air_ckpt_put_i64(w, stage2.wm);
@@ -285,8 +298,8 @@ static void stage2_save(AirCkptW *w, void *ctx) {
 
 static void stage2_load(AirCkptR *r, void *ctx) {
   (void)ctx;
-  stage2.wm = air_ckpt_get_i64(r);
-  air_windows_load(r, stage2.win, NULL);
+  stage2.wm = air_ckpt_get_min(r, stage2.wm);
+  air_windows_load(r, stage2.win, NULL, stage2_route, NULL);
 }
 
 /* Pipeline 1's staged rows, merged into its partial; then whether to stage on. */
@@ -324,11 +337,15 @@ static void source0_save(AirCkptW *w, void *p) {
 
 static void source0_load(AirCkptR *r, void *p) {
   SrcState0 *st = p;
-  st->wm = air_ckpt_get_i64(r);
-  st->maxts = air_ckpt_get_i64(r);
+  st->wm = air_ckpt_get_min(r, st->wm); /* several files (rescaled): the least */
+  st->maxts = air_ckpt_get_min(r, st->maxts);
   air_gen_load(r, st->reader);
-  air_windows_load(r, st->win1, NULL);
+  air_windows_load(r, st->win1, NULL, NULL, merge_A0);
   st->stage_on1 = air_windows_staging(st->win1);
+}
+
+static void source0_seek(void *p, int64_t k) {
+  air_gen_seek(((SrcState0 *)p)->reader, k);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -474,7 +491,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "f485bfc5e2a06694"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "a68f99380b37963b"); /* this code's fingerprint */
   air_options(g_rt, q_options, 56);
   load_tab1();
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
@@ -502,6 +519,6 @@ int main(int argc, char **argv) {
     air_collector_new(g_rt, "results of query 1", g_edge[1], &def);
   }
   air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(R0) + sizeof(O0) + sizeof(K0) + sizeof(A0) + sizeof(P0) + sizeof(TK1) + 0));
-  air_vertex_ckpt(air_vertex_source(g_rt, "source ad_events", source0, NULL, air_threads(g_rt)), source0_save, source0_load, NULL);
+  air_source_ckpt(air_vertex_source(g_rt, "source ad_events", source0, NULL, air_threads(g_rt)), source0_save, source0_load, source0_seek);
   return air_run(g_rt);
 }

@@ -371,8 +371,8 @@ static void stage3_save(AirCkptW *w, void *ctx) {
 
 static void stage3_load(AirCkptR *r, void *ctx) {
   (void)ctx;
-  stage3.wm = air_ckpt_get_i64(r);
-  air_windows_load(r, stage3.win, load_J0);
+  stage3.wm = air_ckpt_get_min(r, stage3.wm);
+  air_windows_load(r, stage3.win, load_J0, NULL, NULL);
 }
 
 static void source0_save(AirCkptW *w, void *p) {
@@ -383,8 +383,12 @@ static void source0_save(AirCkptW *w, void *p) {
 
 static void source0_load(AirCkptR *r, void *p) {
   SrcState0 *st = p;
-  st->wm = air_ckpt_get_i64(r);
+  st->wm = air_ckpt_get_min(r, st->wm); /* several files (rescaled): the least */
   air_csv_load(r, st->reader);
+}
+
+static void source0_seek(void *p, int64_t k) {
+  air_csv_seek(((SrcState0 *)p)->reader, k);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -503,8 +507,12 @@ static void source1_save(AirCkptW *w, void *p) {
 
 static void source1_load(AirCkptR *r, void *p) {
   SrcState1 *st = p;
-  st->wm = air_ckpt_get_i64(r);
+  st->wm = air_ckpt_get_min(r, st->wm); /* several files (rescaled): the least */
   air_csv_load(r, st->reader);
+}
+
+static void source1_seek(void *p, int64_t k) {
+  air_csv_seek(((SrcState1 *)p)->reader, k);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -623,7 +631,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "c73a3cd12746508e"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "42d181283ecf2b01"); /* this code's fingerprint */
   air_options(g_rt, q_options, 56);
   {
     static const char *const cols[] = {"k", "x", "ts"};
@@ -689,7 +697,7 @@ int main(int argc, char **argv) {
     air_collector_new(g_rt, "results of query 1", g_edge[2], &def);
   }
   air_stack_hint(g_rt, 4 * ((size_t)0 + sizeof(S0) + sizeof(SrcState0) + sizeof(S1) + sizeof(SrcState1) + sizeof(R0) + sizeof(O0) + sizeof(RA0) + sizeof(RB0) + sizeof(K0) + sizeof(J0) + 0));
-  air_vertex_ckpt(air_vertex_source(g_rt, "source a", source0, NULL, 1), source0_save, source0_load, NULL);
-  air_vertex_ckpt(air_vertex_source(g_rt, "source b", source1, NULL, 1), source1_save, source1_load, NULL);
+  air_source_ckpt(air_vertex_source(g_rt, "source a", source0, NULL, 1), source0_save, source0_load, source0_seek);
+  air_source_ckpt(air_vertex_source(g_rt, "source b", source1, NULL, 1), source1_save, source1_load, source1_seek);
   return air_run(g_rt);
 }
