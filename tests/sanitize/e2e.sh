@@ -60,5 +60,8 @@ chmod +x "$w/cc" "$w/airc"
 (cd "$w" && AIRC=$w/airc E2E_TIMEOUT=${E2E_TIMEOUT:-120} sh "$root/tests/e2e/run.sh" $CASES) \
   > "$w/log" 2>&1
 status=$?
+# checkpoints: runs killed and resumed, on the same and other rank counts
+AIRC=$w/airc CKPT_CASES="tumbling csv,session csv,join csv" python3 "$root/tests/ckpt/run.py" 1 \
+  >> "$w/log" 2>&1 || status=1
 sed "s/^/$mode /" "$w/log"
 exit $status
