@@ -231,8 +231,8 @@ static void emit_source_ckpt(FILE *f, const Physical *ph, const Relation *r, con
     fprintf(f, "}\n\n");
   }
   if (r->source->ckpt)
-    fprintf(f, "static void %s_seek(void *p, int64_t k) {\n  %s_seek(((%s *)p)->reader, k);\n}\n\n", fn,
-            r->source->ckpt, state);
+    fprintf(f, "static void %s_seek(void *p, const int64_t *pos, int n) {\n  %s_seek(((%s *)p)->reader, pos, n);\n}\n\n",
+            fn, r->source->ckpt, state);
   fprintf(f, "/* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */\n");
   fprintf(f, "static void %s_barrier(%s *st, AirVertex *v, int inst) {\n", fn, state);
   for (int i = 0; i < ph->nstages; i++)

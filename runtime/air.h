@@ -973,9 +973,10 @@ bool air_ckpt_resuming(const AirRuntime *rt); /* state comes from a checkpoint *
  * vertex without it cannot be checkpointed (the run says so). */
 void air_vertex_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, void *ctx);
 /* A source's instance without a state file of its own (it had ended, or
- * the ranks or threads changed) is put at the checkpoint's cut k: its
- * rows from k on are its own share of them now. */
-typedef void (*AirCkptSeekFn)(void *st, int64_t k);
+ * the ranks or threads changed) skips the rows read before the checkpoint:
+ * pos[j] is where instance j of then was (its own rows before it read),
+ * INT64_MAX when it had ended. */
+typedef void (*AirCkptSeekFn)(void *st, const int64_t *pos, int n);
 void air_source_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, AirCkptSeekFn seek);
 /* Resuming on another number of ranks or threads (ckpt.c): a state file of
  * another rank's is read too, keeping the keys this rank owns now
@@ -983,11 +984,12 @@ void air_source_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, AirCk
  * state, scalars (watermarks) by their minimum. */
 bool air_ckpt_keeps(const AirCkptR *r, uint64_t hash);
 bool air_ckpt_rescaled(const AirCkptR *r);
+bool air_ckpt_dropping(const AirCkptR *r); /* its keyed state is read past, kept by another instance */
 int64_t air_ckpt_get_min(AirCkptR *r, int64_t cur);
 typedef uint64_t (*AirCkptRouteFn)(const void *key); /* a key's routing hash (hash_K) */
 void air_ckpt_source_begin(AirVertex *v, int inst, void *st);
-/* A source instance made its rows before the agreed cut: its state is
- * written and a barrier goes out on each of its ports. */
+/* A source instance was asked for a checkpoint between two rows: its state
+ * is written and a barrier goes out on each of its ports. */
 void air_ckpt_source_barrier(AirVertex *v, int inst, void *st);
 /* Send a checkpoint barrier on o after the rows before it. */
 void air_out_barrier(AirOut *o, int64_t id);
@@ -1013,11 +1015,11 @@ void air_vec_save(AirCkptW *w, const AirVec *v, size_t row_size);
 void air_vec_load(AirCkptR *r, AirVec *v, size_t row_size);
 void air_gen_save(AirCkptW *w, const AirGen *g);
 void air_gen_load(AirCkptR *r, AirGen *g);
-void air_gen_seek(AirGen *g, int64_t k);
-/* After a chunk: the instance reached the cut of a checkpoint (once). */
+void air_gen_seek(AirGen *g, const int64_t *pos, int n);
+/* After a chunk: a checkpoint was asked for, its barrier goes now (once). */
 bool air_gen_barrier(AirGen *g);
 void air_csv_save(AirCkptW *w, const AirCsv *c);
 void air_csv_load(AirCkptR *r, AirCsv *c);
-void air_csv_seek(AirCsv *c, int64_t k);
+void air_csv_seek(AirCsv *c, const int64_t *pos, int n);
 
 #endif /* AIR_H */

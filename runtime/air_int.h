@@ -28,9 +28,7 @@ enum {
   AIR_TAG_CUT_REPORT,            /* a rank's source positions at a stop, to rank 0 (cut.c) */
   AIR_TAG_CUT,                   /* the agreed cut, from rank 0 (cut.c) */
   AIR_TAG_CKPT_START,            /* a checkpoint begins, from rank 0 (ckpt.c) */
-  AIR_TAG_CKPT_REPORT,           /* a rank's source positions for it, to rank 0 */
-  AIR_TAG_CKPT_CUT,              /* its agreed cut, from rank 0 */
-  AIR_TAG_CKPT_DONE,             /* a rank's state is written, to rank 0 */
+  AIR_TAG_CKPT_DONE,             /* a rank's state is written (its sources' positions), to rank 0 */
 };
 
 /* ======================================================================
@@ -138,17 +136,6 @@ typedef struct AirCut {
 } AirCut;
 #define AIR_CUT_PENDING INT64_MIN
 
-/* A source's cut for checkpoint `id` (ckpt.c): as AirCut, once per checkpoint. */
-typedef struct AirCkCut {
-  pthread_mutex_t mu;
-  pthread_cond_t agreed; /* signalled when k_id reaches id */
-  int64_t id;            /* the checkpoint instances park for */
-  int parked;            /* instances parked for it */
-  int64_t pos;           /* their largest position, -1 when none */
-  int64_t endpos;        /* the largest position an instance ended at, -1 when none */
-  int64_t k_id, k;       /* the last agreed cut and its checkpoint */
-} AirCkCut;
-
 struct AirVertex {
   AirRuntime *rt;
   char *name;
@@ -178,7 +165,8 @@ struct AirVertex {
   AirCkptSeekFn ck_seek;  /* sources: to a checkpoint's cut */
   void *ck_ctx;
   _Atomic int64_t *ck_done; /* per instance: the last checkpoint written, INT64_MAX once ended */
-  AirCkCut ckcut;         /* sources: a checkpoint's cut */
+  _Atomic int64_t *ck_taken; /* sources, per instance: the last checkpoint whose barrier it sent */
+  _Atomic int64_t *ck_pos;   /* ... and its position then (rows before it were read) */
 };
 
 struct AirOut {
@@ -327,12 +315,14 @@ void air_ckpt_end(AirRuntime *rt, int status);
 void air_ckpt_free(AirRuntime *rt);
 void air_ckpt_settle(AirRuntime *rt); /* [main, collective] before the summary */
 void air_ckpt_describe(const AirRuntime *rt, FILE *out, bool json);
-/* [vertex] A source instance between rows: when a checkpoint it has not cut
- * for was asked (*seen older), park at pos until the ranks agree; then
- * true with *k, the position before which its rows belong to the
- * checkpoint. Sources that ended say where (air_ckpt_source_end). */
-bool air_ckpt_park(AirVertex *v, int64_t *seen, int64_t pos, int64_t *k);
-void air_ckpt_source_end(AirVertex *v, int64_t pos);
+/* [vertex] A source instance between rows: true (once) when a checkpoint
+ * was asked that it has not taken (*seen older); pos is its position, the
+ * rows before it being read. The caller then sends its barrier
+ * (air_ckpt_source_barrier). */
+bool air_ckpt_due(AirVertex *v, int inst, int64_t *seen, int64_t pos);
+/* csv.c: a stream file is read in blocks when the checkpoint it resumes
+ * was taken on more than one rank (the blocks' positions are kept per rank). */
+bool air_ckpt_old_split(const AirRuntime *rt);
 /* [vertex] consumer_main's side: the vertex's barriers all arrived. */
 void air_ckpt_vertex_barrier(AirVertex *v, int64_t id);
 /* [vertex] An instance of v ended: it counts as done for every checkpoint. */

@@ -98,6 +98,7 @@ static uint32_t crc32c(uint32_t crc, const void *p, size_t n) {
 #define CK_TRAILER 0x21444e45u /* "END!" */
 #define CK_HEADER 40           /* magic, fingerprint, id, rank, vertex, instance, 0 */
 #define CK_BUF (1 << 20)
+#define CK_MAX_SOURCES 64
 
 typedef struct AirCkpt {
   char *dir;            /* --checkpoint-dir (or the --resume directory) */
@@ -107,19 +108,19 @@ typedef struct AirCkpt {
   char fps[17];         /* ... as hex */
   int64_t resumed;      /* the checkpoint the state comes from, 0: none */
   int old_world, old_threads; /* ... taken on these (rescaled: not this run's) */
-  int64_t old_k[64];    /* ... its cut per source vertex, in definition order */
-  int old_inst[64];     /* ... and the source's instances per rank then */
-  int old_nsrc;
+  int old_nsrc;         /* ... per source vertex, in definition order: */
+  int old_inst[CK_MAX_SOURCES];       /* its instances per rank then */
+  int old_npos[CK_MAX_SOURCES];       /* its instances in all then */
+  int64_t *old_pos[CK_MAX_SOURCES];   /* each one's position at its barrier */
   int64_t next_id;      /* rank 0: the next checkpoint's id */
   double next_at;       /* rank 0: when it starts (monotonic s) */
   /* the checkpoint under way (0: none) */
   int64_t cur;
-  bool reported, agreed, done_sent, aborting;
+  bool done_sent;
   int nsrc;             /* source vertices, in definition order */
   AirVertex **src;
-  int64_t *pos;         /* rank 0: the largest positions so far, then the cut */
-  int64_t *mine;        /* this rank's positions */
-  int nreports, ndone;  /* rank 0: ranks heard */
+  int64_t *cur_pos[CK_MAX_SOURCES]; /* rank 0: per source, each instance's position at its barrier */
+  int ndone;            /* rank 0: ranks heard */
   bool all_ok;          /* rank 0: no rank saw a stop */
   int64_t files;        /* rank 0: files the ranks said they wrote */
   _Atomic int64_t wrote;  /* this rank: files written for cur */
@@ -238,7 +239,10 @@ struct AirCkptR {
   uint64_t left;  /* state bytes not read yet */
   bool rescaled;  /* the checkpoint was taken on another number of ranks or threads */
   bool first;     /* the first file read into this state (scalars: the rest fold by min) */
+  bool drop;      /* rescaled: its scalars are read, its keyed state is another instance's */
 };
+
+bool air_ckpt_dropping(const AirCkptR *r) { return r->drop; }
 
 bool air_ckpt_rescaled(const AirCkptR *r) { return r->rescaled; }
 
@@ -437,8 +441,21 @@ static bool write_manifest(AirRuntime *rt, int64_t id, int64_t expect, char *why
   char *text = air_xmalloc(rt, cap);
   len += (size_t)snprintf(text + len, cap - len, "airc-checkpoint 1\nfingerprint %s\nid %" PRId64
                           "\nworld %d\nthreads %d\n", ck->fps, id, rt->world, rt->threads);
-  for (int i = 0; i < ck->nsrc; i++) /* the cut, where a source's instance without a file of its own starts */
-    len += (size_t)snprintf(text + len, cap - len, "source %d %" PRId64 " %d\n", i, ck->pos[i], ck->src[i]->instances);
+  /* per source, each instance's position at its barrier: where one
+   * without a file of its own (it had ended; another number of ranks) starts */
+  for (int i = 0; i < ck->nsrc; i++) {
+    int inst = ck->src[i]->instances, n = rt->world * inst;
+    size_t need = len + 64 + (size_t)n * 24;
+    if (need > cap) {
+      cap = need * 2;
+      char *q = realloc(text, cap);
+      if (!q) air_oom("checkpoint manifest");
+      text = q;
+    }
+    len += (size_t)snprintf(text + len, cap - len, "source %d %d %d", i, inst, n);
+    for (int k = 0; k < n; k++) len += (size_t)snprintf(text + len, cap - len, " %" PRId64, ck->cur_pos[i][k]);
+    len += (size_t)snprintf(text + len, cap - len, "\n");
+  }
   int64_t found = 0;
   struct dirent *e;
   bool ok = true;
@@ -497,8 +514,9 @@ typedef struct Manifest {
   int64_t id;
   int world, threads;
   int nsrc;
-  int64_t k[64];
-  int inst[64];
+  int inst[CK_MAX_SOURCES];
+  int npos[CK_MAX_SOURCES];
+  int64_t *pos[CK_MAX_SOURCES];
   int nfiles;
   char (*name)[64];
   uint64_t *size;
@@ -506,6 +524,7 @@ typedef struct Manifest {
 } Manifest;
 
 static void manifest_free(Manifest *m) {
+  for (int i = 0; i < m->nsrc; i++) free(m->pos[i]);
   free(m->name);
   free(m->size);
   free(m->crc);
@@ -519,11 +538,12 @@ static const char *read_manifest(const AirCkpt *ck, int64_t id, Manifest *m) {
   ck_path(ck, id, "MANIFEST", p, sizeof p);
   FILE *f = fopen(p, "r");
   if (!f) return "has no MANIFEST (a checkpoint cut short)";
-  char line[512];
+  char *line = NULL;
+  size_t lcap = 0;
   uint32_t crc = 0;
   bool ended = false, head = false;
   const char *bad = NULL;
-  while (!bad && fgets(line, sizeof line, f)) {
+  while (!bad && getline(&line, &lcap, f) > 0) {
     if (!strncmp(line, "end ", 4)) {
       unsigned c = 0;
       if (sscanf(line + 4, "%8x", &c) != 1 || c != crc) bad = "its MANIFEST is corrupt (CRC32C)";
@@ -537,17 +557,28 @@ static const char *read_manifest(const AirCkpt *ck, int64_t id, Manifest *m) {
     else if (!strncmp(line, "world ", 6)) m->world = atoi(line + 6);
     else if (!strncmp(line, "threads ", 8)) m->threads = atoi(line + 8);
     else if (!strncmp(line, "source ", 7)) {
-      int i, inst;
-      long long k;
-      if (sscanf(line + 7, "%d %lld %d", &i, &k, &inst) != 3 || i != m->nsrc || i >= 64) {
+      int i, inst, n, used;
+      if (sscanf(line + 7, "%d %d %d%n", &i, &inst, &n, &used) != 3 || i != m->nsrc || i >= CK_MAX_SOURCES ||
+          n < 1 || n > 1 << 24) {
         bad = "its MANIFEST is corrupt";
-      } else {
-        m->k[i] = k;
-        m->inst[i] = inst;
-        m->nsrc++;
+        break;
       }
-    }
-    else if (!strncmp(line, "file ", 5)) {
+      m->pos[i] = malloc((size_t)n * sizeof *m->pos[i]);
+      if (!m->pos[i]) {
+        bad = "out of memory";
+        break;
+      }
+      m->inst[i] = inst;
+      m->npos[i] = n;
+      m->nsrc++;
+      char *q = line + 7 + used;
+      for (int k = 0; k < n && !bad; k++) {
+        char *e;
+        m->pos[i][k] = strtoll(q, &e, 10);
+        if (e == q) bad = "its MANIFEST is corrupt";
+        q = e;
+      }
+    } else if (!strncmp(line, "file ", 5)) {
       int n = m->nfiles + 1;
       void *a = realloc(m->name, (size_t)n * sizeof *m->name), *b = realloc(m->size, (size_t)n * sizeof *m->size),
            *c = realloc(m->crc, (size_t)n * sizeof *m->crc);
@@ -565,6 +596,7 @@ static const char *read_manifest(const AirCkpt *ck, int64_t id, Manifest *m) {
       }
     }
   }
+  free(line);
   fclose(f);
   if (!bad && (!ended || !head)) bad = "its MANIFEST is incomplete";
   if (!bad && m->id != id) bad = "its MANIFEST names another checkpoint";
@@ -632,8 +664,10 @@ static int64_t choose(AirRuntime *rt, bool required, char *err, size_t errcap) {
       ck->old_threads = m.threads;
       ck->old_nsrc = m.nsrc;
       for (int k = 0; k < m.nsrc; k++) {
-        ck->old_k[k] = m.k[k];
         ck->old_inst[k] = m.inst[k];
+        ck->old_npos[k] = m.npos[k];
+        ck->old_pos[k] = m.pos[k]; /* kept */
+        m.pos[k] = NULL;
       }
     }
     manifest_free(&m);
@@ -720,8 +754,12 @@ void air_checkpoint_setup(AirRuntime *rt, const char *fingerprint) {
   ck->old_world = lay[0];
   ck->old_threads = lay[1];
   ck->old_nsrc = lay[2];
-  MPI_Bcast(ck->old_k, 64, MPI_INT64_T, 0, rt->comm);
-  MPI_Bcast(ck->old_inst, 64, MPI_INT, 0, rt->comm);
+  MPI_Bcast(ck->old_inst, CK_MAX_SOURCES, MPI_INT, 0, rt->comm);
+  MPI_Bcast(ck->old_npos, CK_MAX_SOURCES, MPI_INT, 0, rt->comm);
+  for (int i = 0; i < ck->old_nsrc; i++) {
+    if (rt->rank != 0) ck->old_pos[i] = air_xmalloc(rt, (size_t)ck->old_npos[i] * sizeof(int64_t));
+    MPI_Bcast(ck->old_pos[i], ck->old_npos[i], MPI_INT64_T, 0, rt->comm);
+  }
   ck->restore_s = air_mono_s() - t0; /* rank 0 verified the files meanwhile */
   if (ck->resumed < 0) setup_fail(rt, err, 1);
   ck->next_id = ck->resumed + 1;
@@ -741,10 +779,11 @@ void air_source_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, AirCk
 }
 
 /* Reads the file of (rank, v, inst) into ctx; false when there is none. */
-static bool load_file(AirVertex *v, int rank, int inst, void *ctx, bool first) {
+static bool load_file(AirVertex *v, int rank, int inst, void *ctx, bool first, bool drop) {
   AirCkptR *r = reader_open(v->rt, rank, v->index, inst);
   if (!r) return false;
   r->first = first;
+  r->drop = drop;
   v->ck_load(r, ctx);
   reader_close(r);
   return true;
@@ -754,17 +793,19 @@ static bool same_layout(const AirRuntime *rt) {
   return rt->ck->old_world == rt->world && rt->ck->old_threads == rt->threads;
 }
 
+bool air_ckpt_old_split(const AirRuntime *rt) { return air_ckpt_resuming(rt) && rt->ck->old_world > 1; }
+
 /* A consumer's state: its own file; rescaled, every rank's, each keeping
  * the keys this rank owns now. */
 static void load_state(AirVertex *v, void *ctx) {
   AirRuntime *rt = v->rt;
   double t0 = air_mono_s();
   if (same_layout(rt)) {
-    load_file(v, rt->rank, 0, ctx, true);
+    load_file(v, rt->rank, 0, ctx, true, false);
   } else {
     bool first = true;
     for (int q = 0; q < rt->ck->old_world; q++)
-      if (load_file(v, q, 0, ctx, first)) first = false;
+      if (load_file(v, q, 0, ctx, first, false)) first = false;
   }
   atomic_fetch_add(&rt->ck->load_us, (int64_t)((air_mono_s() - t0) * 1e6));
 }
@@ -773,11 +814,12 @@ void air_ckpt_start(AirRuntime *rt) {
   for (int i = 0; i < rt->nvertices; i++) {
     AirVertex *v = rt->vertices[i];
     v->ck_done = air_xmalloc(rt, (size_t)v->instances * sizeof *v->ck_done);
-    for (int t = 0; t < v->instances; t++) atomic_init(&v->ck_done[t], 0);
-    if (v->source) {
-      pthread_mutex_init(&v->ckcut.mu, NULL);
-      pthread_cond_init(&v->ckcut.agreed, NULL);
-      v->ckcut.pos = v->ckcut.endpos = -1;
+    v->ck_taken = air_xmalloc(rt, (size_t)v->instances * sizeof *v->ck_taken);
+    v->ck_pos = air_xmalloc(rt, (size_t)v->instances * sizeof *v->ck_pos);
+    for (int t = 0; t < v->instances; t++) {
+      atomic_init(&v->ck_done[t], 0);
+      atomic_init(&v->ck_taken[t], 0);
+      atomic_init(&v->ck_pos[t], 0);
     }
   }
   AirCkpt *ck = rt->ck;
@@ -794,18 +836,20 @@ void air_ckpt_start(AirRuntime *rt) {
   }
   ck->nsrc = 0;
   for (int i = 0; i < rt->nvertices; i++) ck->nsrc += rt->vertices[i]->source;
+  if (ck->nsrc > CK_MAX_SOURCES) air_fatal(rt, "checkpoints: more than %d sources", CK_MAX_SOURCES);
   ck->src = air_xmalloc(rt, (size_t)(ck->nsrc ? ck->nsrc : 1) * sizeof *ck->src);
-  ck->pos = air_xmalloc(rt, (size_t)(ck->nsrc ? ck->nsrc : 1) * sizeof *ck->pos);
-  ck->mine = air_xmalloc(rt, (size_t)(ck->nsrc ? ck->nsrc : 1) * sizeof *ck->mine);
   int n = 0;
   for (int i = 0; i < rt->nvertices; i++)
     if (rt->vertices[i]->source) ck->src[n++] = rt->vertices[i];
+  for (int i = 0; i < ck->nsrc; i++)
+    ck->cur_pos[i] = air_xmalloc(rt, (size_t)rt->world * (size_t)ck->src[i]->instances * sizeof(int64_t));
   ck->next_at = air_mono_s() + (double)ck->interval_ms / 1000.0;
 }
 
-/* A source instance's state: its own file, or (it had ended, or the ranks
- * or threads changed) the checkpoint's cut, and then, rescaled, the
- * partial aggregates of the instances of then whose number maps to it. */
+/* A source instance's state: its own file; or (it had ended, or the ranks
+ * or threads changed) every instance's position then, from the manifest,
+ * and then, rescaled, the partial aggregates of the instances of then
+ * whose number maps to it. */
 void air_ckpt_source_begin(AirVertex *v, int inst, void *st) {
   AirRuntime *rt = v->rt;
   AirCkpt *ck = rt->ck;
@@ -813,14 +857,16 @@ void air_ckpt_source_begin(AirVertex *v, int inst, void *st) {
   double t0 = air_mono_s();
   int si = 0;
   while (si < ck->nsrc && ck->src[si] != v) si++;
-  if (!(same_layout(rt) && load_file(v, rt->rank, inst, st, true))) {
-    v->ck_seek(st, ck->old_k[si]);
+  if (!(same_layout(rt) && load_file(v, rt->rank, inst, st, true, false))) {
+    v->ck_seek(st, ck->old_pos[si], ck->old_npos[si]);
     if (!same_layout(rt)) {
+      /* every file of then for the least watermark (the rows to come may
+       * be any instance's of then), the partials of those that map here */
       int oi = ck->old_inst[si], n = rt->world * v->instances, me = rt->rank * v->instances + inst;
       bool first = true;
       for (int q = 0; q < ck->old_world; q++)
         for (int i = 0; i < oi; i++)
-          if ((q * oi + i) % n == me && load_file(v, q, i, st, first)) first = false;
+          if (load_file(v, q, i, st, first, (q * oi + i) % n != me)) first = false;
     }
   }
   atomic_fetch_add(&ck->load_us, (int64_t)((air_mono_s() - t0) * 1e6));
@@ -837,8 +883,17 @@ static void write_state(AirVertex *v, int inst, int64_t id, void *ctx) {
   atomic_store(&v->ck_done[inst], id);
 }
 
+bool air_ckpt_due(AirVertex *v, int inst, int64_t *seen, int64_t pos) {
+  int64_t req = atomic_load_explicit(&v->rt->ck_req, memory_order_acquire);
+  if (req <= *seen) return false;
+  *seen = req;
+  atomic_store(&v->ck_pos[inst], pos);
+  atomic_store(&v->ck_taken[inst], req);
+  return true;
+}
+
 void air_ckpt_source_barrier(AirVertex *v, int inst, void *st) {
-  int64_t id = v->ckcut.k_id;
+  int64_t id = atomic_load(&v->ck_taken[inst]);
   write_state(v, inst, id, st);
   for (AirOut *o = atomic_load(&v->outs); o; o = o->next)
     if (o->instance == inst) air_out_barrier(o, id);
@@ -853,81 +908,10 @@ void air_ckpt_instance_ended(AirVertex *v, int inst) {
   if (v->ck_done) atomic_store(&v->ck_done[inst], INT64_MAX);
 }
 
-bool air_ckpt_park(AirVertex *v, int64_t *seen, int64_t pos, int64_t *k) {
-  AirRuntime *rt = v->rt;
-  int64_t req = atomic_load_explicit(&rt->ck_req, memory_order_acquire);
-  if (req <= *seen) return false;
-  AirCkCut *c = &v->ckcut;
-  pthread_mutex_lock(&c->mu);
-  if (c->id != req) {
-    c->id = req;
-    c->parked = 0;
-    c->pos = -1;
-  }
-  c->parked++;
-  if (pos > c->pos) c->pos = pos;
-  while (c->k_id < req) pthread_cond_wait(&c->agreed, &c->mu);
-  *k = c->k;
-  pthread_mutex_unlock(&c->mu);
-  *seen = req;
-  return true;
-}
-
-void air_ckpt_source_end(AirVertex *v, int64_t pos) {
-  if (!v || !v->ck_done) return;
-  AirCkCut *c = &v->ckcut;
-  pthread_mutex_lock(&c->mu);
-  if (pos > c->endpos) c->endpos = pos;
-  pthread_mutex_unlock(&c->mu);
-}
-
 /* ---- the main thread's side ---------------------------------------------- */
 
 static void send_i64s(AirRuntime *rt, const int64_t *v, int n, int dest, int tag) {
   MPI_Send(v, n, MPI_INT64_T, dest, tag, rt->comm); /* a few bytes: eager */
-}
-
-/* Every instance of every source parked for cur, or ended: this rank's positions. */
-static bool local_report(AirRuntime *rt) {
-  AirCkpt *ck = rt->ck;
-  for (int i = 0; i < ck->nsrc; i++) {
-    AirVertex *v = ck->src[i];
-    if (!v->active) {
-      ck->mine[i] = -1;
-      continue;
-    }
-    pthread_mutex_lock(&v->cut.mu);
-    int ended = v->cut.ended;
-    pthread_mutex_unlock(&v->cut.mu);
-    AirCkCut *c = &v->ckcut;
-    pthread_mutex_lock(&c->mu);
-    int parked = c->id == ck->cur ? c->parked : 0;
-    int64_t pos = c->id == ck->cur ? c->pos : -1;
-    if (c->endpos > pos) pos = c->endpos;
-    pthread_mutex_unlock(&c->mu);
-    if (parked + ended < v->instances) return false;
-    ck->mine[i] = pos;
-  }
-  return true;
-}
-
-static void merge_positions(AirCkpt *ck, const int64_t *p) {
-  for (int i = 0; i < ck->nsrc; i++)
-    if (p[i] > ck->pos[i]) ck->pos[i] = p[i];
-  ck->nreports++;
-}
-
-static void publish(AirRuntime *rt, const int64_t *k) {
-  AirCkpt *ck = rt->ck;
-  ck->agreed = true;
-  for (int i = 0; i < ck->nsrc; i++) {
-    AirCkCut *c = &ck->src[i]->ckcut;
-    pthread_mutex_lock(&c->mu);
-    c->k = k[i];
-    c->k_id = ck->cur;
-    pthread_cond_broadcast(&c->agreed);
-    pthread_mutex_unlock(&c->mu);
-  }
 }
 
 /* Every vertex instance of this rank wrote cur, or ended. */
@@ -945,15 +929,30 @@ static bool local_done(AirRuntime *rt) {
 static void begin(AirRuntime *rt, int64_t id) {
   AirCkpt *ck = rt->ck;
   ck->cur = id;
-  ck->reported = ck->agreed = ck->done_sent = false;
-  ck->nreports = ck->ndone = 0;
+  ck->done_sent = false;
+  ck->ndone = 0;
   ck->all_ok = true;
   ck->files = 0;
   ck->cur_bytes = 0;
   atomic_store(&ck->wrote, 0);
   atomic_store(&ck->bytes, 0);
-  for (int i = 0; i < ck->nsrc; i++) ck->pos[i] = -1;
   atomic_store_explicit(&rt->ck_req, id, memory_order_release);
+}
+
+/* A rank's word that its part of cur is written: {id, ok, files, bytes,
+ * then per source the position of each of its instances at its barrier
+ * (INT64_MAX: it had ended, all its rows were read)}. */
+static void take_done(AirRuntime *rt, int from, const int64_t *d) {
+  AirCkpt *ck = rt->ck;
+  ck->ndone++;
+  ck->all_ok &= d[1] != 0;
+  ck->files += d[2];
+  ck->cur_bytes += d[3];
+  const int64_t *p = d + 4;
+  for (int i = 0; i < ck->nsrc; i++) {
+    int inst = ck->src[i]->instances;
+    for (int t = 0; t < inst; t++) ck->cur_pos[i][from * inst + t] = *p++;
+  }
 }
 
 /* Rank 0: every rank wrote its part of cur (ok: none saw a stop). */
@@ -998,6 +997,9 @@ static void complete(AirRuntime *rt) {
 void air_ckpt_poll(AirRuntime *rt, bool done) {
   AirCkpt *ck = rt->ck;
   if (!ck || ck->interval_ms == 0) return;
+  int nd = 4;
+  for (int i = 0; i < ck->nsrc; i++) nd += ck->src[i]->instances;
+  int64_t d[nd];
   /* messages */
   for (int tag = AIR_TAG_CKPT_START; tag <= AIR_TAG_CKPT_DONE; tag++) {
     int flag = 0;
@@ -1009,18 +1011,10 @@ void air_ckpt_poll(AirRuntime *rt, bool done) {
     MPI_Get_count(&st, MPI_INT64_T, &n);
     int64_t buf[n > 0 ? n : 1];
     MPI_Recv(buf, n, MPI_INT64_T, st.MPI_SOURCE, st.MPI_TAG, rt->comm, MPI_STATUS_IGNORE);
-    if (st.MPI_TAG == AIR_TAG_CKPT_START) {
+    if (st.MPI_TAG == AIR_TAG_CKPT_START)
       begin(rt, buf[0]);
-    } else if (st.MPI_TAG == AIR_TAG_CKPT_REPORT && rt->rank == 0 && buf[0] == ck->cur) {
-      merge_positions(ck, buf + 1);
-    } else if (st.MPI_TAG == AIR_TAG_CKPT_CUT && buf[0] == ck->cur) {
-      publish(rt, buf + 1);
-    } else if (st.MPI_TAG == AIR_TAG_CKPT_DONE && rt->rank == 0 && buf[0] == ck->cur) {
-      ck->ndone++;
-      ck->all_ok &= buf[1] != 0;
-      ck->files += buf[2];
-      ck->cur_bytes += buf[3];
-    }
+    else if (rt->rank == 0 && n == nd && buf[0] == ck->cur)
+      take_done(rt, st.MPI_SOURCE, buf);
   }
   /* rank 0 starts one when it is due: not after a stop, not at the end */
   if (rt->rank == 0 && !ck->cur && !done && !air_should_stop(rt) && air_mono_s() >= ck->next_at) {
@@ -1033,24 +1027,7 @@ void air_ckpt_poll(AirRuntime *rt, bool done) {
     begin(rt, id);
   }
   if (!ck->cur) return;
-  int64_t msg[2 + ck->nsrc];
-  if (!ck->reported && local_report(rt)) {
-    ck->reported = true;
-    if (rt->rank == 0) {
-      merge_positions(ck, ck->mine);
-    } else {
-      msg[0] = ck->cur;
-      memcpy(msg + 1, ck->mine, (size_t)ck->nsrc * sizeof *msg);
-      send_i64s(rt, msg, 1 + ck->nsrc, 0, AIR_TAG_CKPT_REPORT);
-    }
-  }
-  if (rt->rank == 0 && ck->reported && !ck->agreed && ck->nreports == rt->world) {
-    msg[0] = ck->cur;
-    memcpy(msg + 1, ck->pos, (size_t)ck->nsrc * sizeof *msg);
-    for (int r = 1; r < rt->world; r++) send_i64s(rt, msg, 1 + ck->nsrc, r, AIR_TAG_CKPT_CUT);
-    publish(rt, ck->pos);
-  }
-  if (ck->agreed && !ck->done_sent && local_done(rt)) {
+  if (!ck->done_sent && local_done(rt)) {
     ck->done_sent = true;
     /* tests: this rank dies once its part of checkpoint N is written,
      * before rank 0 can write the manifest (AIR_CKPT_KILL=N:rank) */
@@ -1058,14 +1035,20 @@ void air_ckpt_poll(AirRuntime *rt, bool done) {
     long long kn = -1;
     int kr = -1;
     if (kill_at && sscanf(kill_at, "%lld:%d", &kn, &kr) == 2 && kn == ck->cur && kr == rt->rank) raise(SIGKILL);
-    int64_t d[4] = {ck->cur, !air_should_stop(rt), atomic_load(&ck->wrote), atomic_load(&ck->bytes)};
+    d[0] = ck->cur;
+    d[1] = !air_should_stop(rt);
+    d[2] = atomic_load(&ck->wrote);
+    d[3] = atomic_load(&ck->bytes);
+    int at = 4;
+    for (int i = 0; i < ck->nsrc; i++) {
+      AirVertex *v = ck->src[i];
+      for (int t = 0; t < v->instances; t++)
+        d[at++] = v->active && atomic_load(&v->ck_taken[t]) == ck->cur ? atomic_load(&v->ck_pos[t]) : INT64_MAX;
+    }
     if (rt->rank == 0) {
-      ck->ndone++;
-      ck->all_ok &= d[1] != 0;
-      ck->files += d[2];
-      ck->cur_bytes += d[3];
+      take_done(rt, 0, d);
     } else {
-      send_i64s(rt, d, 4, 0, AIR_TAG_CKPT_DONE);
+      send_i64s(rt, d, nd, 0, AIR_TAG_CKPT_DONE);
       ck->cur = 0; /* rank 0 decides; this rank waits for the next start */
     }
   }
@@ -1139,17 +1122,15 @@ void air_ckpt_free(AirRuntime *rt) {
   for (int i = 0; i < rt->nvertices; i++) {
     AirVertex *v = rt->vertices[i];
     free((void *)v->ck_done);
-    v->ck_done = NULL;
-    if (v->source) {
-      pthread_mutex_destroy(&v->ckcut.mu);
-      pthread_cond_destroy(&v->ckcut.agreed);
-    }
+    free((void *)v->ck_taken);
+    free((void *)v->ck_pos);
+    v->ck_done = v->ck_taken = v->ck_pos = NULL;
   }
   AirCkpt *ck = rt->ck;
   if (!ck) return;
+  for (int i = 0; i < ck->nsrc; i++) free(ck->cur_pos[i]);
+  for (int i = 0; i < ck->old_nsrc; i++) free(ck->old_pos[i]);
   free(ck->src);
-  free(ck->pos);
-  free(ck->mine);
   free(ck->dir);
   free(ck);
   rt->ck = NULL;

@@ -129,9 +129,8 @@ static _Noreturn void die_agreed(bool finalize) {
  * so their sends complete, and test our own batches in flight. True when
  * all of ours completed. */
 static bool quiet_step(AirRuntime *rt) {
-  static const int other_tags[] = {AIR_TAG_PROGRESS,    AIR_TAG_STOP,        AIR_TAG_CUT_REPORT,
-                                   AIR_TAG_CUT,         AIR_TAG_CKPT_START,  AIR_TAG_CKPT_REPORT,
-                                   AIR_TAG_CKPT_CUT,    AIR_TAG_CKPT_DONE};
+  static const int other_tags[] = {AIR_TAG_PROGRESS, AIR_TAG_STOP,       AIR_TAG_CUT_REPORT,
+                                   AIR_TAG_CUT,      AIR_TAG_CKPT_START, AIR_TAG_CKPT_DONE};
   int ntags = AIR_MAX_EDGES + (int)(sizeof other_tags / sizeof other_tags[0]);
   for (int k = 0; k < ntags; k++) {
     int tag = k < AIR_MAX_EDGES ? k : other_tags[k - AIR_MAX_EDGES];

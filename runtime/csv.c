@@ -114,13 +114,15 @@ struct AirCsv {
   uint64_t stop_at;   /* no byte at or after this file offset is read (UINT64_MAX: none) */
   struct CsvSplit *split; /* a regular file's stream read in blocks by the ranks (below) */
   int64_t cutmax;         /* split: the largest event time before the cut */
-  int64_t ck_seen;        /* the last checkpoint cut for (ckpt.c) */
-  int64_t ck_k;           /* its cut: AIR_CSV_BARRIER before record ck_k; -1 when none */
+  int64_t ck_seen;        /* the last checkpoint whose barrier it asked for (ckpt.c) */
+  int64_t *ck_thr;        /* resumed in blocks: block b's records before ck_thr[b % ck_nthr] */
+  int ck_nthr;            /* were read before the checkpoint (by rank b % ck_nthr of then) */
 };
 
 static _Noreturn void csv_oom(void) { air_oom("csv buffer"); }
 static void split_mpi(AirRuntime *rt, AirCsv *c, uint64_t size);
 static void split_free(struct CsvSplit *s);
+static void skip_to(AirCsv *c, int64_t k, bool count_ts);
 
 static void ensure_spans(AirCsv *c, int max) {
   if (max <= c->nspans) return;
@@ -193,7 +195,6 @@ static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd) {
   c->start = true;
   c->eof = fd < 0;
   c->cut = -1;
-  c->ck_k = -1;
   c->stop_at = UINT64_MAX;
   c->follow = def->follow && !def->table;
   c->json = def->json;
@@ -355,7 +356,8 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
     air_fatal(rt, "%s", msg);
   }
   if (verdict[0] == IN_REGULAR) {
-    bool split = !d.table && rt->world > 1;
+    /* (one rank resuming a checkpoint of several reads in their blocks) */
+    bool split = !d.table && (rt->world > 1 || air_ckpt_old_split(rt));
     c = air_csv_open_at(rt, &d);
     if (!c) air_fatal(rt, "cannot open '%s': %s", d.path, strerror(errno));
     if (split) {
@@ -398,6 +400,7 @@ void air_csv_close(AirCsv *c) {
   free(c->buf);
   free(c->spans);
   free(c->col_len);
+  free(c->ck_thr);
   split_free(c->split);
   free(c->path);
   free(c->name);
@@ -1518,10 +1521,13 @@ static bool split_next(AirCsv *c) {
   if (c->cut >= 0 && s->recbase[b] >= c->cut) return false;
   s->next += (size_t)s->world;
   const int64_t *row = s->tab + b * BK_FIELDS;
+  int64_t done = c->ck_thr ? c->ck_thr[b % (size_t)c->ck_nthr] : INT64_MIN; /* resumed: read before */
+  if (done >= s->recbase[b] + row[BK_RECS]) return split_next(c); /* the whole block */
   reader_seek(c, (uint64_t)row[BK_START], (uint64_t)row[BK_END]);
   c->index = (uint64_t)s->recbase[b];
   c->line = s->linebase[b];
   if (s->maxbefore[b] > c->maxts) c->maxts = s->maxbefore[b];
+  if (done > s->recbase[b]) skip_to(c, done, true);
   return true;
 }
 
@@ -1642,15 +1648,9 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
       }
       c->stopped = false;
     }
-    int64_t ck;
-    if (c->ck_k < 0 && c->v && !c->kafka &&
-        atomic_load_explicit(&c->rt->ck_req, memory_order_relaxed) > c->ck_seen && /* the call, rarely */
-        air_ckpt_park(c->v, &c->ck_seen, (int64_t)c->index, &ck))
-      c->ck_k = ck;
-    if (c->ck_k >= 0 && c->index >= (uint64_t)c->ck_k) { /* the records before the cut are read */
-      c->ck_k = -1;
-      return AIR_CSV_BARRIER;
-    }
+    if (c->v && !c->kafka && atomic_load_explicit(&c->rt->ck_req, memory_order_relaxed) > c->ck_seen &&
+        air_ckpt_due(c->v, 0, &c->ck_seen, (int64_t)c->index))
+      return AIR_CSV_BARRIER; /* a checkpoint: the records before index are read */
     if (c->cut >= 0 && c->index >= (uint64_t)c->cut) break;
     if (c->budget == 0) {
       /* a slice of about 1 ms of records at a time (all when unthrottled) */
@@ -1692,7 +1692,6 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
     return nf;
   }
   c->done = true;
-  if (c->v) air_ckpt_source_end(c->v, (int64_t)c->index);
   /* past the cut: its watermark, W(cut), whichever rank read what */
   if (c->split && c->cut >= 0 && c->cutmax > c->maxts) c->maxts = c->cutmax;
   if (c->follow && c->pos < c->len && !memchr(c->buf + c->pos, '\n', c->len - c->pos) &&
@@ -1748,9 +1747,11 @@ void air_csv_save(AirCkptW *w, const AirCsv *c) {
 void air_csv_load(AirCkptR *r, AirCsv *c) {
   int64_t v[11];
   air_ckpt_get(r, v, sizeof v);
-  if (air_ckpt_rescaled(r)) { /* air_csv_seek put it at the cut; the counts add up */
-    c->bad += (long)v[5];
-    c->taken += (uint64_t)v[6];
+  if (air_ckpt_rescaled(r)) { /* air_csv_seek skipped what was read; the counts add up */
+    if (!air_ckpt_dropping(r)) {
+      c->bad += (long)v[5];
+      c->taken += (uint64_t)v[6];
+    }
     return;
   }
   if ((v[9] >= 0) != (c->split != NULL) || (c->split && v[9] != (int64_t)c->split->nblocks))
@@ -1783,39 +1784,34 @@ static void skip_to(AirCsv *c, int64_t k, bool count_ts) {
   }
 }
 
-/* The reader at record k of the whole file (the cut of a checkpoint taken
- * on other ranks, or by an instance that had ended): on more than one
- * rank, the own block holding k is entered at k, or the next own block;
- * the watermark's base is the largest event time of records 0..k-1, as
- * a whole-file read has it there. */
-void air_csv_seek(AirCsv *c, int64_t k) {
-  if (k <= 0) return;
+/* Records read before the checkpoint skipped (its reader had none of its
+ * own, or the ranks changed): in blocks, block b's records before pos[b %
+ * n] were read then (rank b % n of n read it; INT64_MAX: all of its blocks);
+ * one reader of the whole file read the records before pos[0]. The
+ * watermark's base is then that of a whole-file read at each first record. */
+void air_csv_seek(AirCsv *c, const int64_t *pos, int n) {
+  if (n < 1) return;
   if (c->fd < 0 || c->polled) air_fatal(c->rt, "checkpoint: stream '%s' cannot seek in '%s'", c->name, c->path);
   CsvSplit *s = c->split;
-  if (!s) {
-    skip_to(c, k, true);
+  if (!s) { /* a whole-file reader then and now */
+    if (pos[0] == INT64_MAX) {
+      c->pos = c->len = 0;
+      c->stop_at = c->offset;
+      c->eof = true;
+    } else {
+      skip_to(c, pos[0], true);
+    }
     return;
   }
-  size_t b = 0;
-  while (b + 1 < s->nblocks && s->recbase[b + 1] <= k) b++;
-  int64_t mx = split_cut_max(c, k);
-  const int64_t *row = s->tab + b * BK_FIELDS;
-  bool inside = k < s->recbase[b] + row[BK_RECS];
-  if (inside && (int)(b % (size_t)s->world) == s->rank) {
-    reader_seek(c, (uint64_t)row[BK_START], (uint64_t)row[BK_END]);
-    c->index = (uint64_t)s->recbase[b];
-    c->line = s->linebase[b];
-    skip_to(c, k, false);
-    s->next = b + (size_t)s->world;
-  } else { /* the next own block after the one holding k */
-    size_t nb = inside ? b + 1 : s->nblocks;
-    while (nb < s->nblocks && (int)(nb % (size_t)s->world) != s->rank) nb++;
-    s->next = nb;
-    c->pos = c->len = 0;
-    c->stop_at = c->offset;
-    c->eof = true;
-    c->index = (uint64_t)k;
-  }
+  free(c->ck_thr);
+  c->ck_thr = malloc((size_t)n * sizeof *c->ck_thr);
+  if (!c->ck_thr) csv_oom();
+  memcpy(c->ck_thr, pos, (size_t)n * sizeof *pos);
+  c->ck_nthr = n;
+  s->next = (size_t)s->rank; /* from the first own block again, skipping what was read */
+  c->maxts = AIR_WM_NONE;
+  c->pos = c->len = 0;
+  c->stop_at = c->offset;
+  c->eof = true;
   c->start = false;
-  c->maxts = mx;
 }

@@ -183,6 +183,7 @@ void air_dense_load(AirCkptR *r, AirDense *d, AirAccMergeFn merge) {
       air_ckpt_get(r, &i, sizeof i);
       air_ckpt_get(r, tmp, d->acc_size);
       if (i >= d->span) air_fatal(NULL, "checkpoint: a dense window's key is out of its range");
+      if (air_ckpt_dropping(r)) continue; /* another instance's now */
       void *acc = air_dense_acc(d, start, d->lo + (int64_t)i, &is_new);
       if (is_new || !merge) memcpy(acc, tmp, d->acc_size);
       else merge(acc, tmp);

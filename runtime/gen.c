@@ -117,9 +117,13 @@ struct AirGen {
   AirPace pace;       /* rate / stride rows/s (pace.c) */
   int64_t seed;       /* the stream's seed */
   bool done;          /* end reached */
-  int64_t ck_seen;    /* the last checkpoint cut for */
-  int64_t ck_left;    /* own rows before its cut, -1 when none is under way */
-  bool ck_due;        /* the rows before the cut are made: the barrier goes next */
+  int inst;           /* the instance (of the vertex, on this rank) */
+  uint64_t limit;     /* the stream's limit, 0: none */
+  int64_t ck_seen;    /* the last checkpoint whose barrier it sent */
+  bool ck_due;        /* a checkpoint was asked for: its barrier goes next */
+  int64_t *skip;      /* resumed on other ranks or threads: instance j of then made */
+  uint64_t nskip;     /* its rows (index mod nskip == j) before skip[j] */
+  uint64_t skip_hi;   /* ... all below the least, none from the largest on */
 };
 
 AirGen *air_gen_open_at(AirRuntime *rt, int rank, int world, int instance,
@@ -132,7 +136,8 @@ AirGen *air_gen_open_at(AirRuntime *rt, int rank, int world, int instance,
   uint64_t base = (uint64_t)rank * (uint64_t)threads + (uint64_t)instance;
   g->rt = rt;
   g->cut = -1;
-  g->ck_left = -1;
+  g->inst = instance;
+  g->limit = limit > 0 ? (uint64_t)limit : 0;
   g->next = base;
   g->stride = (uint64_t)world * (uint64_t)threads;
   if (limit > 0)
@@ -178,17 +183,17 @@ size_t air_gen_next(AirGen *g, size_t max, uint64_t *first, uint64_t *stride,
       g->cut = k;
     }
   }
-  int64_t ck;
-  if (!g->done && g->v && g->ck_left < 0 && air_ckpt_park(g->v, &g->ck_seen, (int64_t)g->next, &ck)) {
-    /* a checkpoint: this instance's rows before its cut, then its barrier */
-    uint64_t own = (uint64_t)ck > g->next ? ((uint64_t)ck - g->next + g->stride - 1) / g->stride : 0;
-    g->ck_left = (int64_t)(own < g->remaining ? own : g->remaining);
-  }
-  if (g->ck_left == 0) {
-    g->ck_left = -1;
-    g->ck_due = true;
+  if (!g->done && g->v && air_ckpt_due(g->v, g->inst, &g->ck_seen, (int64_t)g->next)) {
+    g->ck_due = true; /* its barrier, between this chunk and the next */
     *now_ms = air_now_ms();
     return 0;
+  }
+  if (g->skip && g->next < g->skip_hi) { /* resumed: rows made before the checkpoint are not made again */
+    while (g->remaining && g->next < g->skip_hi && (int64_t)g->next < g->skip[g->next % g->nskip]) {
+      g->next += g->stride;
+      if (g->remaining != UINT64_MAX) g->remaining--;
+    }
+    *first = g->next;
   }
   if (!g->done && g->remaining == 0)
     g->done = true;
@@ -197,15 +202,21 @@ size_t air_gen_next(AirGen *g, size_t max, uint64_t *first, uint64_t *stride,
     return 0;
   }
   uint64_t want = g->remaining < max ? g->remaining : max;
-  if (g->ck_left >= 0 && (uint64_t)g->ck_left < want) want = (uint64_t)g->ck_left;
+  if (g->skip && g->next < g->skip_hi) { /* up to the next row made before the checkpoint */
+    uint64_t run = 0, i = g->next;
+    while (run < want && i < g->skip_hi && (int64_t)i >= g->skip[i % g->nskip]) {
+      run++;
+      i += g->stride;
+    }
+    if (run < want && i < g->skip_hi) want = run;
+  }
   uint64_t n = air_pace_take(&g->pace, want);
   if (n == 0) { /* pacing: time for the caller's watermark */
     *now_ms = air_now_ms();
     return 0;
   }
   g->next += n * g->stride;
-  g->remaining -= n;
-  if (g->ck_left > 0) g->ck_left -= (int64_t)n;
+  if (g->remaining != UINT64_MAX) g->remaining -= n;
   *now_ms = air_now_ms();
   return (size_t)n;
 }
@@ -240,12 +251,31 @@ void air_gen_load(AirCkptR *r, AirGen *g) {
   g->remaining = remaining;
 }
 
-/* Rows from k on: this instance's next is the first of its own at or after k. */
-void air_gen_seek(AirGen *g, int64_t k) {
-  if (k <= 0 || (uint64_t)k <= g->next) return;
-  uint64_t skip = ((uint64_t)k - g->next + g->stride - 1) / g->stride;
-  g->next += skip * g->stride;
-  g->remaining = g->remaining == UINT64_MAX ? UINT64_MAX : g->remaining > skip ? g->remaining - skip : 0;
+/* Rows made before the checkpoint skipped: instance j of then (of n) made
+ * its rows, index mod n == j, below pos[j] (all of them when it had ended). */
+void air_gen_seek(AirGen *g, const int64_t *pos, int n) {
+  if (n < 1) return;
+  free(g->skip);
+  g->skip = malloc((size_t)n * sizeof *g->skip);
+  if (!g->skip) air_oom("generator");
+  g->nskip = (uint64_t)n;
+  int64_t lo = INT64_MAX, hi = 0;
+  for (int j = 0; j < n; j++) {
+    int64_t p = pos[j] == INT64_MAX && g->limit ? (int64_t)g->limit : pos[j];
+    g->skip[j] = p;
+    if (p < lo) lo = p;
+    if (p > hi) hi = p;
+  }
+  g->skip_hi = (uint64_t)hi;
+  if (lo == INT64_MAX) { /* every instance had ended */
+    g->remaining = 0;
+    return;
+  }
+  if ((uint64_t)lo > g->next) { /* below the least, all made */
+    uint64_t m = ((uint64_t)lo - g->next + g->stride - 1) / g->stride;
+    g->next += m * g->stride;
+    if (g->remaining != UINT64_MAX) g->remaining = g->remaining > m ? g->remaining - m : 0;
+  }
 }
 
 void air_gen_end(AirGen *g, const char *source, const char *why) {
@@ -258,6 +288,6 @@ void air_gen_end(AirGen *g, const char *source, const char *why) {
 int64_t air_gen_seed(const AirGen *g) { return g->seed; }
 
 void air_gen_close(AirGen *g) {
-  if (g && g->v) air_ckpt_source_end(g->v, (int64_t)g->next); /* where a checkpoint's cut finds it */
+  if (g) free(g->skip);
   free(g);
 }

@@ -577,12 +577,13 @@ void air_hash_load(AirCkptR *r, AirHash *h, AirCkptValLoadFn val, AirCkptRouteFn
     bool is_new;
     air_ckpt_get(r, &hash, sizeof hash);
     air_ckpt_get(r, key, h->key_size);
+    if (val && air_ckpt_dropping(r)) air_fatal(NULL, "checkpoint: a join's rows in a source");
     if (val) { /* into its slot: a join window's rows are appended (and filtered by row) */
       val(r, air_hash_upsert(h, key, hash, &is_new));
       continue;
     }
     air_ckpt_get(r, tmp, h->val_size);
-    if (route && !air_ckpt_keeps(r, route(key))) continue; /* another rank's key now */
+    if (air_ckpt_dropping(r) || (route && !air_ckpt_keeps(r, route(key)))) continue; /* another's now */
     void *v = air_hash_upsert(h, key, hash, &is_new);
     if (is_new || !merge) memcpy(v, tmp, h->val_size);
     else merge(v, tmp);

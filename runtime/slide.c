@@ -265,7 +265,7 @@ void air_slide_load(AirCkptR *r, AirSlide *s) {
   s->done = air_ckpt_get_min(r, s->done);
   int64_t n = air_ckpt_get_i64(r), split = air_ckpt_get_i64(r);
   if (n < 0 || split < 0 || split > n) air_fatal(NULL, "checkpoint: a sliding window's stacks do not fit");
-  if (n > 0 && air_ckpt_rescaled(r))
+  if (n > 0 && air_ckpt_rescaled(r) && !air_ckpt_dropping(r))
     air_fatal(NULL, "checkpoint: the shared slices of a HOPPING window's results cannot be spread over another "
               "number of ranks: resume on as many ranks and threads as the checkpoint was taken with");
   if (n == 0) {

@@ -235,7 +235,7 @@ void air_windows_load(AirCkptR *r, AirWindows *win, AirCkptValLoadFn val, AirCkp
   int64_t n = air_ckpt_get_i64(r);
   for (int64_t i = 0; i < n; i++) {
     int64_t start = air_ckpt_get_i64(r);
-    AirHash *t = window_table(win, start);
+    AirHash *t = window_table(win, start); /* (empty, when dropping: closes as none) */
     win->last_table = NULL;
     air_hash_load(r, t, val, route, merge);
   }

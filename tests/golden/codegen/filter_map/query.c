@@ -124,8 +124,8 @@ static void source0_load(AirCkptR *r, void *p) {
   air_csv_load(r, st->reader);
 }
 
-static void source0_seek(void *p, int64_t k) {
-  air_csv_seek(((SrcState0 *)p)->reader, k);
+static void source0_seek(void *p, const int64_t *pos, int n) {
+  air_csv_seek(((SrcState0 *)p)->reader, pos, n);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -246,7 +246,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "87a24e9dae5424bd"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "0638d1c7bab61acf"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   {
     static const char *const cols[] = {"id", "x", "label", "ts"};

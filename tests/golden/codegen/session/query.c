@@ -259,8 +259,8 @@ static void source0_load(AirCkptR *r, void *p) {
   air_csv_load(r, st->reader);
 }
 
-static void source0_seek(void *p, int64_t k) {
-  air_csv_seek(((SrcState0 *)p)->reader, k);
+static void source0_seek(void *p, const int64_t *pos, int n) {
+  air_csv_seek(((SrcState0 *)p)->reader, pos, n);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -375,7 +375,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "1701ac8e3cd684cd"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "d348794ee3f4c571"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   {
     static const char *const cols[] = {"user_id", "amount", "ts"};

@@ -382,8 +382,8 @@ static void source0_load(AirCkptR *r, void *p) {
   air_csv_load(r, st->reader);
 }
 
-static void source0_seek(void *p, int64_t k) {
-  air_csv_seek(((SrcState0 *)p)->reader, k);
+static void source0_seek(void *p, const int64_t *pos, int n) {
+  air_csv_seek(((SrcState0 *)p)->reader, pos, n);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -506,8 +506,8 @@ static void source1_load(AirCkptR *r, void *p) {
   air_csv_load(r, st->reader);
 }
 
-static void source1_seek(void *p, int64_t k) {
-  air_csv_seek(((SrcState1 *)p)->reader, k);
+static void source1_seek(void *p, const int64_t *pos, int n) {
+  air_csv_seek(((SrcState1 *)p)->reader, pos, n);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -621,7 +621,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "5e8cb02e974a4d8c"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "86d66823b590d9dc"); /* this code's fingerprint */
   air_options(g_rt, q_options, 56);
   {
     static const char *const cols[] = {"k", "x", "ts"};

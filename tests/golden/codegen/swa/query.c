@@ -254,8 +254,8 @@ static void source0_load(AirCkptR *r, void *p) {
   air_dense_load(r, st->win1, merge_A0);
 }
 
-static void source0_seek(void *p, int64_t k) {
-  air_gen_seek(((SrcState0 *)p)->reader, k);
+static void source0_seek(void *p, const int64_t *pos, int n) {
+  air_gen_seek(((SrcState0 *)p)->reader, pos, n);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -372,7 +372,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "07f50dffaae5c109"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "730acab531ad68ad"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(O0), AIR_ROUTE_GATHER, 1);

@@ -344,8 +344,8 @@ static void source0_load(AirCkptR *r, void *p) {
   st->stage_on1 = air_windows_staging(st->win1);
 }
 
-static void source0_seek(void *p, int64_t k) {
-  air_gen_seek(((SrcState0 *)p)->reader, k);
+static void source0_seek(void *p, const int64_t *pos, int n) {
+  air_gen_seek(((SrcState0 *)p)->reader, pos, n);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -491,7 +491,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "a68f99380b37963b"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "a555b0bbe6598aa1"); /* this code's fingerprint */
   air_options(g_rt, q_options, 56);
   load_tab1();
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));

@@ -387,8 +387,8 @@ static void source0_load(AirCkptR *r, void *p) {
   air_csv_load(r, st->reader);
 }
 
-static void source0_seek(void *p, int64_t k) {
-  air_csv_seek(((SrcState0 *)p)->reader, k);
+static void source0_seek(void *p, const int64_t *pos, int n) {
+  air_csv_seek(((SrcState0 *)p)->reader, pos, n);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -511,8 +511,8 @@ static void source1_load(AirCkptR *r, void *p) {
   air_csv_load(r, st->reader);
 }
 
-static void source1_seek(void *p, int64_t k) {
-  air_csv_seek(((SrcState1 *)p)->reader, k);
+static void source1_seek(void *p, const int64_t *pos, int n) {
+  air_csv_seek(((SrcState1 *)p)->reader, pos, n);
 }
 
 /* The rows before a checkpoint's cut are made: the state, then a barrier on each port. */
@@ -631,7 +631,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "42d181283ecf2b01"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "6a937e5f54a30385"); /* this code's fingerprint */
   air_options(g_rt, q_options, 56);
   {
     static const char *const cols[] = {"k", "x", "ts"};
