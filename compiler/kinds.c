@@ -183,6 +183,7 @@ const SourceKindDef source_kinds[] = {
         .tpl = "source_csv.c.tpl",
         .cut = "air_csv_cut(csv, &cut)",
         .reader = "AirCsv",
+        .ckpt = "air_csv",
         .check_stream = sema_check_kafka_stream,
         .emit_global = cg_kafka_global,
         .emit_row = cg_csv_row,

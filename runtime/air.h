@@ -488,6 +488,8 @@ typedef enum AirBadLimit {
  * Kafka topics. Only a query that reads Kafka links kafka.c and librdkafka:
  * the reader calls it through the ops its AirKafkaDef names. */
 typedef struct AirKafka AirKafka;
+typedef struct AirCkptW AirCkptW; /* checkpoints, below */
+typedef struct AirCkptR AirCkptR;
 typedef struct AirKafkaMsg {
   const char *p;  /* the value (NULL and 0 for a tombstone) */
   size_t n;
@@ -506,6 +508,13 @@ typedef struct AirKafkaOps {
   void (*where)(const AirKafka *k, int part, int64_t offset, char *buf, size_t n);
   void (*close)(AirKafka *k); /* commits a group's offsets; accepts NULL */
   void (*lag)(AirKafka *k);   /* measure AIR_STAT_SOURCE_LAG now (the source's end or stop) */
+  /* checkpoints (ckpt.c): each partition's next offset and largest event
+   * time; read back, the partitions this rank reads now take them (and
+   * are assigned there); seek: those of ranks of then that had ended
+   * (pos[j % n] == INT64_MAX for partition j) are at their end */
+  void (*save)(AirKafka *k, AirCkptW *w);
+  void (*load)(AirKafka *k, AirCkptR *r);
+  void (*seek)(AirKafka *k, const int64_t *pos, int n);
 } AirKafkaOps;
 extern const AirKafkaOps air_kafka_ops;
 typedef struct AirKafkaDef {
@@ -948,8 +957,8 @@ static inline uint32_t air_join_next(const AirJoinIndex *x, uint32_t i) { return
  * with the rows, and resume (docs/design.md "Checkpoints")
  * ====================================================================== */
 
-typedef struct AirCkptW AirCkptW; /* a checkpoint file being written (its CRC32C kept) */
-typedef struct AirCkptR AirCkptR; /* one being read back (verified before) */
+/* AirCkptW: a checkpoint file being written (its CRC32C kept); AirCkptR:
+ * one being read back (verified before). */
 void air_ckpt_put(AirCkptW *w, const void *p, size_t n);
 void air_ckpt_put_i64(AirCkptW *w, int64_t v);
 /* Reading past what was written ends the run with a message naming the file. */

@@ -827,8 +827,8 @@ void air_ckpt_start(AirRuntime *rt) {
   for (int i = 0; i < rt->nvertices; i++) {
     AirVertex *v = rt->vertices[i];
     if (v->source && v->active && !v->ck_load)
-      air_fatal(rt, "checkpoints: %s cannot be checkpointed: checkpoints cover csv files and datagen "
-                "sources (kafka, tcp and stdin: docs/guarantees.md)", v->name);
+      air_fatal(rt, "checkpoints: %s cannot be checkpointed: checkpoints cover csv files, datagen and "
+                "kafka sources (not tcp and stdin, which cannot be read again: docs/guarantees.md)", v->name);
   }
   for (int i = 0; i < rt->nvertices; i++) {
     AirVertex *v = rt->vertices[i];

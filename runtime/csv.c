@@ -1648,7 +1648,7 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
       }
       c->stopped = false;
     }
-    if (c->v && !c->kafka && atomic_load_explicit(&c->rt->ck_req, memory_order_relaxed) > c->ck_seen &&
+    if (c->v && atomic_load_explicit(&c->rt->ck_req, memory_order_relaxed) > c->ck_seen &&
         air_ckpt_due(c->v, 0, &c->ck_seen, (int64_t)c->index))
       return AIR_CSV_BARRIER; /* a checkpoint: the records before index are read */
     if (c->cut >= 0 && c->index >= (uint64_t)c->cut) break;
@@ -1738,6 +1738,13 @@ bool air_csv_cut(const AirCsv *c, int64_t *k) {
 /* ---- checkpoints: where the reader is ----------------------------------- */
 
 void air_csv_save(AirCkptW *w, const AirCsv *c) {
+  if (c->kafka) { /* the offsets, and the watermark given out */
+    int64_t v[2] = {(int64_t)c->index, c->bad};
+    air_ckpt_put(w, v, sizeof v);
+    air_ckpt_put_i64(w, c->kfloor);
+    c->kops->save(c->kafka, w);
+    return;
+  }
   int64_t v[11] = {(int64_t)c->index, c->line, (int64_t)(c->offset - (c->len - c->pos)), (int64_t)c->stop_at,
                    c->maxts, c->bad, (int64_t)c->taken, c->start, c->split ? (int64_t)c->split->next : -1,
                    c->split ? (int64_t)c->split->nblocks : -1, 0};
@@ -1745,6 +1752,19 @@ void air_csv_save(AirCkptW *w, const AirCsv *c) {
 }
 
 void air_csv_load(AirCkptR *r, AirCsv *c) {
+  if (c->kafka) {
+    int64_t v[2];
+    air_ckpt_get(r, v, sizeof v);
+    if (air_ckpt_rescaled(r)) {
+      if (!air_ckpt_dropping(r)) c->bad += (long)v[1];
+    } else {
+      c->index = (uint64_t)v[0];
+      c->bad = (long)v[1];
+    }
+    c->kfloor = air_ckpt_get_min(r, c->kfloor);
+    c->kops->load(c->kafka, r);
+    return;
+  }
   int64_t v[11];
   air_ckpt_get(r, v, sizeof v);
   if (air_ckpt_rescaled(r)) { /* air_csv_seek skipped what was read; the counts add up */
@@ -1791,6 +1811,10 @@ static void skip_to(AirCsv *c, int64_t k, bool count_ts) {
  * watermark's base is then that of a whole-file read at each first record. */
 void air_csv_seek(AirCsv *c, const int64_t *pos, int n) {
   if (n < 1) return;
+  if (c->kafka) {
+    c->kops->seek(c->kafka, pos, n);
+    return;
+  }
   if (c->fd < 0 || c->polled) air_fatal(c->rt, "checkpoint: stream '%s' cannot seek in '%s'", c->name, c->path);
   CsvSplit *s = c->split;
   if (!s) { /* a whole-file reader then and now */

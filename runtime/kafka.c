@@ -47,6 +47,7 @@
 #define KAFKA_QUEUE_KB "16384"    /* librdkafka's prefetch bound per consumer */
 
 typedef struct Part {
+  int j;           /* its number among every topic's partitions (rank j mod N reads it) */
   int topic;       /* index into topics */
   int32_t id;      /* partition number */
   int64_t start;   /* first offset (or RD_KAFKA_OFFSET_*) */
@@ -75,6 +76,7 @@ struct AirKafka {
   rd_kafka_message_t *batch[KAFKA_BATCH];
   int nbatch, at;    /* messages in batch, the next one */
   rd_kafka_message_t *held; /* the message the reader has, destroyed at the next */
+  bool reassign;     /* resumed: assign the partitions again, at the checkpoint's offsets */
   const void *last_rkt; /* a cache for part_of */
   int last_topic;
   atomic_llong down_since; /* ms when all brokers went down, 0 while up */
@@ -278,6 +280,7 @@ static AirKafka *kafka_open(AirRuntime *rt, const AirKafkaDef *d, const char *st
     qsort(all, (size_t)mt->partition_cnt, sizeof *all, cmp_part);
     for (int i = 0; i < mt->partition_cnt; i++, total++) {
       if (total % air_world(rt) != air_rank(rt)) continue;
+      all[i].j = total;
       Part *np = realloc(k->parts, (size_t)(mine + 1) * sizeof *np);
       if (!np) air_oom("kafka partitions");
       k->parts = np;
@@ -388,7 +391,13 @@ static void check_down(AirKafka *k) {
 /* The next message of this rank's partitions: 1 (in *m, valid until the
  * next call), 0 when none came within timeout_ms, -1 when every partition
  * is at its end (end = 'latest'; a rank without partitions at once). */
+static void reassign(AirKafka *k);
+
 static int kafka_next(AirKafka *k, int timeout_ms, AirKafkaMsg *m) {
+  if (k->reassign) { /* resumed: the checkpoint's offsets, assigned once */
+    k->reassign = false;
+    reassign(k);
+  }
   if (k->held) {
     rd_kafka_message_destroy(k->held);
     k->held = NULL;
@@ -415,6 +424,10 @@ static int kafka_next(AirKafka *k, int timeout_ms, AirKafkaMsg *m) {
     Part *p = pi >= 0 ? &k->parts[pi] : NULL;
     /* a message past a partition's end (end = 'latest'), or of no partition of ours */
     if (!p || p->done || (p->end >= 0 && msg->offset >= p->end)) {
+      rd_kafka_message_destroy(msg);
+      continue;
+    }
+    if (msg->offset < p->next) { /* fetched before a checkpoint's offset was assigned: read then */
       rd_kafka_message_destroy(msg);
       continue;
     }
@@ -464,7 +477,60 @@ static void kafka_where(const AirKafka *k, int part, int64_t offset, char *buf, 
              k->parts[part].id, (long long)offset);
 }
 
+/* ---- checkpoints ---------------------------------------------------------
+ * A partition's state is its next offset and its largest event time (its
+ * watermark); it goes with the partition to the rank that reads it now. */
+static void kafka_save(AirKafka *k, AirCkptW *w) {
+  air_ckpt_put_i64(w, k->nparts);
+  for (int i = 0; i < k->nparts; i++) {
+    const Part *p = &k->parts[i];
+    int64_t v[5] = {p->j, p->topic, p->id, p->next, p->maxts};
+    air_ckpt_put(w, v, sizeof v);
+  }
+}
+
+/* This rank's partitions from their offsets (after a load or a seek). */
+static void reassign(AirKafka *k) {
+  rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(k->nparts > 0 ? k->nparts : 1);
+  k->ndone = 0;
+  for (int i = 0; i < k->nparts; i++) {
+    Part *p = &k->parts[i];
+    if (p->end >= 0 && p->next >= p->end) p->done = true;
+    k->ndone += p->done;
+    rd_kafka_topic_partition_list_add(list, k->topics[p->topic], p->id)->offset = p->next;
+  }
+  rd_kafka_resp_err_t e = k->nparts > 0 ? rd_kafka_assign(k->rk, list) : RD_KAFKA_RESP_ERR_NO_ERROR;
+  rd_kafka_topic_partition_list_destroy(list);
+  if (e) air_fatal(k->rt, "%s: cannot assign the partitions at the checkpoint's offsets: %s", k->who, rd_kafka_err2str(e));
+}
+
+static void kafka_load(AirKafka *k, AirCkptR *r) {
+  int64_t n = air_ckpt_get_i64(r);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v[5];
+    air_ckpt_get(r, v, sizeof v);
+    for (int q = 0; q < k->nparts; q++) {
+      Part *p = &k->parts[q];
+      if (p->j != v[0]) continue;
+      if (p->topic != v[1] || p->id != v[2])
+        air_fatal(k->rt, "%s: the checkpoint's partitions are not the topics' now (partitions added?)", k->who);
+      p->next = v[3];
+      p->maxts = v[4];
+    }
+  }
+  k->reassign = true; /* once every file is read: at the first message asked for */
+}
+
+static void kafka_seek(AirKafka *k, const int64_t *pos, int n) {
+  for (int q = 0; q < k->nparts; q++)
+    if (pos[k->parts[q].j % n] == INT64_MAX) k->parts[q].done = true; /* its reader had read it to its end */
+  k->reassign = true;
+}
+
 const AirKafkaOps air_kafka_ops = {
+    .save = kafka_save,
+    .load = kafka_load,
+    .seek = kafka_seek,
     .open = kafka_open,
     .next = kafka_next,
     .maxts = kafka_maxts,

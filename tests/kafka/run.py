@@ -9,7 +9,8 @@ messages give what the reference below computes, lateness per partition:
 a row is late when its window ended by (the largest event time before it in
 its own partition) - bound. 1, 2 and 3 ranks, fused and --no-fuse.
 Then: a group's committed offsets, start offsets, an idle partition
-(idle_timeout), a live topic fed while the query runs, brokers that cannot
+(idle_timeout), a live topic fed while the query runs, checkpoints of one
+killed half-way and resumed (same and other rank counts), brokers that cannot
 be reached at the start and a broker that goes down, and compile errors.
 
     python3 tests/kafka/run.py      (from the repository root)
@@ -439,6 +440,75 @@ def live_cases(work, c):
                 label, windows_early, len(want) - 1))
 
 
+CKPT_QUERY = """CREATE STREAM ev (key BIGINT, v BIGINT, ts TIMESTAMP,
+                 WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ({with_});
+CREATE SINK out WITH (sink = 'csv', path = 'out.csv');
+INSERT INTO out SELECT key, COUNT(*) AS n, SUM(v) AS s, WINDOW_END FROM ev GROUP BY key
+WINDOW TUMBLING (SIZE 1 SECOND);
+"""
+
+
+def ckpt_cases(work, c):
+    """Checkpoints of a topic fed while the query runs: killed (SIGKILL of
+    a rank) after a checkpoint, the rest fed meanwhile, resumed to the end
+    (end = 'latest') on as many ranks and on another number: the sink is
+    the reference's, each message counted once (offsets per partition)."""
+    for np_from, np_to in ((2, 2), (2, 3), (3, 1)):
+        d = os.path.join(work, "ckpt_%d_%d" % (np_from, np_to))
+        os.mkdir(d)
+        topic = "ck%d%d" % (np_from, np_to)
+        c.command("topic %s:4" % topic)
+        w = "source = 'kafka', brokers = '%s', topic = '%s', end = 'latest', timeout = '10 s'" % (c.bootstrap, topic)
+        exe = compile_query(d, "q", w, query=CKPT_QUERY)
+        if not exe:
+            continue
+        label = "checkpoint on %d ranks, resumed on %d" % (np_from, np_to)
+        # the killed run reads the topic as it grows (end = 'none')
+        p = subprocess.Popen([MPIRUN, "-np", str(np_from), exe, "--set", "ev.end=none", "--checkpoint-dir", "ckd",
+                              "--checkpoint-interval", "100ms"], cwd=d, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        parts = [[] for _ in range(4)]
+        for step in range(8):  # eight seconds of event time, fed over about two seconds
+            for q in range(4):
+                rows = [(rng.randrange(6), rng.randrange(100), step * 1000 + rng.randrange(1000)) for _ in range(150)]
+                rows.sort(key=lambda r: r[2])
+                parts[q] += rows
+                produce(c, topic, q, [csv_line(r) for r in rows], d)
+            if step == 4:  # half fed: a rank dies after a checkpoint
+                t0 = time.time()
+                while time.time() - t0 < 10 and not any(
+                        os.path.exists(os.path.join(d, "ckd", x, "MANIFEST"))
+                        for x in (os.listdir(os.path.join(d, "ckd")) if os.path.isdir(os.path.join(d, "ckd")) else [])):
+                    time.sleep(0.05)
+                time.sleep(0.2)
+                ranks = subprocess.run(["pgrep", "-f", "^" + exe + " "], capture_output=True, text=True).stdout.split()
+                if ranks:
+                    os.kill(int(rng.choice(ranks)), signal.SIGKILL)
+        try:
+            p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+        if p.returncode == 0:
+            h.fail(label + ": the run was not killed")
+            continue
+        rc, out, err, st = run(d, exe, np_to, extra=("--checkpoint-dir", "ckd", "--resume", "auto"))
+        want, late = reference(parts)
+        got = open(os.path.join(d, "out.csv")).read().splitlines() if os.path.exists(os.path.join(d, "out.csv")) else []
+        if rc != 0:
+            h.fail("%s: the resumed run: exit %s" % (label, rc), err)
+        elif "resuming from checkpoint" not in err:
+            h.fail(label + ": it did not resume from a checkpoint", err)
+        elif got != want:
+            h.fail(label + ": the sink differs from the reference", unified_diff(want, got, "expected", label))
+        elif st.get("late") != late:
+            h.fail("%s: %s late rows, the reference %d" % (label, st.get("late"), late), err)
+        else:
+            h.ok("%s: killed half-way, resumed at each partition's offset: %d rows as the reference" % (
+                label, len(want) - 1))
+
+
 def down_mid_run(c, exe, d, after, label, says):
     """Broker 1 goes down `after` s into a 2-rank run: it must end, exit
     non-zero, saying each of `says`."""
@@ -593,6 +663,7 @@ def main():
             group_and_start(work, c)
             lag_case(work, c)
             live_cases(work, c)
+            ckpt_cases(work, c)
             sink_cases(work, c)
         finally:
             c.close()
