@@ -389,7 +389,8 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
     /* (a per-rank partial's too: a rescaled resume folds several into one) */
     bool partial = false;
     for (int i = 0; i < ph->nstages; i++)
-      partial |= ph->stages[i].chain == ch && ph->stages[i].partial && in_source_loop(&ph->stages[i]);
+      partial |= ph->stages[i].chain == ch && ph->stages[i].partial && in_source_loop(&ph->stages[i]) &&
+                 leg_source(&ph->stages[i])->source->ckpt;
     if (ch->session || chain_slice_ms(ch) || partial) {
       FILE *f = g.funcs.f;
       fprintf(f, ch->session ? "/* Fold the accumulators of a session into those of one it met. */\n"
