@@ -17,7 +17,8 @@ spread by the exchange's hash; a HOPPING query's shared slices refused), a
 torn, a corrupt and a missing state file (the checkpoint before is used,
 with a warning that names the file), a checkpoint of another query
 (refused), a fresh run into a directory with checkpoints (refused), and a
-run stopped by SIGTERM resumed to the same bytes.
+run stopped by SIGTERM resumed to the same bytes; a redis sink, killed and
+resumed, holds the hashes of an uninterrupted run (idempotent by key).
 
     python3 tests/ckpt/run.py [trials]      (from the repository root)
 Environment: AIRC (build/airc), MPIRUN (mpirun), KEEP=1, SEED.
@@ -32,7 +33,7 @@ import time
 
 ROOT = os.getcwd()
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from lib import Harness, unified_diff  # noqa: E402
+from lib import Harness, RedisServer, unified_diff  # noqa: E402
 
 AIRC = os.path.abspath(os.environ.get("AIRC", "build/airc"))
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
@@ -371,6 +372,56 @@ def stopped_then_resumed(d, exe, ref):
     check_final("stopped by SIGTERM, resumed", d, ref, err, ": same bytes as an uninterrupted run")
 
 
+def redis_case(work):
+    """sink = 'redis' is idempotent by key: a run killed and resumed leaves
+    the hashes an uninterrupted run leaves (rows after the checkpoint are
+    written again, with the same values under the same keys)."""
+    try:
+        srv = RedisServer(work)
+    except (OSError, RuntimeError) as e:
+        h.fail("redis sink: no redis-server (%s)" % e)
+        return
+    try:
+        d = os.path.join(work, "redis")
+        os.mkdir(d)
+        for f in ("events.csv",):
+            shutil.copy(os.path.join(work, f), d)
+        q = TUMBLE.replace("CREATE SINK out WITH (sink = 'csv', path = 'out.csv');",
+                           "CREATE SINK out WITH (sink = 'redis', address = '127.0.0.1:%d');" % srv.port)
+        open(os.path.join(d, "r.airq"), "w").write(q)
+        exe = os.path.join(d, "r")
+        if not h.compile(AIRC, d, "r.airq", exe, ["--cflags", "-Werror"], "redis sink"):
+            return
+
+        def dump():
+            keys = sorted(srv.cli("--scan", "--pattern", "out:*", raw=True).splitlines())
+            cmds = "".join("HGETALL %s\n" % k for k in keys)
+            return keys, srv.cli(stdin=cmds, raw=True)
+
+        srv.cli("FLUSHALL")
+        rc, out, err = run(d, exe, 2, [])
+        want = dump()
+        if rc != 0 or not want[0]:
+            h.fail("redis sink: the uninterrupted run (exit %s, %d hashes)" % (rc, len(want[0])), err)
+            return
+        srv.cli("FLUSHALL")
+        rc, victim, err = killed_run(d, exe, 2, [], ["events"])
+        if rc == 0 or not manifests(os.path.join(d, "ckd")):
+            h.fail("redis sink: not killed after a checkpoint (exit %s)" % rc, err)
+            return
+        rc, out, err = run(d, exe, 2, ["--checkpoint-dir", "ckd", "--resume", "auto"], ["events"])
+        got = dump()
+        if rc != 0:
+            h.fail("redis sink: the resumed run failed", err)
+        elif got != want:
+            h.fail("redis sink: the hashes differ from an uninterrupted run's",
+                   unified_diff(want[1], got[1], "uninterrupted", "resumed"))
+        else:
+            h.ok("redis sink: killed (rank %s), resumed: the %d hashes of an uninterrupted run" % (victim, len(got[0])))
+    finally:
+        srv.stop()
+
+
 def main():
     with h.workdir() as work:
         write_data(work)
@@ -439,6 +490,8 @@ def main():
                 stopped_then_resumed(work, exe, ref)
         if "tumbling csv" in exes and "hopping csv" in exes:
             refusals(work, exes["tumbling csv"], exes["hopping csv"])
+        if not ONLY:
+            redis_case(work)
     sys.exit(h.summary())
 
 
