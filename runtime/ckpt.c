@@ -5,35 +5,36 @@
  * in airc's master-less style: rank 0 only starts it and writes its manifest.
  *
  *  1. Rank 0 asks every rank for checkpoint N (AIR_TAG_CKPT_START). Each
- *     source instance, between rows, parks at its position (its own order
- *     of rows: a generator's row index, a file's record index, the same on
- *     every rank); the main thread of each rank reports the largest per
- *     source once every instance parked or ended, and rank 0 answers every
- *     rank with the largest over the ranks: the cut K. As a stop's cut
- *     (cut.c), but the sources go on afterwards.
- *  2. Each instance makes or reads its rows before K, writes its state (its
- *     position K, watermark, partial aggregates) and sends a barrier on every
- *     port, after those rows. Rows after K follow the barrier.
- *  3. A consumer takes a barrier from each of its (edge, sender) slots;
+ *     source instance, between two rows, notes its position (its own order
+ *     of rows: a generator's next row index, a file's next record index,
+ *     each Kafka partition's next offset), writes its state (position,
+ *     watermark, partial aggregates) and sends a barrier on every port,
+ *     after the rows before it. No source waits for another.
+ *  2. A consumer takes a barrier from each of its (edge, sender) slots;
  *     batches from a slot whose barrier came are held back until every
  *     slot's came (alignment; a slot that ended counts as come). Then its
- *     state is exactly that of the rows before the cut: it writes it,
- *     sends the barrier on, and takes the held batches. The collector
- *     writes its held rows and the length its sink file has (flushed and
- *     fsync'd).
- *  4. Each rank tells rank 0 when all its vertex instances wrote (or
- *     ended); rank 0 then writes DIR/ckpt-N/MANIFEST (the files, their
- *     sizes and CRC32C) through a rename: the checkpoint counts only then.
- *     Older ones beyond --checkpoint-keep are deleted.
+ *     state is exactly that of the rows before the barriers: it writes it,
+ *     sends the barrier on, and takes the held batches (vertex.c). The
+ *     collector writes its held rows and the length its sink file has
+ *     (flushed and fsync'd).
+ *  3. Each rank tells rank 0 when all its vertex instances wrote (or ended),
+ *     with each source instance's position (AIR_TAG_CKPT_DONE); rank 0 then
+ *     writes DIR/ckpt-N/MANIFEST (the positions, the files, their sizes and
+ *     CRC32C) through a rename: the checkpoint counts only then. Older ones
+ *     beyond --checkpoint-keep are deleted.
  *
  * A stop (SIGINT, SIGTERM, --duration) closes windows early, so a
  * checkpoint that a stop overtook is dropped, and none starts after one.
  * Resume: rank 0 picks the newest checkpoint whose manifest and files
- * verify (a torn or corrupt one is named and skipped), every vertex reads
- * its file before the threads start (sources on their thread), sources
- * seek to K, and the collector truncates its sink file to the length
- * recorded. The files: DIR/ckpt-N/rR-vV-iI (rank, vertex, instance), each
- * a header, the state, and a trailer with the length and CRC32C.
+ * verify (a torn or corrupt one is named and set aside), every vertex
+ * reads its file before the threads start (sources on their thread), and
+ * the collector cuts its sink file back to the length recorded. On another
+ * number of ranks or threads, a consumer reads every rank's file and keeps
+ * the keys it owns now (the exchange's hash), and a source instance skips
+ * what the instances of then had read (their positions in the manifest)
+ * and folds in their partial aggregates. The files: DIR/ckpt-N/rR-vV-iI
+ * (rank, vertex, instance), each a header, the state, and a trailer with
+ * the length and CRC32C. docs/design.md, "Checkpoints".
  */
 #include <dirent.h>
 #include <errno.h>
