@@ -994,6 +994,7 @@ void air_source_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, AirCk
 bool air_ckpt_keeps(const AirCkptR *r, uint64_t hash);
 bool air_ckpt_rescaled(const AirCkptR *r);
 bool air_ckpt_dropping(const AirCkptR *r); /* its keyed state is read past, kept by another instance */
+size_t air_ckpt_share(const AirCkptR *r, size_t n); /* of n keys read, about how many stay here */
 int64_t air_ckpt_get_min(AirCkptR *r, int64_t cur);
 typedef uint64_t (*AirCkptRouteFn)(const void *key); /* a key's routing hash (hash_K) */
 void air_ckpt_source_begin(AirVertex *v, int inst, void *st);

@@ -245,6 +245,11 @@ struct AirCkptR {
 
 bool air_ckpt_dropping(const AirCkptR *r) { return r->drop; }
 
+size_t air_ckpt_share(const AirCkptR *r, size_t n) {
+  if (r->drop) return 0;
+  return r->rescaled ? n / (size_t)r->rt->world + n / (size_t)r->rt->world / 8 + 1 : n;
+}
+
 bool air_ckpt_rescaled(const AirCkptR *r) { return r->rescaled; }
 
 bool air_ckpt_keeps(const AirCkptR *r, uint64_t hash) {
