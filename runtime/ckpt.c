@@ -832,6 +832,8 @@ void air_ckpt_start(AirRuntime *rt) {
   if (!ck) return;
   for (int i = 0; i < rt->nvertices; i++) {
     AirVertex *v = rt->vertices[i];
+    if (v->source && v->active && !v->ck_load && rt->rank == 0)
+      rmdir(ck->dir); /* made for nothing: gone again when empty */
     if (v->source && v->active && !v->ck_load)
       air_fatal(rt, "checkpoints: %s cannot be checkpointed: checkpoints cover csv files, datagen and "
                 "kafka sources (not tcp and stdin, which cannot be read again: docs/guarantees.md)", v->name);

@@ -603,6 +603,47 @@ def sink_cases(work, c):
             h.fail(label + ": the topic differs from the reference", unified_diff(expect, got, "expected", label))
         else:
             h.ok("%s: %d messages read back by kcat, keyed by the group key, as the reference" % (label, len(got)))
+    # checkpoints: a run killed after a checkpoint and resumed produces the
+    # messages after the checkpoint again (at least once, the same keys and
+    # values), none that the reference has not
+    rows = make_rows(16000, span_ms=16000)
+    want, _ = reference([rows])
+    d = os.path.join(work, "sink_ckpt")
+    os.mkdir(d)
+    with open(os.path.join(d, "ev.csv"), "w") as f:
+        f.write("".join(csv_line(r) + "\n" for r in rows))
+    c.command("topic outck:1")
+    with open(os.path.join(d, "q.airq"), "w") as f:
+        f.write(SINK_QUERY.format(b=c.bootstrap, t="outck", fmt=""))
+    exe = os.path.join(d, "q")
+    if h.compile(AIRC, d, "q.airq", exe, label="sink ckpt"):
+        label = "sink: killed after a checkpoint, resumed"
+        flags = ["--set", "ev.rate=8000", "--checkpoint-dir", "ckd", "--checkpoint-interval", "100ms"]
+        p = subprocess.Popen([MPIRUN, "-np", "2", exe] + flags, cwd=d, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        t0 = time.time()
+        while p.poll() is None and time.time() - t0 < 20 and not any(
+                os.path.exists(os.path.join(d, "ckd", x, "MANIFEST"))
+                for x in (os.listdir(os.path.join(d, "ckd")) if os.path.isdir(os.path.join(d, "ckd")) else [])):
+            time.sleep(0.05)
+        time.sleep(0.8)
+        ranks = subprocess.run(["pgrep", "-f", "^" + exe + " "], capture_output=True, text=True).stdout.split()
+        if ranks:
+            os.kill(int(rng.choice(ranks)), signal.SIGKILL)
+        p.communicate(timeout=30)
+        rc, out, err, st = run(d, exe, 2, extra=flags + ["--resume", "auto"])
+        got = consume(c, "outck")
+        expect = ["%s|%s" % (line.split(",")[0], line) for line in want[1:]]
+        if p.returncode == 0:
+            h.fail(label + ": the first run was not killed")
+        elif rc != 0 or "resuming from checkpoint" not in err:
+            h.fail("%s: the resumed run (exit %s)" % (label, rc), err)
+        elif set(got) != set(expect) or len(got) < len(expect):
+            h.fail(label + ": the topic is not the reference's messages, each at least once",
+                   unified_diff(sorted(set(expect)), sorted(set(got)), "expected", label))
+        else:
+            h.ok("%s: every one of the %d messages, %d produced again (at least once, same keys and values)" % (
+                label, len(expect), len(got) - len(expect)))
     # a broker that goes down: deliveries time out, and the run fails with the reason
     d = os.path.join(work, "sink_down")
     os.mkdir(d)
