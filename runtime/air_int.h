@@ -167,6 +167,7 @@ struct AirVertex {
   _Atomic int64_t *ck_done; /* per instance: the last checkpoint written, INT64_MAX once ended */
   _Atomic int64_t *ck_taken; /* sources, per instance: the last checkpoint whose barrier it sent */
   _Atomic int64_t *ck_pos;   /* ... and its position then (rows before it were read) */
+  int64_t (*ck_stats)[AIR_STAT_COUNT]; /* per instance: its thread's counts (air_stat_thread) */
 };
 
 struct AirOut {
@@ -192,6 +193,7 @@ struct AirOut {
 
 typedef struct AirStats {
   _Atomic int64_t count[AIR_STAT_COUNT];
+  _Atomic int64_t restored_events; /* of count[AIR_STAT_EVENTS_IN], from a checkpoint (not this run's) */
   pthread_mutex_t lat_mu;
   double *lat;          /* latency samples, ms */
   size_t nlat;          /* samples held */
@@ -264,6 +266,13 @@ void *air_xmalloc(AirRuntime *rt, size_t n); /* [any] never NULL: ends the run w
 int air_signal_seen(void); /* [any] SIGINT or SIGTERM received by this process, else 0 */
 
 void air_stats_init(AirStats *s); /* [main] */
+/* [vertex] This thread's own counts also go to counts (NULL: not), which
+ * its checkpoints carry; air_stat_carried says which counters are carried
+ * (counts of rows, not bytes, messages or times); [any] air_stat_restore
+ * adds a checkpoint's. */
+void air_stat_thread(int64_t *counts);
+bool air_stat_carried(AirStat s);
+void air_stat_restore(AirRuntime *rt, AirStat s, int64_t n);
 void air_stats_free(AirStats *s); /* [main] */
 /* [main, collective] Merge every rank's stats on rank 0, print the summary and
  * write --stats-json there. elapsed_s: this rank's run time. */

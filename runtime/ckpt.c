@@ -144,8 +144,10 @@ static void ck_path(const AirCkpt *ck, int64_t id, const char *name, char *out, 
     fmt(out, cap, "%s/ckpt-%06" PRId64, ck->dir, id);
 }
 
+/* A vertex instance's state; with ".n", only the counts of one that had ended. */
+static const char *g_suffix = "";
 static void file_name(int rank, int vertex, int inst, char *out, size_t cap) {
-  fmt(out, cap, "r%d-v%d-i%d", rank, vertex, inst);
+  fmt(out, cap, "r%d-v%d-i%d%s", rank, vertex, inst, g_suffix);
 }
 
 /* fsync a directory, so a rename in it is durable. */
@@ -784,13 +786,47 @@ void air_source_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, AirCk
   v->ck_seek = seek;
 }
 
+/* The counts of an instance that had ended (it wrote no state): a file of
+ * their own, "rR-vV-iI.n", written by its rank's main thread. */
+static void write_counts(AirVertex *v, int inst, int64_t id) {
+  g_suffix = ".n";
+  AirCkptW *w = writer_open(v->rt, id, v->index, inst);
+  g_suffix = "";
+  air_ckpt_put_i64(w, AIR_STAT_COUNT);
+  air_ckpt_put(w, v->ck_stats[inst], sizeof v->ck_stats[inst]);
+  writer_close(w);
+}
+
+static void read_counts(AirVertex *v, AirCkptR *r, int to, bool count) {
+  int64_t n = air_ckpt_get_i64(r);
+  for (int64_t s = 0; s < n; s++) {
+    int64_t c = air_ckpt_get_i64(r);
+    if (count && s < AIR_STAT_COUNT && air_stat_carried((AirStat)s)) {
+      v->ck_stats[to][s] += c;
+      air_stat_restore(v->rt, (AirStat)s, c);
+    }
+  }
+}
+
+static void load_counts(AirVertex *v, int rank, int inst, int to, bool count) {
+  g_suffix = ".n";
+  AirCkptR *r = reader_open(v->rt, rank, v->index, inst);
+  g_suffix = "";
+  if (!r) return;
+  read_counts(v, r, to, count);
+  reader_close(r);
+}
+
 /* Reads the file of (rank, v, inst) into ctx; false when there is none. */
-static bool load_file(AirVertex *v, int rank, int inst, void *ctx, bool first, bool drop) {
+/* Reads the file of (rank, v, inst) into ctx; false when there is none.
+ * Its counts go to instance `to` (and the run's totals) when count. */
+static bool load_file(AirVertex *v, int rank, int inst, void *ctx, bool first, bool drop, int to, bool count) {
   AirCkptR *r = reader_open(v->rt, rank, v->index, inst);
   if (!r) return false;
   r->first = first;
   r->drop = drop;
   v->ck_load(r, ctx);
+  read_counts(v, r, to, count);
   reader_close(r);
   return true;
 }
@@ -807,11 +843,13 @@ static void load_state(AirVertex *v, void *ctx) {
   AirRuntime *rt = v->rt;
   double t0 = air_mono_s();
   if (same_layout(rt)) {
-    load_file(v, rt->rank, 0, ctx, true, false);
-  } else {
+    if (!load_file(v, rt->rank, 0, ctx, true, false, 0, true)) load_counts(v, rt->rank, 0, 0, true);
+  } else { /* every rank's state; rank q's counts to rank q mod N */
     bool first = true;
-    for (int q = 0; q < rt->ck->old_world; q++)
-      if (load_file(v, q, 0, ctx, first, false)) first = false;
+    for (int q = 0; q < rt->ck->old_world; q++) {
+      if (load_file(v, q, 0, ctx, first, false, 0, q % rt->world == rt->rank)) first = false;
+      else load_counts(v, q, 0, 0, q % rt->world == rt->rank);
+    }
   }
   atomic_fetch_add(&rt->ck->load_us, (int64_t)((air_mono_s() - t0) * 1e6));
 }
@@ -822,6 +860,11 @@ void air_ckpt_start(AirRuntime *rt) {
     v->ck_done = air_xmalloc(rt, (size_t)v->instances * sizeof *v->ck_done);
     v->ck_taken = air_xmalloc(rt, (size_t)v->instances * sizeof *v->ck_taken);
     v->ck_pos = air_xmalloc(rt, (size_t)v->instances * sizeof *v->ck_pos);
+    v->ck_stats = NULL;
+    if (rt->ck) { /* counts carried by checkpoints */
+      v->ck_stats = air_xmalloc(rt, (size_t)v->instances * sizeof *v->ck_stats);
+      memset(v->ck_stats, 0, (size_t)v->instances * sizeof *v->ck_stats);
+    }
     for (int t = 0; t < v->instances; t++) {
       atomic_init(&v->ck_done[t], 0);
       atomic_init(&v->ck_taken[t], 0);
@@ -865,8 +908,9 @@ void air_ckpt_source_begin(AirVertex *v, int inst, void *st) {
   double t0 = air_mono_s();
   int si = 0;
   while (si < ck->nsrc && ck->src[si] != v) si++;
-  if (!(same_layout(rt) && load_file(v, rt->rank, inst, st, true, false))) {
+  if (!(same_layout(rt) && load_file(v, rt->rank, inst, st, true, false, inst, true))) {
     v->ck_seek(st, ck->old_pos[si], ck->old_npos[si]);
+    if (same_layout(rt)) load_counts(v, rt->rank, inst, inst, true); /* it had ended */
     if (!same_layout(rt)) {
       /* every file of then for the least watermark (the rows to come may
        * be any instance's of then), the partials of those that map here */
@@ -874,7 +918,8 @@ void air_ckpt_source_begin(AirVertex *v, int inst, void *st) {
       bool first = true;
       for (int q = 0; q < ck->old_world; q++)
         for (int i = 0; i < oi; i++)
-          if (load_file(v, q, i, st, first, (q * oi + i) % n != me)) first = false;
+          if (load_file(v, q, i, st, first, (q * oi + i) % n != me, inst, (q * oi + i) % n == me)) first = false;
+          else load_counts(v, q, i, inst, (q * oi + i) % n == me);
     }
   }
   atomic_fetch_add(&ck->load_us, (int64_t)((air_mono_s() - t0) * 1e6));
@@ -886,8 +931,11 @@ static void write_state(AirVertex *v, int inst, int64_t id, void *ctx) {
   if (v->ck_save) {
     AirCkptW *w = writer_open(rt, id, v->index, inst);
     v->ck_save(w, ctx);
+    air_ckpt_put_i64(w, AIR_STAT_COUNT); /* then this instance's counts */
+    air_ckpt_put(w, v->ck_stats[inst], sizeof v->ck_stats[inst]);
     writer_close(w);
   }
+  atomic_store(&v->ck_taken[inst], id);
   atomic_store(&v->ck_done[inst], id);
 }
 
@@ -1043,6 +1091,13 @@ void air_ckpt_poll(AirRuntime *rt, bool done) {
     long long kn = -1;
     int kr = -1;
     if (kill_at && sscanf(kill_at, "%lld:%d", &kn, &kr) == 2 && kn == ck->cur && kr == rt->rank) raise(SIGKILL);
+    /* instances that had ended wrote no state: their counts, for the totals */
+    for (int i = 0; i < rt->nvertices; i++) {
+      AirVertex *v = rt->vertices[i];
+      for (int t = 0; v->active && v->ck_save && t < v->instances; t++)
+        if (atomic_load(&v->ck_done[t]) == INT64_MAX && atomic_load(&v->ck_taken[t]) != ck->cur)
+          write_counts(v, t, ck->cur);
+    }
     d[0] = ck->cur;
     d[1] = !air_should_stop(rt);
     d[2] = atomic_load(&ck->wrote);
@@ -1132,7 +1187,9 @@ void air_ckpt_free(AirRuntime *rt) {
     free((void *)v->ck_done);
     free((void *)v->ck_taken);
     free((void *)v->ck_pos);
+    free(v->ck_stats);
     v->ck_done = v->ck_taken = v->ck_pos = NULL;
+    v->ck_stats = NULL;
   }
   AirCkpt *ck = rt->ck;
   if (!ck) return;

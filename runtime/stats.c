@@ -24,10 +24,30 @@ void air_stats_free(AirStats *s) {
   s->lat = NULL;
 }
 
+/* A vertex thread's own counts (ckpt.c): what its checkpoints carry, so
+ * that a resumed job counts from its start (air_stat_thread). */
+static _Thread_local int64_t *tl_count;
+
+void air_stat_thread(int64_t *counts) { tl_count = counts; }
+
+bool air_stat_carried(AirStat s) {
+  return s == AIR_STAT_EVENTS_IN || s == AIR_STAT_FILTERED || s == AIR_STAT_UNMATCHED || s == AIR_STAT_LATE ||
+         s == AIR_STAT_DROPPED || s == AIR_STAT_BAD_ROWS || s == AIR_STAT_WINDOWS || s == AIR_STAT_DIV_ZERO ||
+         s == AIR_STAT_CAST_ERRORS;
+}
+
 void air_stat_add(AirRuntime *rt, AirStat s, int64_t n) {
   if (!rt || (unsigned)s >= AIR_STAT_COUNT)
     return;
   atomic_fetch_add_explicit(&rt->stats.count[s], n, memory_order_relaxed);
+  if (tl_count)
+    tl_count[s] += n;
+}
+
+void air_stat_restore(AirRuntime *rt, AirStat s, int64_t n) {
+  atomic_fetch_add_explicit(&rt->stats.count[s], n, memory_order_relaxed);
+  if (s == AIR_STAT_EVENTS_IN)
+    atomic_fetch_add_explicit(&rt->stats.restored_events, n, memory_order_relaxed);
 }
 
 void air_stat_set(AirRuntime *rt, AirStat s, int64_t v) {
@@ -209,6 +229,9 @@ void air_stats_finish(AirRuntime *rt, double elapsed_s) {
   local[AIR_STAT_STATE_SETTLED] = air_hash_peak_bytes(true);
   MPI_Reduce(local, m.count, AIR_STAT_COUNT, MPI_INT64_T, MPI_SUM, 0, rt->comm);
   MPI_Reduce(&elapsed_s, &m.secs, 1, MPI_DOUBLE, MPI_MAX, 0, rt->comm);
+  /* a resumed job's counts start at its checkpoint's; its rate is this run's */
+  int64_t restored = atomic_load(&s->restored_events), restored_all = 0;
+  MPI_Reduce(&restored, &restored_all, 1, MPI_INT64_T, MPI_SUM, 0, rt->comm);
 
   int64_t *per_rank = NULL;
   int *counts = NULL, *displs = NULL;
@@ -236,7 +259,7 @@ void air_stats_finish(AirRuntime *rt, double elapsed_s) {
   if (rt->rank != 0)
     return;
 
-  m.rate = m.secs > 0 ? (double)m.count[AIR_STAT_EVENTS_IN] / m.secs : 0;
+  m.rate = m.secs > 0 ? (double)(m.count[AIR_STAT_EVENTS_IN] - restored_all) / m.secs : 0;
   if (total > 0) {
     qsort(all, total, sizeof *all, cmp_double);
     double sum = 0;

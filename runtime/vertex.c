@@ -340,6 +340,7 @@ static void end_missing(AirVertex *v) {
 static void *source_main(void *arg) {
   AirThreadArg *a = arg;
   AirVertex *v = a->v;
+  air_stat_thread(v->ck_stats ? v->ck_stats[a->instance] : NULL);
   v->src_fn(v, a->instance, v->ctx);
   air_ckpt_instance_ended(v, a->instance);
   pthread_mutex_lock(&v->cut.mu);
@@ -405,6 +406,7 @@ static void *consumer_main(void *arg) {
   AirThreadArg *a = arg;
   AirVertex *v = a->v;
   AirRuntime *rt = v->rt;
+  air_stat_thread(v->ck_stats ? v->ck_stats[0] : NULL);
   bool done = v->wm.min == AIR_WM_END;
   if (done && v->on_wm)
     v->on_wm(v, AIR_WM_END, v->ctx);

@@ -25,6 +25,7 @@ Environment: AIRC (build/airc), MPIRUN (mpirun), KEEP=1, SEED.
 """
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -41,6 +42,7 @@ TRIALS = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 # tests/sanitize/e2e.sh: some cases only, without the refusals and bad files
 ONLY = [c for c in os.environ.get("CKPT_CASES", "").split(",") if c]
 rng = random.Random(int(os.environ.get("SEED", "2026")))
+REF_COUNTS = {}  # case name: (events in, windows, late) of its uninterrupted run
 h = Harness("ckpt")
 
 N = 40000   # rows per csv stream
@@ -261,7 +263,15 @@ def trial(label, d, exe, args, paced, ref, kills, rank=None):
     if what and "resuming from checkpoint" not in err:
         h.fail(label + ": the resumed run did not say which checkpoint it resumed", err)
         return
-    check_final(label, d, ref, err, ": killed (%s), resumed, same bytes" % ", ".join(what or ["none"]))
+    if not check_final(label, d, ref, err, ": killed (%s), resumed, same bytes" % ", ".join(what or ["none"])):
+        return
+    # the counts are the job's, as an uninterrupted run's (events in, late, windows)
+    want = [REF_COUNTS.get(label.split(":")[0])]
+    got = re.search(r"(\d+) events in .*\n.*windows (\d+), late (\d+)", err)
+    if want[0] and (not got or got.groups() != want[0]):
+        h.fail(label + ": the summary's counts are not the uninterrupted run's %s" % (want[0],), err)
+    elif want[0]:
+        h.ok(label + ": the summary counts the job from its start: %s events in, %s windows, %s late" % want[0])
 
 
 def rescaled(label, d, exe, args, paced, ref, np_from, np_to, want_err=None):
@@ -443,6 +453,9 @@ def main():
                     h.fail("%s: reference run on %d ranks failed" % (name, np), err)
                     break
                 refs[np] = open(os.path.join(work, "out.csv")).read()
+                m = re.search(r"(\d+) events in .*\n.*windows (\d+), late (\d+)", err)
+                if np == 2 and m:
+                    REF_COUNTS[name] = m.groups()
             if len(refs) < 3:
                 continue
             ref = refs[2]
