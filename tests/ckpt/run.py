@@ -3,7 +3,7 @@
 check-ckpt-stress runs more trials).
 
 Each case is a query over csv files or a generator, paced so that a run
-takes a few seconds. Its reference is an uninterrupted run without
+takes a few seconds (two of them also compiled --no-fuse). Its reference is an uninterrupted run without
 checkpoints on 2 ranks, which must equal the 1- and 3-rank runs (and the
 Python reference of the tumbling case, computed here). Then, per trial: a
 run with --checkpoint-dir is killed (SIGKILL) on a random rank at a random
@@ -477,6 +477,16 @@ def main():
             check_final(name + ": checkpoints every 50 ms", work, ref, err, ", same bytes")
             for t in range(TRIALS):
                 trial("%s: trial %d" % (name, t + 1), work, exe, args, paced, ref, kills=2)
+            if name in ("tumbling csv", "join csv") and not ONLY:  # every operator its own pipeline
+                nexe = exe + "_nofuse"
+                if h.compile(AIRC, work, src, nexe, ["--no-fuse", "--cflags", "-Werror"], name + " --no-fuse"):
+                    clean(work)
+                    rc, out, err = run(work, nexe, 2, args)
+                    if rc != 0 or open(os.path.join(work, "out.csv")).read() != ref:
+                        h.fail(name + " --no-fuse: its uninterrupted run is not the fused one's bytes", err)
+                    else:
+                        trial("%s --no-fuse" % name, work, nexe, args, paced, ref, kills=2)
+                        rescaled(name + " --no-fuse", work, nexe, args, paced, ref, 2, 3)
             if name == "hopping csv":  # the stacks of shared slices are per rank
                 rescaled(name, work, exe, args, paced, ref, 2, 3, "cannot be spread over another number of ranks")
             else:
