@@ -144,10 +144,10 @@ static void ck_path(const AirCkpt *ck, int64_t id, const char *name, char *out, 
     fmt(out, cap, "%s/ckpt-%06" PRId64, ck->dir, id);
 }
 
-/* A vertex instance's state; with ".n", only the counts of one that had ended. */
-static const char *g_suffix = "";
-static void file_name(int rank, int vertex, int inst, char *out, size_t cap) {
-  fmt(out, cap, "r%d-v%d-i%d%s", rank, vertex, inst, g_suffix);
+/* A vertex instance's state (suffix ""); with ".n", only the counts of one
+ * that had ended. */
+static void file_name(int rank, int vertex, int inst, const char *suffix, char *out, size_t cap) {
+  fmt(out, cap, "r%d-v%d-i%d%s", rank, vertex, inst, suffix);
 }
 
 /* fsync a directory, so a rename in it is durable. */
@@ -196,13 +196,13 @@ static void put_header(AirCkptW *w, const AirCkpt *ck, int64_t id, int vertex, i
   w_raw(w, h, sizeof h);
 }
 
-static AirCkptW *writer_open(AirRuntime *rt, int64_t id, int vertex, int inst) {
+static AirCkptW *writer_open(AirRuntime *rt, int64_t id, int vertex, int inst, const char *suffix) {
   AirCkpt *ck = rt->ck;
   AirCkptW *w = air_xmalloc(rt, sizeof *w);
   memset(w, 0, sizeof *w);
   w->rt = rt;
   char name[64];
-  file_name(rt->rank, vertex, inst, name, sizeof name);
+  file_name(rt->rank, vertex, inst, suffix, name, sizeof name);
   ck_path(ck, id, name, w->path, sizeof w->path);
   fmt(w->tmp, sizeof w->tmp, "%s.tmp", w->path);
   w->f = fopen(w->tmp, "wb");
@@ -343,10 +343,10 @@ static const char *verify_file(const char *path, const AirCkpt *ck, int64_t id, 
 
 /* Opens the file of (vertex, inst) of the resumed checkpoint; NULL when
  * this instance wrote none (it had ended: it starts empty and ends). */
-static AirCkptR *reader_open(AirRuntime *rt, int rank, int vertex, int inst) {
+static AirCkptR *reader_open(AirRuntime *rt, int rank, int vertex, int inst, const char *suffix) {
   AirCkpt *ck = rt->ck;
   char name[64];
-  file_name(rank, vertex, inst, name, sizeof name);
+  file_name(rank, vertex, inst, suffix, name, sizeof name);
   AirCkptR *r = air_xmalloc(rt, sizeof *r);
   memset(r, 0, sizeof *r);
   r->rt = rt;
@@ -789,9 +789,7 @@ void air_source_ckpt(AirVertex *v, AirCkptSaveFn save, AirCkptLoadFn load, AirCk
 /* The counts of an instance that had ended (it wrote no state): a file of
  * their own, "rR-vV-iI.n", written by its rank's main thread. */
 static void write_counts(AirVertex *v, int inst, int64_t id) {
-  g_suffix = ".n";
-  AirCkptW *w = writer_open(v->rt, id, v->index, inst);
-  g_suffix = "";
+  AirCkptW *w = writer_open(v->rt, id, v->index, inst, ".n");
   air_ckpt_put_i64(w, AIR_STAT_COUNT);
   air_ckpt_put(w, v->ck_stats[inst], sizeof v->ck_stats[inst]);
   writer_close(w);
@@ -809,9 +807,7 @@ static void read_counts(AirVertex *v, AirCkptR *r, int to, bool count) {
 }
 
 static void load_counts(AirVertex *v, int rank, int inst, int to, bool count) {
-  g_suffix = ".n";
-  AirCkptR *r = reader_open(v->rt, rank, v->index, inst);
-  g_suffix = "";
+  AirCkptR *r = reader_open(v->rt, rank, v->index, inst, ".n");
   if (!r) return;
   read_counts(v, r, to, count);
   reader_close(r);
@@ -821,7 +817,7 @@ static void load_counts(AirVertex *v, int rank, int inst, int to, bool count) {
 /* Reads the file of (rank, v, inst) into ctx; false when there is none.
  * Its counts go to instance `to` (and the run's totals) when count. */
 static bool load_file(AirVertex *v, int rank, int inst, void *ctx, bool first, bool drop, int to, bool count) {
-  AirCkptR *r = reader_open(v->rt, rank, v->index, inst);
+  AirCkptR *r = reader_open(v->rt, rank, v->index, inst, "");
   if (!r) return false;
   r->first = first;
   r->drop = drop;
@@ -929,7 +925,7 @@ void air_ckpt_source_begin(AirVertex *v, int inst, void *st) {
 static void write_state(AirVertex *v, int inst, int64_t id, void *ctx) {
   AirRuntime *rt = v->rt;
   if (v->ck_save) {
-    AirCkptW *w = writer_open(rt, id, v->index, inst);
+    AirCkptW *w = writer_open(rt, id, v->index, inst, "");
     v->ck_save(w, ctx);
     air_ckpt_put_i64(w, AIR_STAT_COUNT); /* then this instance's counts */
     air_ckpt_put(w, v->ck_stats[inst], sizeof v->ck_stats[inst]);
