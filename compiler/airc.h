@@ -323,9 +323,16 @@ typedef struct Select {
   int njoin_rest;
   bool table_join;    /* from[1] is a TABLE (StaticJoin) */
   bool comma_join;    /* FROM a, b: the join key is an equality of WHERE (join_on points at it) */
-  bool left_join;     /* LEFT JOIN: a row without a match goes on, from[1]'s columns NULL */
+  bool left_join;     /* LEFT or FULL JOIN: a from[0] row without a match goes on, from[1]'s columns NULL */
+  bool right_join;    /* RIGHT or FULL JOIN: a from[1] row without a match goes on, from[0]'s columns NULL */
   int time_from;      /* which FROM item's time column drives the window */
 } Select;
+
+/* Are FROM item f's columns NULL in the rows an outer join pads (f = 1 of a
+ * LEFT JOIN, f = 0 of a RIGHT JOIN, both of a FULL JOIN)? */
+static inline bool join_padded(const Select *s, int f) {
+  return f == 1 ? s->left_join : s->right_join;
+}
 
 typedef enum {
   ST_CREATE_STREAM,    /* CREATE STREAM name (cols) WITH (...) : a source */

@@ -20,8 +20,15 @@ void colref(char *buf, size_t n, const Ctx *cx, int f, int c) {
       else
         snprintf(buf, n, "t->c%d", c);
       break;
-    case HOME_JOIN_LEFT: snprintf(buf, n, "l->f0c%d", c); break;
-    case HOME_JOIN_RIGHT: snprintf(buf, n, "rr->f1c%d", c); break;
+    case HOME_JOIN_LEFT:
+    case HOME_JOIN_RIGHT: {
+      const char *row = f ? "rr" : "l";
+      if (join_padded(cx->sel, f)) /* an outer join's padded row: its side is NULL */
+        snprintf(buf, n, "(%s ? %s->f%dc%d : %s)", row, row, f, c, null_value(cx->sel->from[f].rel->cols[c].type));
+      else
+        snprintf(buf, n, "%s->f%dc%d", row, f, c);
+      break;
+    }
     }
 }
 
@@ -171,8 +178,10 @@ static const char *cmp_op(OpKind op) {
  * or a group key after aggregation)? */
 bool is_padded_array(const Expr *e, const Ctx *cx) {
   if (e->type.kind != TY_VARCHAR) return false;
-  if (e->kind == EX_COLUMN && cx->home[1] == HOME_TABLE && e->from_idx == 1 && cx->sel->left_join)
-    return false; /* the table's, or a NULL literal */
+  if (e->kind == EX_COLUMN && cx->sel && join_padded(cx->sel, e->from_idx) &&
+      (cx->home[e->from_idx] == HOME_TABLE || cx->home[e->from_idx] == HOME_JOIN_LEFT ||
+       cx->home[e->from_idx] == HOME_JOIN_RIGHT))
+    return false; /* the joined row's, or a NULL literal */
   if (cx->post) return e->key_idx >= 0 && !(e->kind == EX_CALL && e->agg != AGG_NONE) && e->kind != EX_STRING;
   return e->kind == EX_COLUMN;
 }

@@ -226,7 +226,11 @@ void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, con
   char acc[160];
   emit_join_key(o, ch, &env->cx, side, ind);
   Type kt = join_key_type(ch->sel);
-  if (kt.nullable) /* a NULL key equals nothing: the row joins no row */
+  /* a NULL key equals nothing: the row joins no row, and is dropped unless
+   * an outer join keeps its side (the close then matches it with nothing) */
+  const bool kept = side ? ch->sel->right_join : ch->sel->left_join;
+  const bool skip_null = kt.nullable && !kept;
+  if (skip_null)
     fprintf(o, "%sif (!%s(key.k0)) {\n", ind, null_test(kt));
   fprintf(o, "%sconst uint64_t kh = hash_K%d(&key);\n", ind, ch->index);
   /* one entry per window (the zero key): its rows of both sides, appended */
@@ -245,7 +249,7 @@ void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, con
       fprintf(o, "%s  e->row.f%dc%d = r->f%dc%d;\n", ind, side, i, side, i);
   }
   emit_window_loop_end(o, "", ind);
-  if (kt.nullable) fprintf(o, "%s}\n", ind);
+  if (skip_null) fprintf(o, "%s}\n", ind);
 }
 
 /* Send `var` (an O row) to every output edge of the stage. */
@@ -598,18 +602,28 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
     fprintf(o, "%s      J%d *acc = ap;\n", ind, c);
     fprintf(o, "%s      const int64_t wstart = ws, wend = ws + INT64_C(%" PRId64 ");\n", ind, s->window->size_ms);
     fprintf(o, "%s      (void)wstart;\n%s      (void)wend;\n", ind, ind);
-    /* a hash join: the right rows indexed, each left row probes */
+    /* a hash join: the right rows indexed, each left row probes; an outer
+     * join then sends the rows of its kept sides that matched none, the
+     * other side's columns NULL (colref: `l` or `rr` is NULL) */
+    const bool keep_l = s->left_join, keep_r = s->right_join;
+    const Type kt = join_key_type(s);
     fprintf(o, "%s      AirJoinIndex jx;\n", ind);
     fprintf(o, "%s      air_join_index(&jx, acc->right.data, acc->left.n ? acc->right.n : 0, sizeof(JR%d));\n", ind, c);
+    if (keep_r) {
+      fprintf(o, "%s      uint8_t *rmatched = acc->right.n ? calloc(acc->right.n, 1) : NULL;\n", ind);
+      fprintf(o, "%s      if (acc->right.n && !rmatched) air_oom(\"join\");\n", ind);
+    }
     fprintf(o, "%s      for (size_t li = 0; li < acc->left.n; li++) {\n", ind);
     fprintf(o, "%s        const JL%d *le = (const JL%d *)acc->left.data + li;\n", ind, c, c);
     fprintf(o, "%s        const JLR%d *l = &le->row;\n", ind, c);
+    if (keep_l) fprintf(o, "%s        bool matched = false;\n", ind);
     fprintf(o, "%s        for (uint32_t ri = air_join_first(&jx, le->h); ri != AIR_JOIN_NONE; ri = air_join_next(&jx, ri)) {\n",
             ind);
+    if (kt.nullable && (keep_l || keep_r)) /* kept rows of a NULL key are buffered, and match nothing */
+      fprintf(o, "%s          if (%s(le->key.k0)) break;\n", ind, null_test(kt));
     fprintf(o, "%s          const JR%d *re = (const JR%d *)acc->right.data + ri;\n", ind, c, c);
     fprintf(o, "%s          if (re->h != le->h || memcmp(&re->key, &le->key, sizeof le->key) != 0) continue;\n", ind);
     fprintf(o, "%s          const JRR%d *rr = &re->row;\n", ind, c);
-    fprintf(o, "%s          const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
     SegEnv je = *env;
     je.ts = "ts";
     char jwm[96];
@@ -619,10 +633,43 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
     je.cx.implicit_ts[0] = je.cx.implicit_ts[1] = -1;
     je.cx.wstart = "wstart";
     je.cx.wend = "wend";
+    if ((keep_l || keep_r) && s->njoin_rest) {
+      /* an outer join's other equalities decide whether rows match: they are
+       * tested here, not in a Filter after the join (plan.c) */
+      fprintf(o, "%s          if (!(", ind);
+      for (int i = 0; i < s->njoin_rest; i++) {
+        if (i) fprintf(o, " && ");
+        emit_cond(o, s->join_rest[i], &je.cx);
+      }
+      fprintf(o, ")) continue;\n");
+    }
+    if (keep_l) fprintf(o, "%s          matched = true;\n", ind);
+    if (keep_r) fprintf(o, "%s          rmatched[ri] = 1;\n", ind);
+    fprintf(o, "%s          const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
+    const int first = st->first + 1 <= st->last ? st->first + 1 : st->last + 1;
     char ind10[200];
     snprintf(ind10, sizeof ind10, "%s          ", ind);
-    emit_ops(g, o, st, st->first + 1 <= st->last ? st->first + 1 : st->last + 1, st->last, &je, ind10);
-    fprintf(o, "%s        }\n%s      }\n", ind, ind);
+    emit_ops(g, o, st, first, st->last, &je, ind10);
+    fprintf(o, "%s        }\n", ind);
+    if (keep_l) {
+      fprintf(o, "%s        if (!matched) { /* LEFT: the left row, the right side NULL */\n", ind);
+      fprintf(o, "%s          const JRR%d *rr = NULL;\n%s          (void)rr;\n", ind, c, ind);
+      fprintf(o, "%s          const int64_t ts = l->ts;\n", ind);
+      emit_ops(g, o, st, first, st->last, &je, ind10);
+      fprintf(o, "%s        }\n", ind);
+    }
+    fprintf(o, "%s      }\n", ind);
+    if (keep_r) {
+      fprintf(o, "%s      for (size_t ri = 0; ri < acc->right.n; ri++) { /* RIGHT: the right rows, the left side NULL */\n",
+              ind);
+      fprintf(o, "%s        if (rmatched[ri]) continue;\n", ind);
+      fprintf(o, "%s        const JLR%d *l = NULL;\n%s        (void)l;\n", ind, c, ind);
+      fprintf(o, "%s        const JRR%d *rr = &((const JR%d *)acc->right.data + ri)->row;\n", ind, c, c);
+      fprintf(o, "%s        const int64_t ts = rr->ts;\n", ind);
+      emit_ops(g, o, st, first, st->last, &je, ind10);
+      fprintf(o, "%s      }\n", ind);
+      fprintf(o, "%s      free(rmatched);\n", ind);
+    }
     fprintf(o, "%s      air_join_index_free(&jx);\n", ind);
     fprintf(o, "%s      air_vec_free(&acc->left);\n%s      air_vec_free(&acc->right);\n", ind, ind);
   } else {

@@ -234,6 +234,12 @@ static void print_op(FILE *out, const Chain *ch, const Operator *op) {
     break;
   case OP_JOIN:
     fprintf(out, " %s ON %s; ", op->rel->name, s->join_on && s->join_on->text ? s->join_on->text : "?");
+    if (s->left_join || s->right_join) {
+      const char *l = s->from[0].rel->name, *r = s->from[1].rel->name;
+      fprintf(out, "%s OUTER: ", s->left_join && s->right_join ? "FULL" : s->left_join ? "LEFT" : "RIGHT");
+      if (s->left_join) fprintf(out, "%s rows without a match go on, %s's columns NULL; ", l, r);
+      if (s->right_join) fprintf(out, "%s rows without a match go on, %s's columns NULL; ", r, l);
+    }
     print_window(out, s->window);
     break;
   case OP_MAP:

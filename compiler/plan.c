@@ -69,9 +69,10 @@ static void split_conjuncts(Arena *a, Expr *e, const Select *s, ConjList *pre,
   }
   if (s->comma_join && e == s->join_on) /* FROM a, b: the key equality is the join's */
     return;
-  if (s->nfrom == 1 || reads_only(e, 0))
+  /* a side an outer join pads is tested after it: its NULLs are the join's */
+  if (s->nfrom == 1 || (reads_only(e, 0) && !s->right_join))
     conj_add(a, pre, e);
-  else if (!s->table_join && reads_only(e, 1))
+  else if (!s->table_join && reads_only(e, 1) && !s->left_join)
     conj_add(a, pre1, e);
   else
     conj_add(a, post, e);
@@ -101,7 +102,8 @@ static void build_chain(Arena *a, Chain *ch) {
 
   ConjList pre = {0}, pre1 = {0}, post = {0};
   if (s->where) split_conjuncts(a, s->where, s, &pre, &pre1, &post);
-  for (int i = 0; i < s->njoin_rest; i++) conj_add(a, &post, s->join_rest[i]);
+  if (!s->left_join && !s->right_join) /* an outer join tests them as it matches (cg_rows.c) */
+    for (int i = 0; i < s->njoin_rest; i++) conj_add(a, &post, s->join_rest[i]);
   if (pre.head) add_op(a, ch, &cap, (Operator){.kind = OP_FILTER, .pred = pre.head});
   if (s->nfrom == 2 && s->table_join)
     add_op(a, ch, &cap, (Operator){.kind = OP_STATIC_JOIN, .rel = s->from[1].rel});

@@ -582,7 +582,7 @@ static bool may_be_null(Scope *sc, const Expr *e, Type t) {
   case EX_STAR:
   case EX_WINDOW_START:
   case EX_WINDOW_END: return false;
-  case EX_COLUMN: return t.nullable || (sc->sel && sc->sel->left_join && e->from_idx == 1);
+  case EX_COLUMN: return t.nullable || (sc->sel && join_padded(sc->sel, e->from_idx));
   case EX_CAST:
     return e->lhs->type.nullable || (e->lhs->type.kind == TY_VARCHAR && t.kind != TY_VARCHAR);
   case EX_BINARY:

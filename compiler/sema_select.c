@@ -180,10 +180,11 @@ static void check_join(Scope *sc) {
   }
   sel->join_rest = (Expr **)rest.v;
   sel->njoin_rest = rest.n;
-  if (sel->left_join && !sel->table_join)
-    diag_error(s->d, sel->from[1].loc, "LEFT JOIN is supported with a TABLE; between two streams it is not yet "
-               "(docs/language.md, \"Joins\")");
-  else if (sel->left_join && rest.n)
+  if (sel->right_join && sel->table_join)
+    diag_error(s->d, sel->from[1].loc, "%s JOIN with a TABLE: a table's rows are looked up by the stream's, never "
+               "emitted on their own; put the stream first and write LEFT JOIN (docs/language.md, \"Joins\")",
+               sel->left_join ? "FULL" : "RIGHT");
+  else if (sel->left_join && sel->table_join && rest.n)
     diag_error(s->d, ((Expr *)rest.v[0])->loc, "a LEFT JOIN with a table matches on its PRIMARY KEY alone: "
                "test other conditions in WHERE, or in a CASE over the joined columns");
   check_table_key(sc);
@@ -451,7 +452,7 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
         ce->from_idx = i;
         ce->col_idx = c;
         ce->type = r->cols[c].type;
-        ce->type.nullable |= sel->left_join && i == 1;
+        ce->type.nullable |= join_padded(sel, i);
         vec_push(s->arena, &items, ce);
         vec_push(s->arena, &names, (void *)ce->name);
         SrcLoc *l = arena_alloc(s->arena, sizeof(SrcLoc));

@@ -104,6 +104,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
   GroupWin gw;
   JoinPart join;
   bool flag;
+  int kind;
   FromItem from;
   OrderItem *ord;
   OrderList ords;
@@ -123,7 +124,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> CASE "CASE" WHEN "WHEN" THEN "THEN" ELSE "ELSE" END "END" CAST "CAST"
 %token <str> CREATE "CREATE" INSERT "INSERT" INTO "INTO" WITH "WITH" LIKE "LIKE"
 %token <str> ORDER "ORDER" LIMIT "LIMIT" FILTER "FILTER" CURRENT_TIMESTAMP "CURRENT_TIMESTAMP"
-%token <str> NULL_ "NULL" IS "IS" LEFT "LEFT" OUTER "OUTER" INNER "INNER" DISTINCT "DISTINCT" OVER "OVER"
+%token <str> NULL_ "NULL" IS "IS" LEFT "LEFT" RIGHT "RIGHT" FULL "FULL" OUTER "OUTER" INNER "INNER" DISTINCT "DISTINCT" OVER "OVER"
 %token <str> TRUE "TRUE" FALSE "FALSE" INTERVAL "INTERVAL"
 %token <str> WINDOW_START "WINDOW_START" WINDOW_END "WINDOW_END" WINDOW_TIME "WINDOW_TIME" EMIT "EMIT"
 %token <str> PRIMARY "PRIMARY" WATERMARK "WATERMARK" FOR "FOR" GENERATED "GENERATED"
@@ -159,7 +160,8 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %type <win> window_spec
 %type <gw> group_window
 %type <join> opt_join
-%type <flag> opt_not_null join_kind opt_pkey
+%type <flag> opt_not_null opt_pkey
+%type <kind> join_kind
 %type <expr> opt_where opt_having
 %type <ord> order_item
 %type <ords> order_list
@@ -368,7 +370,8 @@ select:
       $$->nfrom = 2;
       $$->join_on = $5.on;
       $$->comma_join = $5.comma;
-      $$->left_join = $5.left;
+      $$->left_join = $5.kind & JOIN_KEEP_LEFT;
+      $$->right_join = $5.kind & JOIN_KEEP_RIGHT;
     }
     $$->where = $6;
     $$->group_by = $7.group_by;
@@ -518,21 +521,27 @@ opt_join:
 | ',' from_item { /* FROM a, b WHERE a.k = b.k: the key is found in WHERE */
     $$.present = true;
     $$.comma = true;
-    $$.left = false;
+    $$.kind = 0;
     $$.item = $2;
     $$.on = NULL;
   }
 | join_kind JOIN from_item ON expr {
     $$.present = true;
     $$.comma = false;
-    $$.left = $1;
+    $$.kind = $1;
     $$.item = $3;
     $$.on = $5;
   }
 ;
 
-// join_kind = ("INNER" | "LEFT" "OUTER"?)?; true for LEFT
-join_kind: %empty { $$ = false; } | INNER { $$ = false; } | LEFT { $$ = true; } | LEFT OUTER { $$ = true; };
+// join_kind = ("INNER" | ("LEFT" | "RIGHT" | "FULL") "OUTER"?)?; which sides keep their unmatched rows
+join_kind:
+  %empty { $$ = 0; } | INNER { $$ = 0; }
+| LEFT opt_outer { $$ = JOIN_KEEP_LEFT; }
+| RIGHT opt_outer { $$ = JOIN_KEEP_RIGHT; }
+| FULL opt_outer { $$ = JOIN_KEEP_LEFT | JOIN_KEEP_RIGHT; }
+;
+opt_outer: %empty | OUTER;
 
 opt_where:
   %empty     { $$ = NULL; }

@@ -921,7 +921,7 @@ static Select *split_query(Distinct *d, const char *prefix, SrcLoc where, const 
   out->from[0] = build_from(name, &al, NULL, NULL);
   out->nfrom = 1;
   out->join_on = NULL;
-  out->comma_join = out->left_join = out->table_join = false;
+  out->comma_join = out->left_join = out->right_join = out->table_join = false;
   out->where = NULL;
   const WindowSpec *w = sel->window;
   WindowSpec *ow = arena_alloc(ps->arena, sizeof(WindowSpec));

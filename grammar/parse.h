@@ -48,7 +48,9 @@ typedef struct OrderList { OrderItem *head, *tail; } OrderList;
 typedef struct OrderLimit { OrderItem *order; int64_t limit; AirqLoc limit_loc; bool has_limit; } OrderLimit;
 
 /* The join part of a FROM clause. */
-typedef struct JoinPart { bool present; bool comma; bool left; FromItem item; Expr *on; } JoinPart;
+/* JoinPart.kind: the sides whose rows without a match go on, padded with NULLs */
+enum { JOIN_KEEP_LEFT = 1, JOIN_KEEP_RIGHT = 2 };
+typedef struct JoinPart { bool present; bool comma; int kind; FromItem item; Expr *on; } JoinPart;
 
 /* Everything the scanner and the parser share. */
 typedef struct ParseState {
