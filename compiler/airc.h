@@ -326,6 +326,10 @@ typedef struct Select {
   bool left_join;     /* LEFT or FULL JOIN: a from[0] row without a match goes on, from[1]'s columns NULL */
   bool right_join;    /* RIGHT or FULL JOIN: a from[1] row without a match goes on, from[0]'s columns NULL */
   int time_from;      /* which FROM item's time column drives the window */
+  /* An interval join (two streams, no WINDOW, ON or WHERE bounding one's
+   * event time by the other's): from[1].ts - from[0].ts in [ij_lo, ij_hi] ms */
+  bool interval_join;
+  int64_t ij_lo, ij_hi;
 } Select;
 
 /* Are FROM item f's columns NULL in the rows an outer join pads (f = 1 of a

@@ -221,6 +221,100 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
   emit_window_loop_end(o, env->cnt, ind);
 }
 
+/* Fill the kept form (JL or JR, at `e` + "h", ...) of input row r of side `side`. */
+static void emit_join_row_fill(FILE *o, const Chain *ch, int side, const char *e, const char *ind) {
+  fprintf(o, "%s%sh = kh;\n%s%skey = key;\n%s%srow.ts = r->ts;\n", ind, e, ind, e, ind, e);
+  const Relation *rel = ch->sel->from[side].rel;
+  for (int i = 0; i < rel->ncols; i++) {
+    if (!ch->used[side][i]) continue;
+    if (rel->cols[i].type.kind == TY_VARCHAR)
+      fprintf(o, "%smemcpy(%srow.f%dc%d, r->f%dc%d, sizeof %srow.f%dc%d);\n", ind, e, side, i, side, i, e, side, i);
+    else
+      fprintf(o, "%s%srow.f%dc%d = r->f%dc%d;\n", ind, e, side, i, side, i);
+  }
+}
+
+/* ---- interval joins (docs/design.md "Interval joins") -----------------------
+ * Rows are kept per join key in time buckets (an AirWindows: bucket start
+ * -> key -> J, the rows of both sides). A row behind its source's
+ * watermark is late. Otherwise it meets the other side's rows of its key
+ * whose time is in range (in the buckets that range covers), the pairs go
+ * on at once, and it is kept in its own bucket. A bucket is dropped once
+ * the watermark is past the last time one of its rows can meet a row still
+ * to come: rows to come are at or after the watermark. */
+static int64_t ijoin_bucket_ms(const Select *s) {
+  int64_t w = s->ij_hi - s->ij_lo;
+  return w > 1000 ? w : 1000;
+}
+
+/* How long past its time a row can still meet one: max(hi, -lo) >= 0. */
+static int64_t ijoin_keep_ms(const Select *s) { return s->ij_hi > -s->ij_lo ? s->ij_hi : -s->ij_lo; }
+
+/* An interval join's input row r of side `side`, in a stage's batch loop. */
+void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, int side, const char *ind) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  const int c = ch->index;
+  const int64_t bucket = ijoin_bucket_ms(s);
+  fprintf(o, "%sif (r->ts < r->srcwm) { /* behind its source's watermark: late */\n%s  %slate++;\n%s  continue;\n%s}\n",
+          ind, ind, env->cnt, ind, ind);
+  emit_join_key(o, ch, &env->cx, side, ind);
+  Type kt = join_key_type(s);
+  if (kt.nullable) fprintf(o, "%sif (%s(key.k0)) continue; /* a NULL key equals nothing */\n", ind, null_test(kt));
+  fprintf(o, "%sconst uint64_t kh = hash_K%d(&key);\n", ind, c);
+  fprintf(o, "%sJ%c%d e;\n%smemset(&e, 0, sizeof e);\n", ind, side ? 'R' : 'L', c, ind);
+  emit_join_row_fill(o, ch, side, "e.", ind);
+  /* the other side's times that match: b.ts - a.ts in [lo, hi] */
+  int64_t lo = side ? -s->ij_hi : s->ij_lo, hi = side ? -s->ij_lo : s->ij_hi;
+  fprintf(o, "%sconst int64_t tlo = r->ts + INT64_C(%" PRId64 "), thi = r->ts + INT64_C(%" PRId64 ");\n", ind, lo, hi);
+  fprintf(o, "%sfor (int64_t bs = air_tumble_start(tlo, INT64_C(%" PRId64 ")); bs <= thi; bs += INT64_C(%" PRId64 ")) {\n",
+          ind, bucket, bucket);
+  fprintf(o, "%s  const J%d *j = air_windows_find(%s, bs, &key, kh);\n%s  if (!j) continue;\n", ind, c, env->win, ind);
+  const char *other = side ? "left" : "right";
+  fprintf(o, "%s  for (size_t i = 0; i < j->%s.n; i++) {\n", ind, other);
+  fprintf(o, "%s    const J%c%d *oe = (const J%c%d *)j->%s.data + i;\n", ind, side ? 'L' : 'R', c, side ? 'L' : 'R', c,
+          other);
+  fprintf(o, "%s    if (oe->row.ts < tlo || oe->row.ts > thi) continue;\n", ind);
+  fprintf(o, "%s    const JLR%d *l = %s;\n%s    const JRR%d *rr = %s;\n", ind, c, side ? "&oe->row" : "&e.row", ind, c,
+          side ? "&e.row" : "&oe->row");
+  fprintf(o, "%s    const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
+  SegEnv je = *env;
+  je.ts = "ts";
+  /* a derived stream's readers: its time may trail the pair's later row by
+   * up to ijoin_keep_ms, and its watermark is held back as much (sema) */
+  char jwm[96];
+  int64_t hold = ch->derived ? ch->derived->wm_hold_ms : 0;
+  if (hold) snprintf(jwm, sizeof jwm, "q_wm_back(r->srcwm, INT64_C(%" PRId64 "))", hold);
+  else snprintf(jwm, sizeof jwm, "r->srcwm");
+  je.wm = jwm;
+  je.cx.home[0] = HOME_JOIN_LEFT;
+  je.cx.home[1] = HOME_JOIN_RIGHT;
+  je.cx.implicit_ts[0] = je.cx.implicit_ts[1] = -1;
+  char ind6[200];
+  snprintf(ind6, sizeof ind6, "%s    ", ind);
+  emit_ops(g, o, st, st->first + 1 <= st->last ? st->first + 1 : st->last + 1, st->last, &je, ind6);
+  fprintf(o, "%s  }\n%s}\n", ind, ind);
+  fprintf(o, "%sbool is_new;\n", ind);
+  fprintf(o, "%sJ%d *acc = air_windows_acc(%s, air_tumble_start(r->ts, INT64_C(%" PRId64 ")), &key, kh, &is_new);\n", ind,
+          c, env->win, bucket);
+  fprintf(o, "%smemcpy(air_vec_add(&acc->%s, sizeof e), &e, sizeof e);\n", ind, side ? "right" : "left");
+}
+
+/* An interval join's watermark: the buckets no row to come can meet are dropped. */
+static void emit_interval_join_expire(FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
+  const Select *s = st->chain->sel;
+  int c = st->chain->index;
+  fprintf(o, "%s{ /* a bucket's rows meet none at or after start + bucket + %" PRId64 " ms */\n", ind, ijoin_keep_ms(s));
+  fprintf(o, "%s  AirHash *tab;\n", ind);
+  fprintf(o, "%s  while ((tab = air_windows_pop_closed(%s, wm, INT64_C(%" PRId64 "), NULL)) != NULL) {\n", ind, env->win,
+          ijoin_bucket_ms(s) + ijoin_keep_ms(s));
+  fprintf(o, "%s    size_t pos = 0;\n%s    const void *kp;\n%s    void *ap;\n", ind, ind, ind);
+  fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
+  fprintf(o, "%s      J%d *j = ap;\n%s      air_vec_free(&j->left);\n%s      air_vec_free(&j->right);\n%s    }\n", ind, c,
+          ind, ind, ind);
+  fprintf(o, "%s    air_windows_recycle(%s, tab);\n%s  }\n%s}\n", ind, env->win, ind, ind);
+}
+
 /* Put an input row of a stream-stream join into its windows' buffers. */
 void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, const char *ind) {
   char acc[160];
@@ -239,15 +333,9 @@ void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, con
   emit_window_loop(o, ch->sel->window, "r->ts", env->wm, acc, ind);
   fprintf(o, "%s  J%c%d *e = air_vec_add(&acc->%s, sizeof *e);\n", ind, side ? 'R' : 'L', ch->index,
           side ? "right" : "left");
-  fprintf(o, "%s  e->h = kh;\n%s  e->key = key;\n%s  e->row.ts = r->ts;\n", ind, ind, ind);
-  const Relation *rel = ch->sel->from[side].rel;
-  for (int i = 0; i < rel->ncols; i++) {
-    if (!ch->used[side][i]) continue;
-    if (rel->cols[i].type.kind == TY_VARCHAR)
-      fprintf(o, "%s  memcpy(e->row.f%dc%d, r->f%dc%d, sizeof e->row.f%dc%d);\n", ind, side, i, side, i, side, i);
-    else
-      fprintf(o, "%s  e->row.f%dc%d = r->f%dc%d;\n", ind, side, i, side, i);
-  }
+  char ind2[160];
+  indent_more(ind2, sizeof ind2, ind);
+  emit_join_row_fill(o, ch, side, "e->", ind2);
   emit_window_loop_end(o, "", ind);
   if (skip_null) fprintf(o, "%s}\n", ind);
 }
@@ -555,6 +643,10 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
   const Chain *ch = st->chain;
   const Select *s = ch->sel;
   int c = ch->index;
+  if (s->interval_join) {
+    emit_interval_join_expire(o, st, env, ind);
+    return;
+  }
   if (env->slide && st->partial) {
     emit_close_slices(st, env, o, ind);
     return;

@@ -653,7 +653,10 @@ void emit_stage(Gen *g, const Stage *st) {
       SegEnv je = env;
       je.cx.home[0] = side ? HOME_NONE : HOME_EDGE;
       je.cx.home[1] = side ? HOME_EDGE : HOME_NONE;
-      emit_join_insert(b, ch, &je, side, "      ");
+      if (s->interval_join)
+        emit_interval_join_row(g, b, st, &je, side, "      ");
+      else
+        emit_join_insert(b, ch, &je, side, "      ");
       fprintf(b, "    }\n  }\n");
     }
   } else {

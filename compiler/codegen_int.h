@@ -168,6 +168,7 @@ void emit_table(Gen *g, const Relation *r);
 /* cg_rows.c: row code of pipelines */
 void emit_acc_merge(FILE *o, const Chain *ch, const char *ind);
 void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, const char *ind);
+void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, int side, const char *ind);
 void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv *env, const char *ind);
 void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char *ind, const char *skip);
 void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, const char *ind);

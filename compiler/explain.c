@@ -3,6 +3,8 @@
  */
 #include "airc.h"
 
+#include <inttypes.h>
+
 #include <stdarg.h>
 #include <string.h>
 /* ---- state and payloads ---------------------------------------------------- */
@@ -78,7 +80,11 @@ void describe_state(const Stage *st, char *buf, size_t n) {
     text_list(&t, s->aggs, s->naggs);
     return;
   case STATE_JOIN:
-    text_add(&t, "per open window, the rows of both sides, hashed on %s when it closes", s->join_lkey->text);
+    if (s->interval_join)
+      text_add(&t, "per %s, the rows of both sides, in time buckets each dropped once the watermark is %" PRId64
+               " ms past its end", s->join_lkey->text, s->ij_hi > -s->ij_lo ? s->ij_hi : -s->ij_lo);
+    else
+      text_add(&t, "per open window, the rows of both sides, hashed on %s when it closes", s->join_lkey->text);
     return;
   }
 }
@@ -240,7 +246,11 @@ static void print_op(FILE *out, const Chain *ch, const Operator *op) {
       if (s->left_join) fprintf(out, "%s rows without a match go on, %s's columns NULL; ", l, r);
       if (s->right_join) fprintf(out, "%s rows without a match go on, %s's columns NULL; ", r, l);
     }
-    print_window(out, s->window);
+    if (s->interval_join)
+      fprintf(out, "interval: %s's time - %s's from %" PRId64 " ms to %" PRId64 " ms, each pair as its later row comes",
+              s->from[1].rel->name, s->from[0].rel->name, s->ij_lo, s->ij_hi);
+    else
+      print_window(out, s->window);
     break;
   case OP_MAP:
     fputc(' ', out);

@@ -125,7 +125,7 @@ static void build_chain(Arena *a, Chain *ch) {
   case QK_JOIN:
   case QK_MAP: add_op(a, ch, &cap, (Operator){.kind = OP_MAP}); break;
   }
-  ch->windowed = s->qkind != QK_MAP;
+  ch->windowed = s->qkind != QK_MAP && !s->interval_join; /* an interval join's rows go on at once */
   ch->session = s->window && s->window->kind == WIN_SESSION;
   if (ch->stmt->kind == ST_CREATE_STREAM_AS) ch->derived = ch->stmt->rel;
   Relation *sink = ch->stmt->kind == ST_INSERT ? ch->stmt->rel : ch->derived;

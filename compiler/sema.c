@@ -356,6 +356,10 @@ static void derive_time(Sema *s, Relation *r, Select *sel, SrcLoc *locs) {
     }
     time_hold(sel, NULL, &r->wm_hold_ms);
   } else {
+    /* an interval join's pair goes on when its later row comes, with the
+     * later time or a time up to max(hi, -lo) before it: its watermark is
+     * held back that much (cg_rows.c emit_interval_join_row) */
+    if (sel->interval_join) r->wm_hold_ms = sel->ij_hi > -sel->ij_lo ? sel->ij_hi : -sel->ij_lo;
     for (int i = 0; i < sel->nout && in; i++) {
       Expr *e = sel->out[i].expr;
       if (e->kind == EX_COLUMN && e->from_idx == sel->time_from && e->col_idx == in->time_col) {

@@ -41,6 +41,13 @@ typedef enum {
 } Clause;
 
 /* What names mean inside one SELECT. */
+/* An interval join's bounds of from[1].ts - from[0].ts (sema_select.c) */
+typedef struct TimeBounds {
+  bool lo_set, hi_set;
+  int64_t lo, hi;
+  SrcLoc loc; /* the first bounding conjunct */
+} TimeBounds;
+
 typedef struct Scope {
   Sema *s;
   Select *sel;
@@ -50,6 +57,7 @@ typedef struct Scope {
   bool bad_from;       /* some FROM item failed: unknown names are cascades */
   Clause clause;       /* clause being checked */
   bool in_agg;         /* inside an aggregate's argument */
+  TimeBounds tb;       /* ON's and WHERE's bounds of one stream's event time by the other's */
 } Scope;
 
 static inline Type mk_type(TypeKind k) { return (Type){.kind = k, .len = 0}; }

@@ -127,6 +127,110 @@ static void check_comma_join(Scope *sc) {
   check_table_key(sc);
 }
 
+/* ---- interval joins ----------------------------------------------------
+ * A conjunct that bounds one stream's event time by the other's:
+ *   X BETWEEN Y [+|- interval] AND Y [+|- interval]
+ *   X op Y [+|- interval]     (op one of <, <=, >, >=; either side may
+ *                              carry the interval)
+ * X and Y the event-time columns of the two streams. Each narrows
+ * d = from[1].ts - from[0].ts to [lo, hi]. */
+/* e as ts_f + off: the event-time column of FROM item *f, plus or minus an
+ * INTERVAL literal. */
+static bool time_term(const Scope *sc, const Expr *e, int *f, int64_t *off) {
+  *off = 0;
+  if (e->kind == EX_BINARY && (e->op == OP_ADD || e->op == OP_SUB) && e->rhs->kind == EX_INTERVAL) {
+    *off = e->op == OP_ADD ? e->rhs->ival : -e->rhs->ival;
+    e = e->lhs;
+  } else if (e->kind == EX_BINARY && e->op == OP_ADD && e->lhs->kind == EX_INTERVAL) {
+    *off = e->lhs->ival;
+    e = e->rhs;
+  }
+  if (e->kind != EX_COLUMN || e->from_idx < 0 || e->from_idx > 1 || !sc->rel[e->from_idx]) return false;
+  *f = e->from_idx;
+  return sc->rel[*f]->time_col == e->col_idx;
+}
+
+static void bound_d(TimeBounds *tb, bool upper, int64_t v) {
+  if (upper && (!tb->hi_set || v < tb->hi)) tb->hi = v;
+  if (!upper && (!tb->lo_set || v > tb->lo)) tb->lo = v;
+  if (upper) tb->hi_set = true;
+  else tb->lo_set = true;
+}
+
+/* x op y over two time terms: a bound of d, when they are of both streams. */
+static bool time_cmp(const Scope *sc, OpKind op, const Expr *x, const Expr *y, TimeBounds *tb) {
+  int fx, fy;
+  int64_t cx, cy;
+  if (!time_term(sc, x, &fx, &cx) || !time_term(sc, y, &fy, &cy) || fx == fy) return false;
+  /* ts_fx + cx op ts_fy + cy: ts_fx - ts_fy op cy - cx; for fx = 0 that is
+   * -d op cy - cx, d op' cx - cy with op mirrored */
+  int64_t c = fx == 1 ? cy - cx : cx - cy;
+  bool upper;
+  switch (op) {
+  case OP_LE: upper = fx == 1; break;
+  case OP_LT: upper = fx == 1; c += fx == 1 ? -1 : 1; break;
+  case OP_GE: upper = fx == 0; break;
+  case OP_GT: upper = fx == 0; c += fx == 0 ? -1 : 1; break;
+  default: return false;
+  }
+  bound_d(tb, upper, c);
+  return true;
+}
+
+static bool time_bound(const Scope *sc, const Expr *c, TimeBounds *tb) {
+  TimeBounds t = *tb;
+  bool ok = c->kind == EX_BETWEEN ? time_cmp(sc, OP_GE, c->lhs, c->rhs, &t) && time_cmp(sc, OP_LE, c->lhs, c->third, &t)
+                                  : c->kind == EX_BINARY && time_cmp(sc, c->op, c->lhs, c->rhs, &t);
+  if (!ok) return false;
+  if (!tb->lo_set && !tb->hi_set) t.loc = c->loc;
+  *tb = t;
+  return true;
+}
+
+/* The name of FROM item f's event-time column. */
+static const char *time_name(const Scope *sc, int f) {
+  const Relation *r = sc->rel[f];
+  return r->time_col >= 0 ? r->cols[r->time_col].name : "ts";
+}
+
+/* Is the join of two streams without a WINDOW an interval join (bounds in
+ * ON, or in WHERE), and a sound one? */
+static void check_interval_join(Scope *sc) {
+  Sema *s = sc->s;
+  Select *sel = sc->sel;
+  if (sel->where) {
+    PtrVec conj = {0};
+    collect_conjuncts(sel->where, &conj, s->arena);
+    for (int i = 0; i < conj.n; i++) time_bound(sc, conj.v[i], &sc->tb);
+  }
+  TimeBounds *tb = &sc->tb;
+  const char *t0 = time_name(sc, 0), *t1 = time_name(sc, 1);
+  if (!tb->lo_set && !tb->hi_set) {
+    diag_error(s->d, sel->from[1].loc, "a JOIN of two streams needs a WINDOW clause, or time bounds "
+               "(an interval join: ON ... AND %s.%s BETWEEN %s.%s - INTERVAL '1' MINUTE AND %s.%s)",
+               sc->qual[1], t1, sc->qual[0], t0, sc->qual[0], t0);
+    return;
+  }
+  if (!tb->lo_set || !tb->hi_set) {
+    diag_error(s->d, tb->loc, "an interval join needs a lower and an upper bound of one stream's event time by "
+               "the other's: with one its rows would be kept for ever (write BETWEEN ... AND ...)");
+    return;
+  }
+  if (tb->lo > tb->hi) {
+    diag_error(s->d, tb->loc, "these time bounds leave no pair to join: %s.%s - %s.%s would be at least %lld "
+               "ms and at most %lld ms", sc->qual[1], t1, sc->qual[0], t0, (long long)tb->lo, (long long)tb->hi);
+    return;
+  }
+  if (sel->left_join || sel->right_join) {
+    diag_error(s->d, sel->from[1].loc, "outer interval joins are not supported yet: write an inner JOIN, or an "
+               "outer join per WINDOW (docs/language.md, \"Joins\")");
+    return;
+  }
+  sel->interval_join = true;
+  sel->ij_lo = tb->lo;
+  sel->ij_hi = tb->hi;
+}
+
 static void check_join(Scope *sc) {
   Sema *s = sc->s;
   Select *sel = sc->sel;
@@ -165,10 +269,12 @@ static void check_join(Scope *sc) {
         r = c->lhs;
       }
     }
+    if (!l && !sel->table_join && time_bound(sc, c, &sc->tb)) /* an interval join's */
+      continue;
     if (!l) {
-      diag_error(s->d, c->loc,
-                 "JOIN ON must be an equality between an expression over '%s' and one over '%s'",
-                 sc->qual[0], sc->qual[1]);
+      diag_error(s->d, c->loc, "JOIN ON must be an equality between an expression over '%s' and one over '%s'%s",
+                 sc->qual[0], sc->qual[1],
+                 sel->table_join ? "" : ", or bound one stream's event time by the other's");
       continue;
     }
     if (sel->join_lkey || (key_at >= 0 && i != key_at)) {
@@ -468,8 +574,10 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
     sel->out[i] = (OutCol){.name = names.v[i], .type = e->type, .expr = e};
   }
 
+  int errors_before_on = s->d->nerrors;
   if (sel->nfrom == 2 && !sel->comma_join)
     check_join(&sc);
+  bool on_ok = s->d->nerrors == errors_before_on;
 
   bool where_ok = true;
   if (sel->where) {
@@ -526,14 +634,18 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
 
   bool aggq = sel->naggs > 0 || sel->nkeys > 0;
   bool sjoin = sel->nfrom == 2 && !sel->table_join && sc.rel[0] && sc.rel[1];
-  if (!sel->window) {
+  if (sel->window && (sc.tb.lo_set || sc.tb.hi_set)) {
+    diag_error(s->d, sc.tb.loc, "a JOIN whose ON bounds one stream's event time by the other's is an interval "
+               "join, and takes no WINDOW: drop the bound, or the WINDOW (to aggregate an interval join's rows "
+               "per window, write the join in WITH and aggregate that)");
+  } else if (!sel->window) {
     if (sel->nkeys)
       diag_error(s->d, sel->keys[0]->loc, "GROUP BY needs a WINDOW clause");
     else if (sel->naggs)
       diag_error(s->d, sel->aggs[0]->loc, "aggregate %s needs a WINDOW clause",
                  expr_label(sel->aggs[0]));
-    if (sjoin)
-      diag_error(s->d, sel->from[1].loc, "a JOIN of two streams needs a WINDOW clause");
+    if (sjoin && on_ok)
+      check_interval_join(&sc);
   } else if (sjoin && aggq) {
     Expr *first = sel->nkeys ? sel->keys[0] : sel->aggs[0];
     diag_error(s->d, first->loc,

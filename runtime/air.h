@@ -321,6 +321,9 @@ void air_windows_free(AirWindows *w); /* accepts NULL */
 /* The accumulator of (window start, key), zeroed when new. */
 void *air_windows_acc(AirWindows *w, int64_t win_start, const void *key,
                       uint64_t hash, bool *is_new);
+/* The accumulator of (win_start, key) if that window and key are open, else
+ * NULL; opens nothing (an interval join's probe). */
+void *air_windows_find(const AirWindows *w, int64_t win_start, const void *key, uint64_t hash);
 /* Remove and return the earliest open window with start + size_ms <= wm,
  * with its start in *win_start; NULL when none. Iterate the table, then
  * give it back with air_windows_recycle. */

@@ -132,6 +132,20 @@ void *air_windows_acc(AirWindows *w, int64_t win_start, const void *key,
   return air_hash_upsert(w->last_table, key, hash, is_new);
 }
 
+/* The accumulator of (win_start, key), or NULL when that window or key is
+ * not open: an interval join's probe of the other side's time buckets.
+ * Opens nothing; valid until the next call that may add to w. */
+void *air_windows_find(const AirWindows *w, int64_t win_start, const void *key, uint64_t hash) {
+  size_t lo = 0, hi = w->nopen;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (w->open[mid].start < win_start) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == w->nopen || w->open[lo].start != win_start) return NULL;
+  return air_hash_find(w->open[lo].table, key, hash);
+}
+
 /* Pre-aggregating a per-rank partial pays when its table takes many rows
  * per key, or is small enough to stay in cache. With as many keys as rows
  * (10M keys, 20M events in one window) it pays nothing: every row is a
