@@ -306,6 +306,8 @@ typedef struct Select {
   int64_t limit;      /* LIMIT n: each window's first n rows; 0: no LIMIT */
   int limit_part;     /* the first ORDER BY items partition the window: LIMIT n per partition */
   bool top_n;         /* written as Flink's ROW_NUMBER() Top-N (build_row_number) */
+  bool topn_rows;     /* ... of a window's rows, not of aggregates: the partition's first `limit`
+                       * rows are the accumulator (keys: the partition's; sema_select.c) */
   SrcLoc limit_loc;   /* where LIMIT is */
   Expr *having;       /* HAVING condition, or NULL */
 

@@ -35,12 +35,51 @@ static void emit_join_key(FILE *o, const Chain *ch, const Ctx *cx, int side, con
   emit_key_assign(o, ind, "key.k0", side ? s->join_rkey : s->join_lkey, join_key_type(s), cx);
 }
 
+/* Each output column of the query into var.o<i>, from context cx. */
+static void emit_out_cols(FILE *o, const Select *s, const char *var, const char *ind, const Ctx *cx) {
+  for (int i = 0; i < s->nout; i++) {
+    char dst[48];
+    snprintf(dst, sizeof dst, "%s.o%d", var, i);
+    text_comment(o, ind, "", s->out[i].expr);
+    Mapped mp;
+    emit_assign(map_begin(&mp, o, s->out[i].expr->loc.line), ind, dst, s->out[i].expr, s->out[i].type, cx);
+    map_end(&mp);
+  }
+}
+
 static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx0, const char *ind, const char *ts) {
   const Select *s = ch->sel;
   Ctx rc = *cx0; /* FIRST_VALUE and LAST_VALUE read the row's time */
   rc.row_ts = ts;
   const Ctx *cx = &rc;
   fprintf(o, "%sif (is_new || %s > acc->maxts) acc->maxts = %s;\n", ind, ts, ts);
+  if (s->topn_rows) { /* the row as the Top-N keeps it, into the first n */
+    Ctx wc = rc;
+    char wend[64];
+    snprintf(wend, sizeof wend, "(ws + INT64_C(%" PRId64 "))", s->window->size_ms);
+    wc.wstart = "ws";
+    wc.wend = wend;
+    /* a full list takes no row that ranks below its last on the first
+     * ranking column: most rows, once a window has a few (no TR built) */
+    const OrderItem *r0 = s->order_by;
+    for (int k = 0; r0 && k < s->limit_part; k++) r0 = r0->next;
+    int ri = r0 ? (int)r0->expr->ival - 1 : -1;
+    if (ri >= 0 && s->out[ri].type.kind != TY_VARCHAR) {
+      fprintf(o, "%sif (acc->ntop == %lld && %s(", ind, (long long)s->limit, order_fn(s->out[ri].type));
+      if (r0->desc) fprintf(o, "acc->top[%lld].o%d, ", (long long)s->limit - 1, ri);
+      emit_as(o, s->out[ri].expr, s->out[ri].type, &wc);
+      if (!r0->desc) fprintf(o, ", acc->top[%lld].o%d", (long long)s->limit - 1, ri);
+      fprintf(o, ") > 0) {\n%s} else ", ind);
+    }
+    const bool after_else = ri >= 0 && s->out[ri].type.kind != TY_VARCHAR;
+    fprintf(o, "%s{\n%s  TR%d tr;\n%s  memset(&tr, 0, sizeof tr);\n%s  tr.ts = %s;\n", after_else ? "" : ind, ind,
+            ch->index, ind, ind, ts);
+    char ind2[160];
+    indent_more(ind2, sizeof ind2, ind);
+    emit_out_cols(o, s, "tr", ind2, &wc);
+    fprintf(o, "%s  q_top_insert(acc->top, &acc->ntop, %lld, &tr, sizeof tr, cmp_TR%d);\n%s}\n", ind,
+            (long long)s->limit, ch->index, ind);
+  }
   for (int j = 0; j < s->naggs; j++) {
     const Expr *a = s->aggs[j];
     text_comment(o, ind, "", a);
@@ -65,6 +104,9 @@ static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx0, const char
 void emit_acc_merge(FILE *o, const Chain *ch, const char *ind) {
   const Select *s = ch->sel;
   fprintf(o, "%sif (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;\n", ind);
+  if (s->topn_rows)
+    fprintf(o, "%sq_top_merge(acc->top, &acc->ntop, p->top, p->ntop, %lld, sizeof acc->top[0], cmp_TR%d);\n", ind,
+            (long long)s->limit, ch->index);
   for (int j = 0; j < s->naggs; j++)
     agg_defs[s->aggs[j]->agg].merge(o, s->aggs[j], j, ind);
 }
@@ -356,14 +398,7 @@ static void emit_out_row(FILE *o, const Stage *st, const SegEnv *env, const char
   fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
   fprintf(o, "%sout.ts = %s;\n%sout.srcwm = %s;\n", ind, env->ts, ind, env->wm);
   if (env->cx.wend) fprintf(o, "%sout.wend = %s;\n", ind, env->cx.wend);
-  for (int i = 0; i < s->nout; i++) {
-    char dst[32];
-    snprintf(dst, sizeof dst, "out.o%d", i);
-    text_comment(o, ind, "", s->out[i].expr);
-    Mapped mp;
-    emit_assign(map_begin(&mp, o, s->out[i].expr->loc.line), ind, dst, s->out[i].expr, s->out[i].type, &env->cx);
-    map_end(&mp);
-  }
+  emit_out_cols(o, s, "out", ind, &env->cx);
   emit_send_all(o, st, env, "out", ind);
 }
 
@@ -551,6 +586,23 @@ void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char 
   const Select *s = ch->sel;
   Ctx cx = {.sel = s, .post = true, .key = "key", .acc = "acc", .implicit_ts = {-1, -1}};
   fprintf(o, "%s(void)wstart;\n", ind);
+  if (s->topn_rows) { /* a Top-N's rows: the partition's first n, each a result */
+    char srcwm[96];
+    fprintf(o, "%sfor (uint32_t ti = 0; ti < acc->ntop; ti++) {\n", ind);
+    fprintf(o, "%s  const TR%d *tr = &acc->top[ti];\n%s  O%d out;\n%s  memset(&out, 0, sizeof out);\n", ind,
+            ch->index, ind, ch->index, ind);
+    fprintf(o, "%s  out.wend = wend;\n%s  out.ts = tr->ts;\n%s  out.srcwm = %s;\n", ind, ind, ind,
+            result_srcwm(srcwm, sizeof srcwm, ch, "wend"));
+    for (int i = 0; i < s->nkeys; i++)
+      fprintf(o, "%s  memcpy(&out.k%d, &key->k%d, sizeof out.k%d);\n", ind, i, i, i);
+    for (int i = 0; i < s->nout; i++)
+      fprintf(o, "%s  memcpy(&out.o%d, &tr->o%d, sizeof out.o%d);\n", ind, i, i, i);
+    char ind2[160];
+    indent_more(ind2, sizeof ind2, ind);
+    emit_send_all(o, st, env, "out", ind2);
+    fprintf(o, "%s}\n", ind);
+    return;
+  }
   if (s->having) {
     text_comment(o, ind, "HAVING ", s->having);
     Mapped mp;
@@ -570,14 +622,7 @@ void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char 
     else
       fprintf(o, "%sout.k%d = key->k%d;\n", ind, i, i);
   }
-  for (int i = 0; i < s->nout; i++) {
-    char dst[32];
-    snprintf(dst, sizeof dst, "out.o%d", i);
-    text_comment(o, ind, "", s->out[i].expr);
-    Mapped mp;
-    emit_assign(map_begin(&mp, o, s->out[i].expr->loc.line), ind, dst, s->out[i].expr, s->out[i].type, &cx);
-    map_end(&mp);
-  }
+  emit_out_cols(o, s, "out", ind, &cx);
   emit_send_all(o, st, env, "out", ind);
 }
 

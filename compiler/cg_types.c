@@ -9,7 +9,7 @@ static void json_key(FILE *o, const char *n);
 /* The comparison that orders result rows by a value of type t: NULL after
  * every value (the VARCHAR and DOUBLE NULLs already sort last; the integer
  * ones, the smallest of their types, need telling). */
-static const char *order_fn(Type t) {
+const char *order_fn(Type t) {
   switch (t.kind) {
   case TY_VARCHAR: return "strcmp";
   case TY_DOUBLE: return t.nullable ? "q_order_f64n" : "q_order_f64";
@@ -26,6 +26,34 @@ Type join_key_type(const Select *s) {
   if (l.kind == TY_DOUBLE || r.kind == TY_DOUBLE) return (Type){.kind = TY_DOUBLE, .nullable = n};
   if (l.kind == TY_BOOL) return (Type){.kind = TY_BOOL, .nullable = n};
   return (Type){.kind = TY_BIGINT, .nullable = n};
+}
+
+/* A Top-N of a window's rows (Select.topn_rows): a row as the accumulator
+ * keeps it (its output columns and time), and the order within a partition
+ * that cmp_O gives on rank 0 (the ranking, every column, the time), so that
+ * the first n kept on each rank hold the partition's first n. */
+static void emit_topn_row(FILE *o, const Chain *ch) {
+  const Select *s = ch->sel;
+  int c = ch->index;
+  fprintf(o, "typedef struct TR%d { /* a row of a Top-N's accumulator */\n  int64_t ts;\n", c);
+  for (int i = 0; i < s->nout; i++) {
+    char nm[16];
+    snprintf(nm, sizeof nm, "o%d", i);
+    field_decl(o, s->out[i].type, nm, s->out[i].name);
+  }
+  fprintf(o, "} TR%d;\n", c);
+  fprintf(o, "static int cmp_TR%d(const void *pa, const void *pb) {\n  const TR%d *a = pa, *b = pb;\n  int r;\n", c, c);
+  int k = 0;
+  for (const OrderItem *oi = s->order_by; oi; oi = oi->next, k++) {
+    if (k < s->limit_part) continue; /* the partition: equal */
+    int i = (int)oi->expr->ival - 1;
+    const char *fn = order_fn(s->out[i].type);
+    if (oi->desc) fprintf(o, "  if ((r = %s(b->o%d, a->o%d)) != 0) return r; /* DESC */\n", fn, i, i);
+    else fprintf(o, "  if ((r = %s(a->o%d, b->o%d)) != 0) return r;\n", fn, i, i);
+  }
+  for (int i = 0; i < s->nout; i++)
+    fprintf(o, "  if ((r = %s(a->o%d, b->o%d)) != 0) return r;\n", order_fn(s->out[i].type), i, i);
+  fprintf(o, "  return q_cmp_i64(a->ts, b->ts);\n}\n");
 }
 
 static void emit_r_struct(Gen *g, const Chain *ch, const char *name, int only_from) {
@@ -86,11 +114,15 @@ void emit_chain_types(Gen *g, const Chain *ch) {
       field_decl(o, s->keys[i]->type, nm, s->keys[i]->text);
     }
     fprintf(o, "} K%d;\n", c);
+    if (s->topn_rows) emit_topn_row(o, ch);
     fprintf(o, "typedef struct A%d { /* accumulators */\n", c);
     fprintf(o, "  int64_t maxts; /* event time: the latest contributing row's */\n");
     for (int j = 0; j < s->naggs; j++) {
       agg_defs[s->aggs[j]->agg].field(o, s->aggs[j], j);
     }
+    if (s->topn_rows)
+      fprintf(o, "  uint32_t ntop; /* rows in top */\n  TR%d top[%lld]; /* the partition's first rows, in cmp_TR%d's order */\n",
+              c, (long long)s->limit, c);
     fprintf(o, "} A%d;\n", c);
     fprintf(o, "typedef struct P%d { /* a per-rank partial aggregate */\n", c);
     if (chain_slice_ms(ch))

@@ -146,6 +146,7 @@ void emit_null_cond(FILE *out, const Expr *e, const Ctx *cx); /* C: e is NULL */
 const char *null_value(Type t);                           /* C of a NULL of type t */
 const char *null_test(Type t);                            /* q_isnull_* for type t */
 void emit_as(FILE *out, const Expr *e, Type t, const Ctx *cx);
+const char *order_fn(Type t); /* cg_types.c: the C comparison that orders result rows by a value of type t */
 bool is_padded_array(const Expr *e, const Ctx *cx);
 bool exact_sum(const Expr *a);
 void emit_assign(FILE *out, const char *indent, const char *dst, const Expr *e, Type t, const Ctx *cx);

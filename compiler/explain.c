@@ -36,6 +36,17 @@ static void text_list(Text *t, Expr **v, int n) {
   for (int i = 0; i < n; i++) text_add(t, "%s%s", i ? ", " : "", plan_label(v[i], buf, sizeof buf));
 }
 
+/* A Top-N of a window's rows (Select.topn_rows): what its accumulator keeps,
+ * "the first 2 rows by x DESC". */
+static const char *topn_label(const Select *s, char *buf, size_t n) {
+  int k = 0, len = snprintf(buf, n, "the first %lld rows by", (long long)s->limit);
+  for (const OrderItem *oi = s->order_by; oi && len >= 0 && (size_t)len < n; oi = oi->next, k++)
+    if (k >= s->limit_part)
+      len += snprintf(buf + len, n - (size_t)len, "%s %s%s", k > s->limit_part ? "," : "", s->out[oi->out].name,
+                      oi->desc ? " DESC" : "");
+  return buf;
+}
+
 /* What shared slices add to a stage's state line. */
 static void slices(Text *t, const Stage *st) {
   if (!st->state.slice_ms) return;
@@ -54,6 +65,7 @@ void describe_state(const Stage *st, char *buf, size_t n) {
   buf[0] = '\0';
   const Select *s = st->chain->sel;
   const char *per = st->state.slice_ms ? "per open slice" : "per open window";
+  char tb[256];
   switch (st->state.kind) {
   case STATE_NONE: return;
   case STATE_WINDOWS:
@@ -65,12 +77,14 @@ void describe_state(const Stage *st, char *buf, size_t n) {
       text_add(&t, "%s, one accumulator row: ", per);
     }
     text_list(&t, s->aggs, s->naggs);
+    if (s->topn_rows) text_add(&t, "%s", topn_label(s, tb, sizeof tb));
     slices(&t, st);
     return;
   case STATE_DENSE:
     text_add(&t, "%s, an array indexed by %s - %lld (%lld keys) -> ", per, s->keys[0]->text,
              (long long)st->state.lo, (long long)(st->state.hi - st->state.lo + 1));
     text_list(&t, s->aggs, s->naggs);
+    if (s->topn_rows) text_add(&t, "%s", topn_label(s, tb, sizeof tb));
     slices(&t, st);
     return;
   case STATE_SESSIONS:
@@ -158,6 +172,10 @@ void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n) {
     }
     text_add(&t, ", latest event time, partial ");
     text_list(&t, to->sel->aggs, to->sel->naggs);
+    if (to->sel->topn_rows) {
+      char tb[256];
+      text_add(&t, "%s", topn_label(to->sel, tb, sizeof tb));
+    }
     return;
   case PAY_RESULTS:
     text_add(&t, "window end, event time, source watermark");
@@ -235,6 +253,10 @@ static void print_op(FILE *out, const Chain *ch, const Operator *op) {
     for (int i = 0; i < s->naggs; i++)
       fprintf(out, "%s%s", i ? ", " : "", plan_label(s->aggs[i], buf, sizeof buf));
     if (s->naggs) fprintf(out, "; ");
+    if (s->topn_rows) {
+      char tb[256];
+      fprintf(out, "%s (a Top-N of the window's rows); ", topn_label(s, tb, sizeof tb));
+    }
     print_window(out, s->window);
     if (s->having) fprintf(out, "; HAVING %s", s->having->text);
     break;
@@ -444,7 +466,8 @@ void explain_print(FILE *out, const Physical *ph) {
           if (ch->sel->nkeys) fprintf(out, ", ");
           print_keys(out, ch->sel);
           if (!ch->sel->nkeys) fprintf(out, " and the output columns");
-          if (ch->sel->limit) fprintf(out, "; the first %lld of each window", (long long)ch->sel->limit);
+          if (ch->sel->limit) fprintf(out, "; the first %lld of each window%s", (long long)ch->sel->limit,
+                                      ch->sel->limit_part ? " and partition" : "");
         } else {
           fprintf(out, "; rows in arrival order");
         }

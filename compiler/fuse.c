@@ -126,6 +126,7 @@ static bool dense_key(const Stage *st, int64_t *lo, int64_t *hi) {
 int64_t chain_slice_ms(const Chain *ch) {
   const WindowSpec *w = ch->sel->window;
   if (!ch->windowed || ch->session || ch->join_at >= 0 || !w || w->kind != WIN_HOPPING) return 0;
+  if (ch->sel->topn_rows) return 0; /* its rows carry their window's bounds (cg_rows.c) */
   if (w->advance_ms >= w->size_ms) return 0;
   return air_slice_len(w->size_ms, w->advance_ms);
 }

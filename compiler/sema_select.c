@@ -435,6 +435,34 @@ static void resolve_from(Scope *sc) {
  * and its output names must be distinct.  If out_locs is not NULL it gets
  * the location of each output column, for later messages.  Clauses are
  * checked in source order after FROM, so messages mostly come in order. */
+/* A Top-N of a window's rows (ROW_NUMBER() over a windowed query without
+ * aggregates, build_row_number): planned as an aggregation grouped by the
+ * partition's columns whose accumulator is the partition's first `limit`
+ * rows in order, so that each rank keeps its own first n before the
+ * exchange (cg_rows.c). The partition: the first limit_part ORDER BY items,
+ * positions of output columns. */
+#define TOPN_ROWS_MAX 1000
+static void check_topn_rows(Scope *sc) {
+  Sema *s = sc->s;
+  Select *sel = sc->sel;
+  if (sel->window->kind == WIN_SESSION) return; /* refused by the rewrite */
+  if (sel->limit > TOPN_ROWS_MAX) /* (still planned as one below, for the messages after) */
+    diag_error(s->d, sel->limit_loc, "a Top-N of a window's rows keeps at most %d rows per partition (their "
+               "first n are its state on every rank): rank an aggregate instead, or keep fewer", TOPN_ROWS_MAX);
+  sel->topn_rows = true;
+  sel->nkeys = sel->limit_part;
+  sel->keys = arena_alloc(s->arena, sizeof(Expr *) * (size_t)(sel->nkeys ? sel->nkeys : 1));
+  const OrderItem *o = sel->order_by;
+  for (int k = 0; k < sel->nkeys && o; k++, o = o->next) {
+    int pos = (int)o->expr->ival - 1; /* the rewrite's positions */
+    sel->keys[k] = sel->out[pos].expr;
+    if (sel->keys[k]->type.kind == TY_NULL) {
+      diag_error(s->d, sel->keys[k]->loc, "NULL has no type here: write CAST(NULL AS type)");
+      sel->topn_rows = false;
+    }
+  }
+}
+
 /* ORDER BY and LIMIT: each names an output column (by name, position or
  * its very expression); they order and cut each window's rows as written. */
 static void check_order(Scope *sc, const char *stream) {
@@ -634,6 +662,8 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
 
   bool aggq = sel->naggs > 0 || sel->nkeys > 0;
   bool sjoin = sel->nfrom == 2 && !sel->table_join && sc.rel[0] && sc.rel[1];
+  if (sel->top_n && sel->window && !aggq && !sjoin)
+    check_topn_rows(&sc);
   if (sel->window && (sc.tb.lo_set || sc.tb.hi_set)) {
     diag_error(s->d, sc.tb.loc, "a JOIN whose ON bounds one stream's event time by the other's is an interval "
                "join, and takes no WINDOW: drop the bound, or the WINDOW (to aggregate an interval join's rows "
@@ -651,7 +681,7 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
     diag_error(s->d, first->loc,
                "aggregates over a JOIN of two streams are not supported directly; "
                "aggregate the join's rows as a subquery, FROM (SELECT ... JOIN ... WINDOW ...) AS j");
-  } else if (!sjoin && !aggq && !sc.bad_from) {
+  } else if (!sjoin && !aggq && !sc.bad_from && !sel->topn_rows) {
     diag_error(s->d, sel->window->loc, "WINDOW needs an aggregate or a JOIN of two streams");
   }
   if (sel->having && !aggq)
@@ -667,7 +697,9 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
       check_grouped(&sc, sel->having);
   }
 
-  if (sjoin)
+  if (sel->topn_rows)
+    sel->qkind = sel->nkeys ? QK_AGGREGATION : QK_REDUCE;
+  else if (sjoin)
     sel->qkind = QK_JOIN;
   else if (sel->nkeys)
     sel->qkind = QK_AGGREGATION;

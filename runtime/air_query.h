@@ -543,6 +543,36 @@ static inline bool q_in_str(const char *x, const char *const *v, size_t n) {
   }
   return lo < n && strcmp(v[lo], x) == 0;
 }
+/* A Top-N of a window's rows (docs/design.md "Top-N"): its accumulator
+ * holds the partition's first rows in cmp order, sorted, *cnt <= n of
+ * them, each `size` bytes. A row goes in where it sorts, the last one out
+ * when full; a partial's list merges row by row until its rows sort past a
+ * full list's last. */
+static inline void q_top_insert(void *top, uint32_t *cnt, uint32_t n, const void *row, size_t size,
+                                int (*cmp)(const void *, const void *)) {
+  char *a = (char *)top;
+  uint32_t lo = 0, hi = *cnt;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (cmp(a + (size_t)mid * size, row) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo >= n) return;
+  uint32_t kept = *cnt < n ? *cnt : n - 1; /* rows before the insertion that stay */
+  memmove(a + (size_t)(lo + 1) * size, a + (size_t)lo * size, (size_t)(kept - lo) * size);
+  memcpy(a + (size_t)lo * size, row, size);
+  if (*cnt < n) (*cnt)++;
+}
+
+static inline void q_top_merge(void *top, uint32_t *cnt, const void *other, uint32_t m, uint32_t n, size_t size,
+                               int (*cmp)(const void *, const void *)) {
+  const char *b = (const char *)other;
+  for (uint32_t i = 0; i < m; i++) {
+    if (*cnt == n && cmp(b + (size_t)i * size, (const char *)top + (size_t)(n - 1) * size) >= 0) break;
+    q_top_insert(top, cnt, n, b + (size_t)i * size, size, cmp);
+  }
+}
+
 /* A DOUBLE group or join key: -0 as 0 and every NaN as one NaN, so that
  * values equal under q_cmp_f64 are one key (hashed and compared as bytes). */
 static inline double q_f64_key(double x) {

@@ -10,7 +10,7 @@
 set -u
 mode=${1:-asan}
 root=$(pwd)
-CASES=${CASES:-"csv_filter_agg csv_table_join stream_join outer_joins interval_join ysb_star_datagen hopping_csv functions_sql time_functions top_n"}
+CASES=${CASES:-"csv_filter_agg csv_table_join stream_join outer_joins interval_join ysb_star_datagen hopping_csv functions_sql time_functions top_n top_n_rows"}
 w=$(mktemp -d "${TMPDIR:-/tmp}/airc-$mode.XXXXXX") || exit 1
 trap 'rm -rf "$w"' EXIT
 trap 'exit 130' INT TERM HUP
