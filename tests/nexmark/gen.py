@@ -19,7 +19,8 @@ JITTER ms, so each file is in event order but its times are out of order by
 less than JITTER (the queries' WATERMARK bound, 1 s, covers it: no row is
 late). Ids start at 1000 as Nexmark's do. An auction's seller is a person
 that exists already (a recent one mostly); a bid goes to a recent auction,
-often to a "hot" one, and comes from a hot bidder or any person so far;
+often to a "hot" one, and comes from a hot bidder, a new person or any
+person so far (so people bid in bursts: sessions with pauses between);
 some bids arrive after their auction expired. Prices are log-uniform from
 1 to 10^8 cents-ish, so Nexmark's price ranks (< 10000, < 1000000, more)
 and q14's band all occur. START is 2026-12-06 23:59:30 UTC, so the events
@@ -86,9 +87,14 @@ def generate(seed, events):
                 auction = auctions[-1 - rng.randrange(min(2, len(auctions)))][0]
             else:
                 auction = auctions[-1 - rng.randrange(min(20, len(auctions)))][0]
-            # hot bidders: the first few persons (ids 1000..1004) a third of the time
-            if rng.random() < 1 / 3:
+            # a hot bidder (the first 5 persons) a quarter of the time, a new
+            # one (the 5 latest) half the time, else anyone: people bid in
+            # bursts, with pauses (several sessions each)
+            r = rng.random()
+            if r < 0.25:
                 bidder = persons[rng.randrange(min(5, len(persons)))][0]
+            elif r < 0.75:
+                bidder = persons[-1 - rng.randrange(min(5, len(persons)))][0]
             else:
                 bidder = rng.choice(persons)[0]
             price = int(10 ** rng.uniform(0, 8))
