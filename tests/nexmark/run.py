@@ -7,8 +7,9 @@ sink) compared with reference.py's rows (both sorted for the queries
 without a window, whose rows come as they arrive on each rank).
 
 As tests/e2e/run.sh does, runs on 2 and 3 ranks split the csv files in
-small odd blocks (AIR_CSV_BLOCK) and the collector's chunks hold 1 to 5
-rows, so blocks start mid-record and held rows cross chunks.
+small odd blocks (AIR_CSV_BLOCK), the collector's chunks hold 1 to 5
+rows, so blocks start mid-record and held rows cross chunks, and per-rank
+partial aggregates stage their rows from the start on 1 and 3 ranks.
 
     python3 tests/nexmark/run.py [q5 q9 ...]     (from the repository root)
 
@@ -40,8 +41,10 @@ EVENTS = int(os.environ.get("NEXMARK_EVENTS", "3250"))
 TIMEOUT = float(os.environ.get("NEXMARK_TIMEOUT", "60"))
 QUERIES = os.path.join(ROOT, "queries", "nexmark")
 
-# per rank count: csv block size, collector chunk rows (as tests/e2e/run.sh)
-SPLITS = {1: ("0", "2"), 2: ("97", "1"), 3: ("331", "5")}
+# per rank count, as tests/e2e/run.sh: the csv block size, the collector's
+# chunk rows, and when a per-rank partial stages its rows (from the first
+# chunk on 1 and 3 ranks; "" leaves the default)
+SPLITS = {1: ("0", "2", "0"), 2: ("97", "1", ""), 3: ("331", "5", "0")}
 
 
 def expected_lines(query, data):
@@ -64,8 +67,9 @@ def run(h, work, query, want, ordered):
             continue
         for np in RANKS:
             label = "%s np=%d %s" % (query, np, variant)
-            blk, chunk = SPLITS.get(np, ("0", "2"))
-            env = dict(os.environ, AIR_CSV_BLOCK=blk, AIR_COLLECTOR_CHUNK_ROWS=chunk)
+            blk, chunk, stage = SPLITS.get(np, ("0", "2", ""))
+            env = dict(os.environ, AIR_CSV_BLOCK=blk, AIR_COLLECTOR_CHUNK_ROWS=chunk,
+                       AIR_PARTIAL_STAGE_KEYS=stage)
             if sink and os.path.exists(os.path.join(work, sink)):
                 os.unlink(os.path.join(work, sink))
             try:
