@@ -389,6 +389,15 @@ check: check-slices
 check-slices: all
 	@python3 tests/slices/run.py
 
+# The Nexmark queries of queries/nexmark (q0-q22; q6's file holds only the
+# part airc can state) on data made by tests/nexmark/gen.py, fused and not,
+# on 1-3 ranks, against Python references (tests/nexmark/reference.py;
+# about 1.5 min).
+.PHONY: check-nexmark
+check: check-nexmark
+check-nexmark: all
+	@python3 tests/nexmark/run.py
+
 # Big state: a per-rank partial that stops pre-aggregating (and starts
 # again), sorted window tables merged on rank 0, against a Python reference.
 .PHONY: check-state
