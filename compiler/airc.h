@@ -221,6 +221,7 @@ struct ColumnDef {
   SrcLoc meta_loc;  /* where METADATA is */
   bool not_null;    /* NOT NULL: an empty or null field makes the row bad */
   bool pkey;        /* PRIMARY KEY written on the column itself */
+  bool proctime;    /* `name AS PROCTIME()`: the time a row is read, no field of the record */
   ColumnDef *next;
 };
 
@@ -444,6 +445,7 @@ typedef struct Column {
   GenSpec gen;       /* datagen: how it is filled */
   int ysb_field;     /* ysb source: which generator field (AIR_YSB_*), else -1 */
   bool meta_ts;      /* METADATA FROM 'timestamp': the kafka message's timestamp, not in the value */
+  bool proc_ts;      /* AS PROCTIME(): the wall-clock time the row is read, not in the record */
 } Column;
 
 struct Relation {
@@ -454,6 +456,7 @@ struct Relation {
   int ncols;
   int time_col;          /* event-time column index, or -1 (tables) */
   int meta_col;          /* the METADATA FROM 'timestamp' column (then time_col), or -1 */
+  int proc_col;          /* the `AS PROCTIME()` column (then time_col), or -1 */
   bool has_watermark;    /* WATERMARK clause given */
   int64_t wm_bound_ms;   /* tolerated disorder in ms (0 without WATERMARK) */
   int64_t wm_hold_ms;    /* windowed derived stream: its watermark is its query's minus this,
@@ -508,6 +511,10 @@ struct Relation {
   bool written;          /* sinks: some INSERT writes it */
   bool broken;           /* derived streams whose query had errors */
 };
+
+/* The column a record has no field for (the message's timestamp, or the
+ * processing time), or -1: the columns after it take the field before theirs. */
+static inline int nofield_col(const Relation *r) { return r->meta_col >= 0 ? r->meta_col : r->proc_col; }
 
 typedef struct Catalog {
   Relation **rels;   /* in declaration order */

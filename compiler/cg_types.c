@@ -402,6 +402,10 @@ static void emit_fields_parse(FILE *o, const Relation *r, const char *var, const
     if (c->type.kind == TY_BOOL && c->type.nullable) fn = "air_parse_bool8"; /* into an int8_t */
     src_line(o, c->loc.line);
     bool time = r->kind == REL_SOURCE && i == r->time_col;
+    if (time && i == r->proc_col) { /* the reader's clock: no field to test */
+      fprintf(o, "%sair_csv_time(%s, %s);\n", indent, csv, dst);
+      continue;
+    }
     if (c->type.nullable) { /* an empty field (null in JSON) is NULL; one line, for -g */
       fprintf(o, "%sif (f[%d].p == air_null_field) ", indent, fi);
       if (c->type.kind == TY_VARCHAR)
@@ -458,17 +462,18 @@ void emit_csv_parse(FILE *o, const Relation *r, const char *var, const char *ind
   char bad[64];
   snprintf(bad, sizeof bad, "air_csv_bad_row(%s, line, ", csv);
   int *field = NULL;
-  if (r->meta_col >= 0) {
+  const int nf = nofield_col(r);
+  if (nf >= 0) {
     field = malloc(sizeof(int) * (size_t)r->ncols);
     if (!field) abort();
-    for (int i = 0; i < r->ncols; i++) field[i] = i < r->meta_col ? i : i - 1;
+    for (int i = 0; i < r->ncols; i++) field[i] = i < nf ? i : i - 1;
   }
   emit_fields_parse(o, r, var, indent, csv, bad, skip, field);
   free(field);
 }
 
-/* The fields of a record: the columns but a METADATA one. */
-int csv_fields(const Relation *r) { return r->ncols - (r->meta_col >= 0); }
+/* The fields of a record: the columns but a METADATA or PROCTIME one. */
+int csv_fields(const Relation *r) { return r->ncols - (nofield_col(r) >= 0); }
 
 /* `lhs = air_csv_open(g_rt, &def)` with the declaration of a csv source or
  * table in a static AirCsvDef, in a block of its own at indent `ind`; path:
@@ -477,7 +482,7 @@ int csv_fields(const Relation *r) { return r->ncols - (r->meta_col >= 0); }
 void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, const char *lhs, const char *ind) {
   fprintf(o, "%s{\n%s  static const char *const cols[] = {", ind, ind);
   for (int i = 0, n = 0; i < r->ncols; i++) {
-    if (i == r->meta_col) continue; /* the message's timestamp: no field */
+    if (i == nofield_col(r)) continue; /* the message's timestamp, or the processing time: no field */
     if (n++) fprintf(o, ", ");
     c_str(o, r->cols[i].name);
   }
@@ -510,15 +515,16 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
     fprintf(o, "%s      .json = true,\n%s      .json_kinds = \"", ind, ind);
     for (int i = 0; i < r->ncols; i++) {
       TypeKind k = r->cols[i].type.kind;
-      if (i != r->meta_col) fputc(k == TY_VARCHAR ? 's' : k == TY_BOOL ? 'b' : k == TY_TIMESTAMP ? 't' : 'n', o);
+      if (i != nofield_col(r)) fputc(k == TY_VARCHAR ? 's' : k == TY_BOOL ? 'b' : k == TY_TIMESTAMP ? 't' : 'n', o);
     }
     fprintf(o, "\",\n");
   }
   if (kafka) fprintf(o, "%s      .kafka = &kdef,\n", ind);
   fprintf(o, "%s      .cols = cols,\n%s      .ncols = %d,\n", ind, ind, csv_fields(r));
   if (r->meta_col >= 0) fprintf(o, "%s      .time_from_message = true,\n", ind);
+  if (r->proc_col >= 0) fprintf(o, "%s      .proc_time = true,\n", ind);
   fprintf(o, "%s      .time_col = %d,\n%s      .wm_bound_ms = INT64_C(%" PRId64 "),\n", ind,
-          r->kind == REL_SOURCE && r->meta_col < 0 ? r->time_col : -1, ind, r->wm_bound_ms);
+          r->kind == REL_SOURCE && nofield_col(r) < 0 ? r->time_col : -1, ind, r->wm_bound_ms);
   fprintf(o, "%s  };\n%s  def.path = %s;\n", ind, ind, path);
   opt_read(o, ind, "def.tcp_listen", "air_opt_str", r, OPT_LISTEN);
   opt_read(o, ind, "def.tcp_connect", "air_opt_str", r, OPT_CONNECT);

@@ -541,7 +541,7 @@ static void emit_collector(Gen *g, const Stage *st) {
   fprintf(su, "    static AirCollectorDef def = {\n");
   fprintf(su, "        .row_size = sizeof(O%d),\n        .wend_offset = offsetof(O%d, wend),\n", c, c);
   fprintf(su, "        .ts_offset = offsetof(O%d, ts),\n        .windowed = %s,\n", c, ch->windowed ? "true" : "false");
-  fprintf(su, "        .latency = %s,\n", ch->source->ingestion_time ? "true" : "false");
+  fprintf(su, "        .latency = %s,\n", ch->source->ingestion_time || ch->source->proc_col >= 0 ? "true" : "false");
   fprintf(su, "        .compare = cmp_O%d,\n        .format = fmt_O%d,\n        .line_max = LINE_MAX_O%d,\n        .header = ", c, c, c);
   if (sink->rel && sink->rel->json)
     fprintf(su, "NULL /* JSON lines: no header */");

@@ -296,6 +296,9 @@ static void print_time(FILE *out, const Relation *r) {
   fprintf(out, "    time: %s.%s", r->name, r->cols[r->time_col].name);
   if (r->ingestion_time)
     fprintf(out, ", ingestion time; watermark = wall clock (advances while idle)\n");
+  else if (r->proc_col >= 0)
+    fprintf(out, ", processing time (PROCTIME(): the wall clock when each row is read); watermark = wall clock "
+                 "(advances while idle)\n");
   else if (r->has_watermark) {
     fprintf(out, ", from the data; watermark = max %s - ", r->cols[r->time_col].name);
     print_ms(out, r->wm_bound_ms);

@@ -157,6 +157,8 @@ static void buf_time(Buf *b, const Relation *r) {
     buf_printf(b, " (latest event time behind each result)\nwatermark: its query's");
   else if (r->ingestion_time)
     buf_printf(b, " (ingestion time)\nwatermark: wall clock");
+  else if (r->proc_col >= 0)
+    buf_printf(b, " (processing time)\nwatermark: wall clock");
   else if (r->has_watermark) {
     buf_printf(b, " (from the data)\nwatermark: max %s - ", col);
     buf_ms(b, r->wm_bound_ms);

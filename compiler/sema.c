@@ -236,6 +236,7 @@ Relation *new_relation(Sema *s, Stmt *st, RelKind kind) {
   r->loc = st->name_loc;
   r->time_col = -1;
   r->meta_col = -1;
+  r->proc_col = -1;
   r->key_col = -1;
   r->max_bad_rows = -1;
   r->max_bad_pct = -1;

@@ -264,6 +264,7 @@ elem:
 ;
 
 // column_def = ident type ("GENERATED" "BY" call)? ("METADATA" ("FROM" string)? "VIRTUAL"?)?
+//            | ident "AS" "PROCTIME" "(" ")"
 column_def:
   ident type opt_not_null opt_pkey gen meta {
     $$ = arena_alloc(ps->arena, sizeof(ColumnDef));
@@ -276,6 +277,20 @@ column_def:
     $$->gen = $5;
     $$->meta_key = $6;
     if ($6) $$->meta_loc = airq_srcloc(&@6);
+  }
+| ident AS expr { /* a computed column: Flink's `p AS PROCTIME()` alone */
+    $$ = arena_alloc(ps->arena, sizeof(ColumnDef));
+    $$->name = $1;
+    $$->loc = airq_srcloc(&@1);
+    $$->type = (Type){.kind = TY_TIMESTAMP};
+    $$->type_loc = airq_srcloc(&@3);
+    $$->not_null = true;
+    if ($3->kind != EX_CALL || strcasecmp($3->name, "PROCTIME") != 0 || $3->args) {
+      airq_error_at(ps, &@3, "a computed column is taken only as PROCTIME() (processing time); compute other "
+                             "values in the queries over the stream");
+      YYERROR;
+    }
+    $$->proctime = true;
   }
 ;
 

@@ -637,6 +637,8 @@ typedef struct AirCsvDef {
   int time_col;            /* the event-time column (a stream's), -1 for a table */
   bool time_from_message;  /* kafka: the event time is each message's timestamp (the
                               record has no field for it; time_col is -1) */
+  bool proc_time;          /* the stream's time is each record's processing time: the wall clock
+                            * when it is read (no field), its watermark the clock (docs/language.md) */
   int64_t wm_bound_ms;     /* the stream's WATERMARK bound, 0 without one */
   int64_t rate;            /* a stream's replay rate, records/s over all ranks
                               (each rank paces its share); 0 = as fast as it

@@ -78,6 +78,7 @@ struct AirCsv {
   int64_t kfloor;  /* the largest watermark given out: no row is judged below it */
   bool kmulti;     /* the record's message held more than one line */
   bool tmsg;       /* the event time is the message's timestamp (time_from_message) */
+  bool tproc;      /* the time is the clock's when the record is read (proc_time) */
   int64_t kts;     /* ... of the message in buf, or AIR_WM_NONE */
   bool json;      /* format = 'json': one object per line (scan_json) */
   const char *const *cols; /* the declared column names (json: the keys) */
@@ -183,6 +184,7 @@ static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd) {
   c->ncols = def->ncols;
   c->time_col = def->table ? -1 : def->time_col;
   c->tmsg = !def->table && def->time_from_message;
+  c->tproc = !def->table && def->proc_time;
   c->bound = def->wm_bound_ms;
   c->maxts = c->row.wm = AIR_WM_NONE;
   c->fd = fd;
@@ -1679,6 +1681,12 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
       ok = ts == AIR_WM_NONE ? AIR_PARSE_INVALID
            : ts < AIR_TS_MIN || ts > AIR_TS_MAX ? AIR_PARSE_RANGE : AIR_PARSE_OK;
       if (ok == AIR_PARSE_OK && ts > *maxts) *maxts = ts;
+    } else if (c->tproc && nf == c->ncols && !c->kmulti) {
+      /* processing time: the clock now, never behind the watermark given out */
+      ts = air_now_ms();
+      if (ts < *maxts) ts = *maxts;
+      ok = AIR_PARSE_OK;
+      *maxts = ts;
     }
     c->budget--;
     c->taken++;
@@ -1707,6 +1715,11 @@ int air_csv_next(AirCsv *c, AirField *fields, int max, long *line) {
 }
 
 int64_t air_csv_scanned_wm(AirCsv *c) {
+  if (c->tproc) { /* processing time: the clock, also while nothing comes (no row to come is behind it) */
+    int64_t now = air_now_ms();
+    if (now > c->maxts) c->maxts = now;
+    return c->maxts;
+  }
   if (!c->kafka) return minus_bound(c, c->maxts);
   /* the partitions' minimum, never below what was given out before */
   int64_t m = c->kops->wm(c->kafka, c->bound);

@@ -336,6 +336,45 @@ def live_output(work):
                                                                        len(lines) - len(early)))
 
 
+PROC_QUERY = """CREATE STREAM e (k BIGINT, pt AS PROCTIME()) WITH (source = 'stdin');
+SELECT k, COUNT(*) AS n, window_end
+FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(pt), INTERVAL '200' MILLISECONDS)) GROUP BY k, window_start, window_end;
+"""
+
+
+def proctime_idle(work):
+    """Processing time follows the clock while the writer is idle: 100 rows
+    written at once (PROCTIME(), 200 ms windows) are all counted on stdout
+    within 5 s, before the writer closes standard input."""
+    d = os.path.join(work, "proctime")
+    os.mkdir(d)
+    with open(os.path.join(d, "q.airq"), "w") as f:
+        f.write(PROC_QUERY)
+    exe = os.path.join(d, "proc")
+    if not h.compile(AIRC, d, "q.airq", exe, label="proctime"):
+        return
+    for np in (1, 2):
+        label = "np=%d PROCTIME() windows close while the writer of stdin is idle" % np
+        p = subprocess.Popen([MPIRUN, "-np", str(np), exe, "--quiet"], cwd=d, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out = Lines(p)
+        p.stdin.write("".join("%d\n" % (i % 5) for i in range(100)))
+        p.stdin.flush()
+        deadline, counted = time.time() + 5, 0
+        while time.time() < deadline and counted < 100:
+            time.sleep(0.05)
+            counted = sum(int(l.split(",")[1]) for l in list(out.got)[1:] if l)
+        p.stdin.close()
+        err = out.end("end of input", label)
+        if err is None:
+            continue
+        if counted != 100 or p.returncode != 0:
+            h.fail("%s: %d of 100 rows counted before end of input (exit %d)" % (label, counted, p.returncode),
+                   "\n".join(out.got[:10]) + "\n" + err)
+        else:
+            h.ok(label + ": all 100 rows")
+
+
 FOLLOW_QUERY = """CREATE STREAM events (key BIGINT, ts TIMESTAMP)
   WITH (source = 'csv', path = 'app.csv', follow = true);
 SELECT key, COUNT(*) AS n, WINDOW_END FROM events GROUP BY key WINDOW TUMBLING (SIZE 100 MILLISECONDS);
@@ -458,6 +497,7 @@ def main():
         idle_writer(work, "fifo")
         idle_writer(work, "stdin")
         live_output(work)
+        proctime_idle(work)
     return h.summary()
 
 
