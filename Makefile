@@ -445,7 +445,7 @@ $(B)/bench/kafka_tool: bench/kafka_tool.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) -O2 $(WARN) $< -lrdkafka -o $@
 
-.PHONY: bench bench-tools bench-kafka bench-files bench-beyond bench-ckpt
+.PHONY: bench bench-tools bench-kafka bench-files bench-beyond bench-ckpt bench-lang
 bench-kafka: all $(B)/tests/mock_cluster $(B)/bench/kafka_tool
 	python3 bench/kafka_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--runs 1)
 
@@ -469,11 +469,18 @@ bench-beyond: bench-tools
 bench-ckpt: all
 	python3 bench/ckpt_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--quick)
 
+# Newer operators beside the plain ones they extend: a Top-N of a window's
+# rows beside the window aggregation, interval and outer joins beside the
+# windowed inner join (~3 min, BENCH_QUICK=1 ~1).
+bench-lang: all
+	python3 bench/lang_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--quick)
+
 bench: bench-tools
 	python3 bench/bench.py $(BENCH_PY_FLAGS)
 	$(MAKE) --no-print-directory bench-kafka
 	$(MAKE) --no-print-directory bench-files
 	$(MAKE) --no-print-directory bench-ckpt
+	$(MAKE) --no-print-directory bench-lang
 
 
 # --- stress and faults --------------------------------------------------------
