@@ -123,6 +123,7 @@ typedef enum {
   EX_UNARY,        /* op lhs: OP_NEG, OP_NOT */
   EX_BINARY,       /* lhs op rhs */
   EX_IN,           /* lhs IN (args) */
+  EX_IN_SELECT,    /* lhs IN (SELECT item FROM table [WHERE cond]): sub */
   EX_BETWEEN,      /* lhs BETWEEN rhs AND third */
   EX_CASE,         /* CASE args (EX_WHEN list) [ELSE else_] END */
   EX_WHEN,         /* WHEN lhs THEN rhs (only inside EX_CASE) */
@@ -198,6 +199,8 @@ struct Expr {
   bool over;       /* EX_CALL: ROW_NUMBER() OVER (...) (the parser rewrites its Top-N form) */
   Expr *over_part; /* its PARTITION BY list */
   struct OrderItem *over_order; /* its ORDER BY */
+  struct Select *sub; /* EX_IN_SELECT: the subquery (its one item over one TABLE); never walked by
+                         expr_walk, whose columns are the query's, not the table's */
   int depth;       /* parser: nesting depth, at most AST_MAX_DEPTH (bounds recursion) */
 
   /* --- filled by sema.c --- */
@@ -293,7 +296,8 @@ typedef struct OrderItem {
   struct OrderItem *next;
 } OrderItem;
 
-typedef struct Select {
+typedef struct Select Select;
+struct Select {
   SrcLoc loc;         /* location of SELECT */
   SelectItem *items;  /* select list */
   FromItem from[2];   /* FROM item and optional JOIN item */
@@ -325,7 +329,7 @@ typedef struct Select {
   bool comma_join;    /* FROM a, b: the join key is an equality of WHERE (join_on points at it) */
   bool left_join;     /* LEFT JOIN: a row without a match goes on, from[1]'s columns NULL */
   int time_from;      /* which FROM item's time column drives the window */
-} Select;
+};
 
 typedef enum {
   ST_CREATE_STREAM,    /* CREATE STREAM name (cols) WITH (...) : a source */
@@ -494,6 +498,7 @@ struct Relation {
   const Stmt *owner;     /* a WITH query or FROM subquery: the one statement that sees it */
   bool written;          /* sinks: some INSERT writes it */
   bool broken;           /* derived streams whose query had errors */
+  bool in_select;        /* TABLE: read by some x IN (SELECT ... FROM it): loaded, though joined by none */
 };
 
 typedef struct Catalog {

@@ -125,6 +125,7 @@ static void dump_type(FILE *out, Type t) {
 }
 
 static void dump_expr(FILE *out, const Expr *e);
+static void dump_select(FILE *out, const Select *s);
 
 static void dump_list(FILE *out, const Expr *e) {
   for (; e; e = e->next) {
@@ -194,6 +195,13 @@ static void dump_expr(FILE *out, const Expr *e) {
     fputs("(IN ", out);
     dump_expr(out, e->lhs);
     dump_list(out, e->args);
+    fputc(')', out);
+    break;
+  case EX_IN_SELECT:
+    fputs("(IN ", out);
+    dump_expr(out, e->lhs);
+    fputc(' ', out);
+    dump_select(out, e->sub);
     fputc(')', out);
     break;
   case EX_BETWEEN:

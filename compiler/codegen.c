@@ -364,6 +364,7 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
   buf_open(&g.setup);
   FILE *su = g.setup.f;
   g_in_decls = g.types.f;
+  g_in_setup = su;
   g_in_n = 0;
 
   fprintf(g.types.f, "static AirEdge *g_edge[%d]; /* edges by id (the MPI tag) */\n", ph->nedges ? ph->nedges : 1);
@@ -376,7 +377,7 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
       if (pl->chains[c].sel->nfrom == 2 && pl->chains[c].sel->table_join && pl->chains[c].sel->from[1].rel == r)
         joined = true;
     }
-    if (r->kind == REL_TABLE && joined) {
+    if (r->kind == REL_TABLE && (joined || r->in_select)) {
       emit_table(&g, r);
       fprintf(su, "  load_tab%d();\n", r->index);
     }
@@ -439,7 +440,7 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
     fprintf(su, ";\n");
   }
 
-  g_in_decls = NULL;
+  g_in_decls = g_in_setup = NULL;
   free(g_in_exprs);
   g_in_exprs = NULL;
   g_in_n = g_in_cap = 0;

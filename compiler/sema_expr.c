@@ -14,6 +14,7 @@ static const char *clause_name(Clause c) {
   case CL_ON: return "JOIN ON";
   case CL_GROUP_BY: return "GROUP BY";
   case CL_HAVING: return "HAVING";
+  case CL_SUBQUERY: return "IN (SELECT ...)";
   default: return "the select list";
   }
 }
@@ -46,6 +47,10 @@ int qual_index(Scope *sc, const char *qual) {
 void unknown_qualifier(Scope *sc, Expr *e) {
   Sema *s = sc->s;
   diag_error(s->d, e->loc, "unknown stream or alias '%s'", e->qual);
+  if (sc->clause == CL_SUBQUERY) {
+    diag_note(s->d, e->loc, "IN (SELECT ...) sees its table alone (correlated subqueries are not supported)");
+    return;
+  }
   for (int i = 0; i < sc->nfrom; i++) {
     FromItem *f = &sc->sel->from[i];
     if (f->alias && f->name && strcmp(f->name, e->qual) == 0) {
@@ -301,6 +306,94 @@ static Type check_membership(Scope *sc, Expr *e) {
   if (ok && subj.kind == TY_NULL)
     return untyped_null(sc, e->lhs);
   return ok ? mk_type(TY_BOOL) : mk_type(TY_ERROR);
+}
+
+/* The table an IN (SELECT ...) reads: a static TABLE, which every rank
+ * holds whole, so the set is made once when the program starts; a
+ * stream's rows come and go, and are refused. NULL after an error. */
+static Relation *in_select_table(Sema *s, Select *sub) {
+  FromItem *f = &sub->from[0];
+  Relation *r = scope_find(s, f->name);
+  if (!r) {
+    diag_error(s->d, f->loc, "unknown table '%s'", f->name);
+    suggest_relation(s, f->loc, f->name, 1u << REL_TABLE);
+    return NULL;
+  }
+  if (r->kind != REL_TABLE) {
+    diag_error(s->d, f->loc, "IN (SELECT ...) reads %s '%s': only static tables (CREATE TABLE) are supported "
+               "in a subquery", rel_kind_name(r), f->name);
+    if (r->kind != REL_SINK)
+      diag_note(s->d, f->loc, "a stream's rows change as it runs; to match two streams, JOIN them in a window");
+    return NULL;
+  }
+  if (sub->nfrom > 1) {
+    diag_error(s->d, sub->from[1].loc, "IN (SELECT ...) reads one table: no JOIN");
+    return NULL;
+  }
+  return r;
+}
+
+/* The clauses an IN (SELECT ...) does not take: it is a set of values of
+ * the table's rows, not a query of its own. */
+static bool in_select_plain(Sema *s, const Select *sub) {
+  const char *what = NULL;
+  SrcLoc at = sub->loc;
+  if (sub->group_by) what = "GROUP BY", at = sub->group_by->loc;
+  else if (sub->window) what = "a WINDOW", at = sub->window->loc;
+  else if (sub->having) what = "HAVING", at = sub->having->loc;
+  else if (sub->order_by) what = "ORDER BY", at = sub->order_by->expr->loc;
+  else if (sub->limit) what = "LIMIT", at = sub->limit_loc;
+  else if (sub->items->next) what = "a second column", at = sub->items->next->expr->loc;
+  else if (sub->items->expr->kind == EX_STAR) what = "'*'", at = sub->items->expr->loc;
+  if (!what)
+    return true;
+  diag_error(s->d, at, "IN (SELECT ...) selects one column of a table, filtered by WHERE alone: not %s", what);
+  return false;
+}
+
+/* x IN (SELECT item FROM table [WHERE cond]): item an expression over the
+ * table's columns, comparable with x as an IN list's values are. The
+ * subquery sees the table alone (no column of the outer query). */
+static Type check_in_select(Scope *sc, Expr *e) {
+  Sema *s = sc->s;
+  Select *sub = e->sub;
+  Type subj = check_expr(sc, e->lhs);
+  Relation *r = in_select_table(s, sub);
+  if (!r || !in_select_plain(s, sub))
+    return mk_type(TY_ERROR);
+  r->used = true;
+  r->in_select = true;
+  sub->from[0].rel = r;
+  sub->qkind = QK_MAP;
+  Scope in = {.s = s, .sel = sub, .nfrom = 1, .clause = CL_SUBQUERY};
+  in.rel[0] = r;
+  in.qual[0] = sub->from[0].alias ? sub->from[0].alias : sub->from[0].name;
+  Expr *item = sub->items->expr;
+  Type t = check_expr(&in, item);
+  char b1[32], b2[32];
+  bool ok = !is_err(subj) && !is_err(t);
+  if (sub->where) {
+    Type w = check_expr(&in, sub->where);
+    if (!is_err(w) && w.kind != TY_BOOL) {
+      diag_error(s->d, sub->where->loc, "WHERE condition must be BOOLEAN, not %s", tyname(w, b1));
+      note_decl(&in, sub->where);
+    }
+    ok = ok && w.kind == TY_BOOL;
+  }
+  if (t.kind == TY_NULL) {
+    untyped_null(&in, item);
+    return mk_type(TY_ERROR);
+  }
+  if (!ok)
+    return mk_type(TY_ERROR);
+  subj = settle_null(e->lhs, t);
+  if (!comparable(subj, t)) {
+    diag_error(s->d, item->loc, "cannot compare %s with %s", tyname(subj, b1), tyname(t, b2));
+    note_decl(sc, e->lhs);
+    note_decl(&in, item);
+    return mk_type(TY_ERROR);
+  }
+  return mk_type(TY_BOOL);
 }
 
 static Type check_case(Scope *sc, Expr *e) {
@@ -594,6 +687,8 @@ static bool may_be_null(Scope *sc, const Expr *e, Type t) {
     if (!e->else_)
       return true;
     break;
+  case EX_IN_SELECT: /* NULL x, or no match in a set holding NULL */
+    return e->lhs->type.nullable || e->sub->items->expr->type.nullable;
   case EX_CALL:
     if (e->agg == AGG_COUNT || e->agg == AGG_COUNT_STAR)
       return false;
@@ -665,6 +760,7 @@ Type check_expr(Scope *sc, Expr *e) {
   case EX_BINARY: t = check_binary(sc, e); break;
   case EX_IN:
   case EX_BETWEEN: t = check_membership(sc, e); break;
+  case EX_IN_SELECT: t = check_in_select(sc, e); break;
   case EX_CASE: t = check_case(sc, e); break;
   case EX_CAST: t = check_cast(sc, e); break;
   case EX_CALL:
@@ -729,6 +825,11 @@ bool expr_equal(const Expr *a, const Expr *b) {
   case EX_BINARY:
     return a->op == b->op && expr_equal(a->lhs, b->lhs) && expr_equal(a->rhs, b->rhs);
   case EX_IN: return expr_equal(a->lhs, b->lhs) && list_equal(a->args, b->args);
+  case EX_IN_SELECT: /* the same table, item and WHERE (the subqueries checked) */
+    return expr_equal(a->lhs, b->lhs) &&
+           (a->sub == b->sub || (a->sub->from[0].rel && a->sub->from[0].rel == b->sub->from[0].rel &&
+                                 expr_equal(a->sub->items->expr, b->sub->items->expr) &&
+                                 expr_equal(a->sub->where, b->sub->where)));
   case EX_BETWEEN:
     return expr_equal(a->lhs, b->lhs) && expr_equal(a->rhs, b->rhs) &&
            expr_equal(a->third, b->third);

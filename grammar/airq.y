@@ -617,7 +617,7 @@ not_expr:
 | pred
 ;
 
-// pred = arith (cmp arith | "IN" "(" exprs ")" | "BETWEEN" arith "AND" arith)?
+// pred = arith (cmp arith | "NOT"? "IN" "(" (exprs | select) ")" | "BETWEEN" arith "AND" arith)?
 pred:
   arith cmp_op arith { CHECK($$ = build_binary(ps, &@$, $2, $1, $3)); }
 | arith IN '(' expr_list ')' {
@@ -626,6 +626,15 @@ pred:
     $$->args = $4.head;
     CHECK($$ = build_deepen(ps, $$));
   }
+| arith NOT IN '(' expr_list ')' {
+    Expr *in = build_node(ps, EX_IN, &@$);
+    in->lhs = $1;
+    in->args = $5.head;
+    CHECK(in = build_deepen(ps, in));
+    CHECK($$ = build_unary(ps, &@$, OP_NOT, in));
+  }
+| arith IN '(' select ')' { CHECK($$ = build_in_select(ps, &@$, $1, $4, false)); }
+| arith NOT IN '(' select ')' { CHECK($$ = build_in_select(ps, &@$, $1, $5, true)); }
 | arith LIKE arith { CHECK($$ = build_call2(ps, &@$, "LIKE", $1, $3)); }
 | arith NOT LIKE arith {
     Expr *like = build_call2(ps, &@$, "LIKE", $1, $4);
@@ -696,6 +705,11 @@ primary:
     CHECK($$ = build_deepen(ps, $$));
   }
 | '(' expr ')' { $$ = $2; }
+| '(' select ')' {
+    airq_error_at(ps, &@2, "a subquery is not a value: subqueries in expressions are "
+                  "'x [NOT] IN (SELECT column FROM table [WHERE ...])', over a static TABLE");
+    YYERROR;
+  }
 | CASE when_list opt_else END {
     $$ = build_node(ps, EX_CASE, &@$);
     $$->args = $2.head;

@@ -94,10 +94,15 @@ static void deepest(void *d, Expr *child) {
     *(int *)d = child->depth;
 }
 
-/* Sets e->depth from its children; reports and fails past AST_MAX_DEPTH. */
+/* Sets e->depth from its children (and a subquery's expressions: later
+ * phases recurse into them too); reports and fails past AST_MAX_DEPTH. */
 Expr *build_deepen(ParseState *ps, Expr *e) {
   int d = 0;
   expr_each_child(e, deepest, &d);
+  if (e->sub) {
+    for (SelectItem *it = e->sub->items; it; it = it->next) deepest(&d, it->expr);
+    if (e->sub->where) deepest(&d, e->sub->where);
+  }
   e->depth = d + 1;
   if (e->depth > AST_MAX_DEPTH) {
     AirqLoc at = {e->loc.line, e->loc.col, e->loc.line, e->loc.col + e->loc.len,
@@ -145,6 +150,14 @@ Expr *build_position(ParseState *ps, const AirqLoc *l, const char *fn, const Air
   Expr *e = build_call2(ps, l, "LOCATE", sub, s);
   if (e) e->name_loc = airq_srcloc(fl);
   return e;
+}
+
+Expr *build_in_select(ParseState *ps, const AirqLoc *l, Expr *x, Select *sub, bool negate) {
+  Expr *e = build_node(ps, EX_IN_SELECT, l);
+  e->lhs = x;
+  e->sub = sub;
+  e = build_deepen(ps, e);
+  return e && negate ? build_unary(ps, l, OP_NOT, e) : e;
 }
 
 Expr *build_call2(ParseState *ps, const AirqLoc *l, const char *name, Expr *a, Expr *b) {

@@ -95,6 +95,9 @@ Expr *build_extract(ParseState *ps, const AirqLoc *l, const char *fn, const Airq
 /* POSITION(sub IN s): the call LOCATE(sub, s); NULL after a reported
  * error (another name than POSITION). */
 Expr *build_position(ParseState *ps, const AirqLoc *l, const char *fn, const AirqLoc *fl, Expr *sub, Expr *s);
+/* x IN (SELECT ...), or x NOT IN (SELECT ...) when negate: the subquery
+ * kept in the node (sema checks that it reads one TABLE). */
+Expr *build_in_select(ParseState *ps, const AirqLoc *l, Expr *x, Select *sub, bool negate);
 /* An operator written as a function of two arguments: a LIKE b, a || b. */
 Expr *build_call2(ParseState *ps, const AirqLoc *l, const char *name, Expr *a, Expr *b);
 /* Literals; NULL after a reported error (out of range, malformed). */

@@ -76,6 +76,7 @@ static inline bool air_parse_bool8(AirField f, int8_t *out) {
 /* SQL's three-valued AND, OR and NOT over 0, 1 and 2 (unknown). */
 static inline int8_t q_and3(int a, int b) { return a == 0 || b == 0 ? 0 : a == 2 || b == 2 ? 2 : 1; }
 static inline int8_t q_or3(int a, int b) { return a == 1 || b == 1 ? 1 : a == 2 || b == 2 ? 2 : 0; }
+static inline int8_t q_not3(int a) { return a == 2 ? 2 : !a; }
 
 /* Integer arithmetic wraps as two's complement; division by zero gives 0 and
  * is counted (docs/language.md section 7). */
@@ -548,6 +549,58 @@ static inline bool q_in_str(const char *x, const char *const *v, size_t n) {
 static inline double q_f64_key(double x) {
   if (x != x) return q_isnull_f64(x) ? x : NAN; /* NULL is a key of its own */
   return x == 0 ? 0.0 : x;
+}
+
+/* x IN (SELECT ... FROM table): the subquery's values, made once at the
+ * start on every rank from the table it holds whole. A hash set of 8-byte
+ * keys (integers, TIMESTAMP and BOOLEAN as int64_t; DOUBLEs as q_f64_key
+ * makes them, so -0 = 0 and NaN = NaN as comparisons have it) or of
+ * strings NUL-padded to klen bytes; `nulls`: a NULL was among the values,
+ * which makes a miss NULL rather than false (SQL's three-valued IN). */
+typedef struct QSubSet {
+  AirHash *h;
+  size_t klen; /* key bytes: 8, or a VARCHAR(n)'s n + 1 */
+  bool nulls;
+} QSubSet;
+static inline void q_subset_init(QSubSet *s, size_t klen, size_t rows) {
+  s->h = air_hash_new(klen, 0, rows);
+  s->klen = klen;
+  s->nulls = false;
+}
+static inline void q_subset_add(QSubSet *s, const void *k) {
+  bool is_new;
+  air_hash_upsert(s->h, k, air_hash_bytes(k, s->klen), &is_new);
+}
+static inline bool q_subset_has(const QSubSet *s, const void *k) {
+  return air_hash_find(s->h, k, air_hash_bytes(k, s->klen)) != NULL;
+}
+static inline void q_subset_add_i64(QSubSet *s, int64_t x) { q_subset_add(s, &x); }
+static inline bool q_subset_has_i64(const QSubSet *s, int64_t x) { return q_subset_has(s, &x); }
+static inline void q_subset_add_f64(QSubSet *s, double x) {
+  double k = q_f64_key(x);
+  q_subset_add(s, &k);
+}
+static inline bool q_subset_has_f64(const QSubSet *s, double x) {
+  double k = q_f64_key(x);
+  return q_subset_has(s, &k);
+}
+/* a string is a key NUL-padded to klen bytes (into `add`, or looked up in
+ * s); one longer than the set's strings is in none of them */
+static inline bool q_subset_str(const QSubSet *s, const char *x, QSubSet *add) {
+  size_t n = strlen(x);
+  if (n >= s->klen) return false;
+  char k[s->klen];
+  memset(k, 0, s->klen);
+  memcpy(k, x, n);
+  if (add) q_subset_add(add, k);
+  return add || q_subset_has(s, k);
+}
+static inline void q_subset_add_str(QSubSet *s, const char *x) { (void)q_subset_str(s, x, s); }
+static inline bool q_subset_has_str(const QSubSet *s, const char *x) { return q_subset_str(s, x, NULL); }
+/* three-valued: NULL when x was (found AIR_NULL_BOOL), true when found,
+ * else NULL when the set holds a NULL, else false */
+static inline int8_t q_subset3(const QSubSet *s, int found) {
+  return found == AIR_NULL_BOOL ? AIR_NULL_BOOL : found ? 1 : s->nulls ? AIR_NULL_BOOL : 0;
 }
 
 #endif /* AIR_QUERY_H */
