@@ -86,6 +86,7 @@ typedef enum {
   TY_DOUBLE,    /* DOUBLE */
   TY_VARCHAR,   /* VARCHAR(n) */
   TY_TIMESTAMP, /* ms since epoch, int64_t */
+  TY_DATE,      /* a day: the ms of its midnight UTC, int64_t (docs/design.md "DATE") */
   TY_INTERVAL,  /* a duration in ms, int64_t (literals only) */
   TY_NULL,      /* the NULL literal before its context gives it a type */
 } TypeKind;
@@ -118,6 +119,7 @@ typedef enum {
   EX_STRING,       /* string literal: sval/slen ('' already undoubled) */
   EX_BOOL,         /* TRUE/FALSE: ival 1/0 */
   EX_INTERVAL,     /* INTERVAL literal: ival in ms */
+  EX_DATE,         /* DATE 'yyyy-MM-dd' literal: ival, the ms of its midnight UTC */
   EX_COLUMN,       /* [qual.]name */
   EX_STAR,         /* '*' or 'qual.*' in a select list, '*' in COUNT(*) */
   EX_UNARY,        /* op lhs: OP_NEG, OP_NOT */
@@ -190,7 +192,7 @@ struct Expr {
   const char *name;/* EX_COLUMN column, EX_CALL function name (as written) */
   const char *qual;/* EX_COLUMN/EX_STAR qualifier (alias or stream), or NULL */
   SrcLoc name_loc; /* EX_COLUMN: location of the column name itself */
-  int64_t ival;    /* EX_INT, EX_BOOL, EX_INTERVAL (ms) */
+  int64_t ival;    /* EX_INT, EX_BOOL, EX_INTERVAL (ms), EX_DATE (ms of midnight UTC) */
   double dval;     /* EX_DOUBLE */
   const char *sval;/* EX_STRING bytes (not NUL-terminated in meaning; see slen) */
   size_t slen;     /* EX_STRING length in bytes */

@@ -57,6 +57,7 @@ const char *type_name(Type t, char *buf, size_t n) {
     snprintf(buf, n, "VARCHAR(%d)", t.len);
     return buf;
   case TY_TIMESTAMP: s = "TIMESTAMP"; break;
+  case TY_DATE: s = "DATE"; break;
   case TY_INTERVAL: s = "INTERVAL"; break;
   case TY_NULL: s = "NULL"; break;
   default: s = "<error>"; break;
@@ -168,6 +169,9 @@ static void dump_expr(FILE *out, const Expr *e) {
     break;
   case EX_INTERVAL:
     fprintf(out, "(interval %" PRId64 ")", e->ival);
+    break;
+  case EX_DATE:
+    fprintf(out, "(date %" PRId64 ")", e->ival);
     break;
   case EX_COLUMN:
     if (e->qual)

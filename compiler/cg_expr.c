@@ -428,6 +428,7 @@ static void emit_cast(FILE *out, const Expr *e, const Ctx *cx) {
     switch (from.kind) {
     case TY_VARCHAR: fprintf(out, "q_str_cut((char[%d]){0}, %d, ", cap, to.len); break;
     case TY_DOUBLE: fprintf(out, "q_f64_str((char[%d]){0}, %d, ", cap, to.len); break;
+    case TY_DATE: fprintf(out, "q_date_str((char[%d]){0}, %d, ", cap, to.len); break;
     case TY_BOOL: fprintf(out, "q_str_cut((char[%d]){0}, %d, (", cap, to.len); break;
     default: fprintf(out, "q_i64_str((char[%d]){0}, %d, (int64_t)", cap, to.len); break;
     }
@@ -441,8 +442,15 @@ static void emit_cast(FILE *out, const Expr *e, const Ctx *cx) {
     case TY_BOOL: fputs("q_str_booln(", out); break;
     case TY_INT: fputs("q_str_i32n(", out); break;
     case TY_TIMESTAMP: fputs("q_str_tsn(", out); break;
+    case TY_DATE: fputs("q_str_daten(", out); break;
     default: fputs("q_str_i64n(", out); break;
     }
+    emit_expr(out, e->lhs, cx);
+    fputc(')', out);
+    return;
+  }
+  if (to.kind == TY_DATE && from.kind == TY_TIMESTAMP) { /* its day's midnight; a DATE is a TIMESTAMP as is */
+    fputs("q_ts_date(", out);
     emit_expr(out, e->lhs, cx);
     fputc(')', out);
     return;
@@ -893,7 +901,8 @@ static void emit_plain(FILE *out, const Expr *e, const Ctx *cx) {
     fputc(')', out);
     return;
   case EX_INT: emit_int_literal(out, e->ival, e->type); return;
-  case EX_INTERVAL: emit_int_literal(out, e->ival, (Type){.kind = TY_BIGINT, .len = 0}); return;
+  case EX_INTERVAL:
+  case EX_DATE: emit_int_literal(out, e->ival, (Type){.kind = TY_BIGINT, .len = 0}); return;
   case EX_DOUBLE: emit_literal_double(out, e->dval); return;
   case EX_BOOL: fputs(e->ival ? "true" : "false", out); return;
   case EX_STRING:

@@ -163,6 +163,45 @@ static Type untyped_null(Scope *sc, const Expr *e) {
   return mk_type(TY_ERROR);
 }
 
+/* An interval of constant length (a literal, -, + and - of them): its ms. */
+static bool interval_ms(const Expr *e, int64_t *ms) {
+  int64_t a, b;
+  if (e->kind == EX_INTERVAL) {
+    *ms = e->ival;
+    return true;
+  }
+  if (e->kind == EX_UNARY && e->op == OP_NEG && interval_ms(e->lhs, &a)) {
+    *ms = -a;
+    return true;
+  }
+  if (e->kind == EX_BINARY && (e->op == OP_ADD || e->op == OP_SUB) && interval_ms(e->lhs, &a) &&
+      interval_ms(e->rhs, &b)) {
+    *ms = e->op == OP_ADD ? a + b : a - b;
+    return true;
+  }
+  return false;
+}
+
+/* DATE + INTERVAL, INTERVAL + DATE and DATE - INTERVAL of whole days: a
+ * DATE (its midnight moved by whole days stays a midnight). */
+static Type date_arith(Scope *sc, Expr *e, Type l, Type r) {
+  char b1[32], b2[32];
+  Expr *iv = l.kind == TY_DATE ? e->rhs : e->lhs;
+  int64_t ms = 0;
+  bool ok = (l.kind == TY_DATE) != (r.kind == TY_DATE) && iv->type.kind == TY_INTERVAL &&
+            (e->op == OP_ADD || l.kind == TY_DATE);
+  if (ok && interval_ms(iv, &ms) && ms % AIR_DAY_MS == 0)
+    return mk_type(TY_DATE);
+  if (ok)
+    diag_error(sc->s->d, iv->loc, "a DATE moves by whole days: INTERVAL 'n' DAY or WEEK (for a time of day, "
+               "CAST(d AS TIMESTAMP) %s ...)", op_text(e->op));
+  else
+    diag_error(sc->s->d, e->loc, "cannot apply '%s' to %s and %s: a DATE takes '+' or '-' an INTERVAL of days "
+               "(CAST it to TIMESTAMP for milliseconds)", op_text(e->op), tyname(l, b1), tyname(r, b2));
+  note_decls(sc, e->lhs, e->rhs);
+  return mk_type(TY_ERROR);
+}
+
 static Type check_binary(Scope *sc, Expr *e) {
   Diag *d = sc->s->d;
   Type l = check_expr(sc, e->lhs), r = check_expr(sc, e->rhs);
@@ -185,6 +224,8 @@ static Type check_binary(Scope *sc, Expr *e) {
       return mk_type(TY_ERROR);
     if (is_num(l) && is_num(r))
       return promote(l, r);
+    if ((l.kind == TY_DATE || r.kind == TY_DATE) && (e->op == OP_ADD || e->op == OP_SUB))
+      return date_arith(sc, e, l, r);
     if (e->op == OP_ADD || e->op == OP_SUB) {
       bool ldur = l.kind == TY_INTERVAL || is_sql_int(l);
       bool rdur = r.kind == TY_INTERVAL || is_sql_int(r);
@@ -454,7 +495,17 @@ static Type check_cast(Scope *sc, Expr *e) {
     diag_error(sc->s->d, e->loc, "cannot CAST to this type");
     return mk_type(TY_ERROR);
   }
-  (void)t; /* every type converts to every other: numbers, text, booleans, times */
+  /* every type converts to every other (numbers, text, booleans, times), but
+   * a DATE to or from a number or BOOLEAN: a day is no quantity */
+  bool date = (t.kind == TY_DATE) != (to.kind == TY_DATE);
+  TypeKind other = t.kind == TY_DATE ? to.kind : t.kind;
+  if (date && other != TY_TIMESTAMP && other != TY_VARCHAR && other != TY_NULL && !is_err(t)) {
+    char b1[32], b2[32];
+    diag_error(sc->s->d, e->loc, "cannot CAST %s to %s: a DATE casts to and from TIMESTAMP and VARCHAR",
+               tyname(t, b1), tyname(to, b2));
+    note_decl(sc, e->lhs);
+    return mk_type(TY_ERROR);
+  }
   settle_null(e->lhs, to);
   return to;
 }
@@ -511,7 +562,7 @@ static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
     return res;
   diag_error(d, arg->loc, "%s needs %s argument, not %s", e->name,
              ak == AGG_MIN || ak == AGG_MAX || ak == AGG_FIRST_VALUE || ak == AGG_LAST_VALUE
-                 ? "a number, TIMESTAMP or VARCHAR" : "a numeric", tyname(t, b));
+                 ? "a number, TIMESTAMP, DATE or VARCHAR" : "a numeric", tyname(t, b));
   note_decl(sc, arg);
   return mk_type(TY_ERROR);
 }
@@ -672,6 +723,7 @@ static bool may_be_null(Scope *sc, const Expr *e, Type t) {
   case EX_STRING:
   case EX_BOOL:
   case EX_INTERVAL:
+  case EX_DATE:
   case EX_STAR:
   case EX_WINDOW_START:
   case EX_WINDOW_END: return false;
@@ -751,6 +803,7 @@ Type check_expr(Scope *sc, Expr *e) {
     break;
   case EX_BOOL: t = mk_type(TY_BOOL); break;
   case EX_INTERVAL: t = mk_type(TY_INTERVAL); break;
+  case EX_DATE: t = mk_type(TY_DATE); break;
   case EX_COLUMN: t = resolve_column(sc, e); break;
   case EX_STAR:
     diag_error(sc->s->d, e->loc, "'*' is only allowed in the select list and in COUNT(*)");
@@ -814,7 +867,8 @@ bool expr_equal(const Expr *a, const Expr *b) {
   switch (a->kind) {
   case EX_INT:
   case EX_BOOL:
-  case EX_INTERVAL: return a->ival == b->ival;
+  case EX_INTERVAL:
+  case EX_DATE: return a->ival == b->ival;
   case EX_DOUBLE: return a->dval == b->dval;
   case EX_STRING: return a->slen == b->slen && memcmp(a->sval, b->sval, a->slen) == 0;
   case EX_COLUMN:

@@ -123,6 +123,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> CASE "CASE" WHEN "WHEN" THEN "THEN" ELSE "ELSE" END "END" CAST "CAST"
 %token <str> CREATE "CREATE" INSERT "INSERT" INTO "INTO" WITH "WITH" LIKE "LIKE"
 %token <str> ORDER "ORDER" LIMIT "LIMIT" FILTER "FILTER" CURRENT_TIMESTAMP "CURRENT_TIMESTAMP"
+%token <str> CURRENT_DATE "CURRENT_DATE"
 %token <str> NULL_ "NULL" IS "IS" LEFT "LEFT" OUTER "OUTER" INNER "INNER" DISTINCT "DISTINCT" OVER "OVER"
 %token <str> TRUE "TRUE" FALSE "FALSE" INTERVAL "INTERVAL"
 %token <str> WINDOW_START "WINDOW_START" WINDOW_END "WINDOW_END" WINDOW_TIME "WINDOW_TIME" EMIT "EMIT"
@@ -743,6 +744,7 @@ primary:
     $$->name = "CURRENT_TIMESTAMP";
     $$->name_loc = airq_srcloc(&@1);
   }
+| CURRENT_DATE { CHECK($$ = build_current_date(ps, &@$)); } /* CAST(CURRENT_TIMESTAMP AS DATE) */
 | WINDOW_START { $$ = build_node(ps, EX_WINDOW_START, &@$); }
 | WINDOW_END   { $$ = build_node(ps, EX_WINDOW_END, &@$); }
 | WINDOW_TIME  { CHECK($$ = build_window_time(ps, &@$)); }
@@ -752,6 +754,7 @@ literal:
   INTEGER { CHECK($$ = build_int(ps, &@1, $1)); }
 | DECIMAL { CHECK($$ = build_double(ps, &@1, $1)); }
 | STRING  { $$ = build_string(ps, &@1, $1); }
+| TYPENAME STRING { CHECK($$ = build_typed_literal(ps, &@$, $1, &@1, $2, &@2)); } /* DATE '2026-12-03' */
 | TRUE    { $$ = build_node(ps, EX_BOOL, &@1); $$->ival = 1; }
 | FALSE   { $$ = build_node(ps, EX_BOOL, &@1); $$->ival = 0; }
 | NULL_   { $$ = build_node(ps, EX_NULL, &@1); }
@@ -886,7 +889,7 @@ static bool starts_expr(yysymbol_kind_t k) {
   if (k == YYSYMBOL_IDENT || k == YYSYMBOL_INTEGER || k == YYSYMBOL_DECIMAL ||
       k == YYSYMBOL_STRING || k == YYSYMBOL_TRUE || k == YYSYMBOL_FALSE ||
       k == YYSYMBOL_INTERVAL || k == YYSYMBOL_CASE || k == YYSYMBOL_CAST ||
-      k == YYSYMBOL_WINDOW_START || k == YYSYMBOL_WINDOW_END || k == YYSYMBOL_WINDOW_TIME || k == YYSYMBOL_NOT || k == YYSYMBOL_CURRENT_TIMESTAMP ||
+      k == YYSYMBOL_WINDOW_START || k == YYSYMBOL_WINDOW_END || k == YYSYMBOL_WINDOW_TIME || k == YYSYMBOL_NOT || k == YYSYMBOL_CURRENT_TIMESTAMP || k == YYSYMBOL_CURRENT_DATE ||
       k == YYSYMBOL_NULL_)
     return true;
   for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)

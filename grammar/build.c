@@ -13,7 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const airq_type_words[7] = {"BOOLEAN", "INT", "INTEGER", "BIGINT", "DOUBLE", "TIMESTAMP", "STRING"};
+const char *const airq_type_words[8] = {"BOOLEAN", "INT",       "INTEGER", "BIGINT",
+                                        "DOUBLE",  "TIMESTAMP", "DATE",    "STRING"};
 const char *const airq_unit_words[12] = {"MILLISECOND", "MILLISECONDS", "SECOND", "SECONDS", "MINUTE", "MINUTES",
                                          "HOUR",        "HOURS",        "DAY",    "DAYS",    "WEEK",   "WEEKS"};
 
@@ -213,6 +214,40 @@ Expr *build_double(ParseState *ps, const AirqLoc *l, const char *text) {
   return e;
 }
 
+Expr *build_typed_literal(ParseState *ps, const AirqLoc *l, const char *type, const AirqLoc *tl, const char *text,
+                          const AirqLoc *sl) {
+  if (strcasecmp(type, "DATE") != 0) {
+    airq_error_at(ps, tl, "%s '...' is no literal: DATE 'yyyy-MM-dd' is the typed literal airc takes%s", type,
+                  strcasecmp(type, "TIMESTAMP") == 0 ? " (a TIMESTAMP: TO_TIMESTAMP('...'))" : "");
+    return NULL;
+  }
+  int64_t v[3] = {0, 0, 0};
+  static const int at[3] = {0, 5, 8}, width[3] = {4, 2, 2};
+  bool ok = strlen(text) == 10 && text[4] == '-' && text[7] == '-';
+  for (int k = 0; k < 3 && ok; k++)
+    for (int i = at[k]; i < at[k] + width[k] && ok; i++) {
+      ok = text[i] >= '0' && text[i] <= '9';
+      v[k] = v[k] * 10 + (text[i] - '0');
+    }
+  if (!ok || !air_date_exists(v[0], v[1], v[2])) {
+    airq_error_at(ps, sl, "DATE '%.40s' is no date: write DATE 'yyyy-MM-dd', a day of years 1 to 9999", text);
+    return NULL;
+  }
+  Expr *e = build_node(ps, EX_DATE, l);
+  e->ival = air_days_from_civil(v[0], v[1], v[2]) * AIR_DAY_MS;
+  return e;
+}
+
+Expr *build_current_date(ParseState *ps, const AirqLoc *l) {
+  Expr *now = build_node(ps, EX_CALL, l);
+  now->name = "CURRENT_TIMESTAMP";
+  now->name_loc = airq_srcloc(l);
+  Expr *e = build_node(ps, EX_CAST, l);
+  e->lhs = now;
+  e->cast_to = (Type){.kind = TY_DATE, .len = 0};
+  return build_deepen(ps, e);
+}
+
 Expr *build_string(ParseState *ps, const AirqLoc *l, const char *s) {
   Expr *e = build_node(ps, EX_STRING, l);
   e->sval = s;
@@ -268,7 +303,7 @@ bool build_type(ParseState *ps, const AirqLoc *l, const char *name, const char *
   static const struct { const char *name; TypeKind kind; } types[] = {
       {"BOOLEAN", TY_BOOL},   {"INT", TY_INT},        {"INTEGER", TY_INT},           {"BIGINT", TY_BIGINT},
       {"DOUBLE", TY_DOUBLE},  {"TIMESTAMP", TY_TIMESTAMP}, {"TIMESTAMP_LTZ", TY_TIMESTAMP},
-      {"STRING", TY_VARCHAR}};
+      {"DATE", TY_DATE},      {"STRING", TY_VARCHAR}};
   if (strcasecmp(name, "DECIMAL") == 0 || strcasecmp(name, "NUMERIC") == 0) {
     airq_error_at(ps, l, "%s is not supported: use DOUBLE (SUM of DOUBLEs is exact, and written as "
                          "the nearest DOUBLE to the exact sum)", name);
@@ -643,7 +678,7 @@ static bool same_form(const Expr *a, const Expr *b) {
     return strcmp(a->name, b->name) == 0 && (!a->qual || !b->qual || strcmp(a->qual, b->qual) == 0);
   if (a->kind == EX_CALL && (strcasecmp(a->name, b->name) != 0 || a->distinct != b->distinct)) return false;
   if ((a->kind == EX_UNARY || a->kind == EX_BINARY) && a->op != b->op) return false;
-  if ((a->kind == EX_INT || a->kind == EX_BOOL || a->kind == EX_INTERVAL || a->kind == EX_IS_NULL) &&
+  if ((a->kind == EX_INT || a->kind == EX_BOOL || a->kind == EX_INTERVAL || a->kind == EX_DATE || a->kind == EX_IS_NULL) &&
       a->ival != b->ival)
     return false;
   if (a->kind == EX_DOUBLE && a->dval != b->dval) return false;

@@ -186,13 +186,28 @@ static inline bool q_str_bool(const char *s) {
   return false;
 }
 /* CAST of text: NULL of NULL, and NULL (counted) of text that is no value. */
-/* CAST(s AS TIMESTAMP): ms since the epoch, or ISO-8601 text (air_parse_ts) */
-static inline int64_t q_str_tsn(const char *s) {
+/* CAST(s AS TIMESTAMP) and CAST(s AS DATE) through the field's parser */
+static inline int64_t q_str_timen(const char *s, AirParse (*parse)(AirField, int64_t *)) {
   int64_t t;
   if (q_isnull_str(s)) return AIR_NULL_I64;
-  if (air_parse_ts((AirField){s, strlen(s)}, &t) == AIR_PARSE_OK) return t;
+  if (parse((AirField){s, strlen(s)}, &t) == AIR_PARSE_OK) return t;
   q_cast_error();
   return AIR_NULL_I64;
+}
+/* CAST(s AS TIMESTAMP): ms since the epoch, or ISO-8601 text (air_parse_ts) */
+static inline int64_t q_str_tsn(const char *s) { return q_str_timen(s, air_parse_ts); }
+/* CAST(s AS DATE): 'yyyy-MM-dd' (air_parse_date), else NULL, counted */
+static inline int64_t q_str_daten(const char *s) { return q_str_timen(s, air_parse_date); }
+/* CAST(ts AS DATE): the midnight UTC of its day (a DATE is the ms of one) */
+static inline int64_t q_ts_date(int64_t ts) {
+  int64_t days = ts >= 0 ? ts / 86400000 : -((-ts + 86399999) / 86400000);
+  return days * 86400000;
+}
+/* CAST(d AS VARCHAR(n)): 'yyyy-MM-dd', cut to n bytes */
+static inline const char *q_date_str(char *buf, size_t n, int64_t d) {
+  char tmp[AIR_PUT_DATE_MAX + 1];
+  *air_put_date(tmp, d, false) = '\0';
+  return q_str_cut(buf, n, tmp);
 }
 static inline int64_t q_str_i64n(const char *s) {
   if (q_isnull_str(s)) return AIR_NULL_I64;
