@@ -854,6 +854,7 @@ static int in_select_emit(const Expr *e) {
   fprintf(o, "  q_subset_init(&q_sub%d, %d, air_hash_count(tab%d));\n", id, k.kind == TY_VARCHAR ? k.len + 1 : 8,
           r->index);
   fprintf(o, "  size_t pos = 0;\n  const void *key;\n  void *val;\n");
+  fprintf(o, "  q_uncounted = air_rank(g_rt) != 0; /* every rank makes it: rank 0 counts */\n");
   fprintf(o, "  while (air_hash_next(tab%d, &pos, &key, &val)) {\n    const T%d *t = val;\n", r->index, r->index);
   if (sub->where) {
     fprintf(o, "    if (!");
@@ -867,7 +868,7 @@ static int in_select_emit(const Expr *e) {
   }
   fprintf(o, "    q_subset_add_%s(&q_sub%d, ", in_select_fn(k), id);
   emit_in_key(o, item, k, &cx);
-  fprintf(o, ");\n  }\n}\n\n");
+  fprintf(o, ");\n  }\n  q_uncounted = false;\n}\n\n");
   char *text = buf_take(&b);
   fputs(text, g_in_decls);
   free(text);

@@ -78,11 +78,20 @@ static inline int8_t q_and3(int a, int b) { return a == 0 || b == 0 ? 0 : a == 2
 static inline int8_t q_or3(int a, int b) { return a == 1 || b == 1 ? 1 : a == 2 || b == 2 ? 2 : 0; }
 static inline int8_t q_not3(int a) { return a == 2 ? 2 : !a; }
 
+/* A division by zero or a text that does not convert, counted. While every
+ * rank computes the same values (an IN (SELECT ...) set made from the table
+ * each holds), q_uncounted is set on all but rank 0: the summary counts
+ * them once, whatever the number of ranks. */
+static bool q_uncounted;
+static inline void q_count(AirStat s) {
+  if (!q_uncounted) air_stat_add(g_rt, s, 1);
+}
+
 /* Integer arithmetic wraps as two's complement; division by zero gives 0 and
  * is counted (docs/language.md section 7). */
 static inline int64_t q_div_i64(int64_t a, int64_t b) {
   if (b == 0) {
-    air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+    q_count(AIR_STAT_DIV_ZERO);
     return 0;
   }
   if (b == -1) return (int64_t)(0 - (uint64_t)a);
@@ -90,7 +99,7 @@ static inline int64_t q_div_i64(int64_t a, int64_t b) {
 }
 static inline int64_t q_mod_i64(int64_t a, int64_t b) {
   if (b == 0) {
-    air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+    q_count(AIR_STAT_DIV_ZERO);
     return 0;
   }
   if (b == -1) return 0;
@@ -111,7 +120,7 @@ Q_DIVMOD_NULL(q_mod_i32n, int32_t, AIR_NULL_I32, q_mod_i32, q_mod_i64)
 #undef Q_DIVMOD_NULL
 /* DOUBLE division by zero gives the IEEE result (inf, nan) and is counted. */
 static inline double q_div_f64(double a, double b) {
-  if (b == 0.0) air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+  if (b == 0.0) q_count(AIR_STAT_DIV_ZERO);
   return a / b;
 }
 static inline int64_t q_abs_i64(int64_t a) { return a < 0 ? (int64_t)(0 - (uint64_t)a) : a; }
@@ -160,7 +169,7 @@ static inline const char *q_str_cut(char *buf, size_t n, const char *s) {
 }
 /* CAST from VARCHAR: text that is not a number gives 0 (there are no
  * NULLs yet) and is counted (cast_errors), as TO_TIMESTAMP's. */
-static inline void q_cast_error(void) { air_stat_add(g_rt, AIR_STAT_CAST_ERRORS, 1); }
+static inline void q_cast_error(void) { q_count(AIR_STAT_CAST_ERRORS); }
 static inline int64_t q_str_i64(const char *s) {
   char *end;
   errno = 0;
@@ -435,7 +444,7 @@ static inline const char *q_regexp_extract(char *buf, const regex_t *re, const c
 
 /* MOD of DOUBLEs: fmod, its sign the dividend's; by zero NaN, counted */
 static inline double q_mod_f64(double a, double b) {
-  if (b == 0.0) air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+  if (b == 0.0) q_count(AIR_STAT_DIV_ZERO);
   return fmod(a, b);
 }
 /* ROUND(x, d): half away from zero at d decimal places (d < 0: tens,
