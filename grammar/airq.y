@@ -706,11 +706,7 @@ primary:
     CHECK($$ = build_deepen(ps, $$));
   }
 | '(' expr ')' { $$ = $2; }
-| '(' select ')' {
-    airq_error_at(ps, &@2, "a subquery is not a value: subqueries in expressions are "
-                  "'x [NOT] IN (SELECT column FROM table [WHERE ...])', over a static TABLE");
-    YYERROR;
-  }
+| '(' select ')' { build_no_subquery(ps, &@2, NULL); YYERROR; }
 | CASE when_list opt_else END {
     $$ = build_node(ps, EX_CASE, &@$);
     $$->args = $2.head;
@@ -804,6 +800,11 @@ call:
     $$->over = true;
     $$->over_part = $6.head;
     $$->over_order = $9.head;
+  }
+| ident '(' select ')' { /* EXISTS (SELECT ...), f(SELECT ...): no subquery is a value there */
+    bool exists = strcasecmp($1, "EXISTS") == 0;
+    build_no_subquery(ps, exists ? &@1 : &@3, exists ? "EXISTS (SELECT ...) is not supported" : NULL);
+    YYERROR;
   }
 | ident '(' DISTINCT expr ')' { /* an aggregate over the distinct values (build_distinct) */
     $$ = build_node(ps, EX_CALL, &@$);

@@ -153,6 +153,11 @@ Expr *build_position(ParseState *ps, const AirqLoc *l, const char *fn, const Air
   return e;
 }
 
+void build_no_subquery(ParseState *ps, const AirqLoc *l, const char *what) {
+  airq_error_at(ps, l, "%s: subqueries in expressions are 'x [NOT] IN (SELECT column FROM table [WHERE ...])', "
+                "over a static TABLE", what ? what : "a subquery is not a value");
+}
+
 Expr *build_in_select(ParseState *ps, const AirqLoc *l, Expr *x, Select *sub, bool negate) {
   Expr *e = build_node(ps, EX_IN_SELECT, l);
   e->lhs = x;

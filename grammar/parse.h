@@ -95,6 +95,9 @@ Expr *build_extract(ParseState *ps, const AirqLoc *l, const char *fn, const Airq
 /* POSITION(sub IN s): the call LOCATE(sub, s); NULL after a reported
  * error (another name than POSITION). */
 Expr *build_position(ParseState *ps, const AirqLoc *l, const char *fn, const AirqLoc *fl, Expr *sub, Expr *s);
+/* A subquery where only x [NOT] IN (SELECT ...) takes one: says so, after
+ * what (NULL: "a subquery is not a value"). */
+void build_no_subquery(ParseState *ps, const AirqLoc *l, const char *what);
 /* x IN (SELECT ...), or x NOT IN (SELECT ...) when negate: the subquery
  * kept in the node (sema checks that it reads one TABLE). */
 Expr *build_in_select(ParseState *ps, const AirqLoc *l, Expr *x, Select *sub, bool negate);
