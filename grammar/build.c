@@ -689,6 +689,10 @@ static bool same_form(const Expr *a, const Expr *b) {
   if (a->kind == EX_DOUBLE && a->dval != b->dval) return false;
   if (a->kind == EX_STRING && (a->slen != b->slen || memcmp(a->sval, b->sval, a->slen) != 0)) return false;
   if (a->kind == EX_CAST && (a->cast_to.kind != b->cast_to.kind || a->cast_to.len != b->cast_to.len)) return false;
+  if (a->kind == EX_IN_SELECT && a->sub != b->sub && /* the same set: the same table, item and WHERE */
+      (strcmp(a->sub->from[0].name, b->sub->from[0].name) != 0 || !same_form(a->sub->items->expr, b->sub->items->expr) ||
+       !same_form(a->sub->where, b->sub->where)))
+    return false;
   if (!same_form(a->lhs, b->lhs) || !same_form(a->rhs, b->rhs) || !same_form(a->third, b->third) ||
       !same_form(a->else_, b->else_) || !same_form(a->filter, b->filter))
     return false;

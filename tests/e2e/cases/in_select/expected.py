@@ -30,7 +30,7 @@ load(db, "skus_raw", "skus.csv", [str, str, float])
 db.execute("CREATE VIEW skus AS SELECT c0 AS sku, c1 AS dept, c2 AS cost FROM skus_raw")
 
 rows = db.execute("""
-SELECT sku, cust IN (SELECT cust FROM vip WHERE tier = 'gold') AS gold, COUNT(*),
+SELECT sku, cust IN (SELECT cust FROM vip WHERE tier = 'gold') AS gold, COUNT(*), COUNT(DISTINCT qty),
        SUM(CASE WHEN cust NOT IN (SELECT cust FROM vip WHERE since > 2018) THEN qty END),
        SUM(CASE WHEN price IN (SELECT cost FROM skus WHERE dept IS NOT NULL) THEN 1 ELSE 0 END),
        SUM(CASE WHEN price NOT IN (SELECT cost FROM skus) THEN 1 ELSE 0 END),
@@ -41,4 +41,4 @@ GROUP BY we, sku, gold
 HAVING sku NOT IN (SELECT sku FROM skus WHERE cost > 8) OR COUNT(*) > 2
 ORDER BY we, sku IS NULL, sku, gold IS NULL, gold""").fetchall()
 out = [(r[0], None if r[1] is None else bool(r[1])) + tuple(r[2:]) for r in rows]
-print_result(["sku", "gold", "n", "q_other", "at_cost", "off_cost", "WINDOW_END"], out)
+print_result(["sku", "gold", "n", "qtys", "q_other", "at_cost", "off_cost", "WINDOW_END"], out)
