@@ -377,7 +377,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "9bc89004d0c6d72d"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "f8a0e684012453e8"); /* this code's fingerprint */
   air_options(g_rt, q_options, 56);
   load_tab1();
   {
@@ -418,5 +418,7 @@ int main(int argc, char **argv) {
   q_sub0_make();
   q_sub1_make();
   air_source_ckpt(air_vertex_source(g_rt, "source s", source0, NULL, 1), source0_save, source0_load, source0_seek);
+  air_hash_free(tab1); /* its IN (SELECT ...) sets are made */
+  tab1 = NULL;
   return air_run(g_rt);
 }
