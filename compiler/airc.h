@@ -86,6 +86,7 @@ typedef enum {
   TY_DOUBLE,    /* DOUBLE */
   TY_VARCHAR,   /* VARCHAR(n) */
   TY_TIMESTAMP, /* ms since epoch, int64_t */
+  TY_DATE,      /* a day: the ms of its midnight UTC, int64_t (docs/design.md "DATE") */
   TY_INTERVAL,  /* a duration in ms, int64_t (literals only) */
   TY_NULL,      /* the NULL literal before its context gives it a type */
 } TypeKind;
@@ -118,11 +119,13 @@ typedef enum {
   EX_STRING,       /* string literal: sval/slen ('' already undoubled) */
   EX_BOOL,         /* TRUE/FALSE: ival 1/0 */
   EX_INTERVAL,     /* INTERVAL literal: ival in ms */
+  EX_DATE,         /* DATE 'yyyy-MM-dd' literal: ival, the ms of its midnight UTC */
   EX_COLUMN,       /* [qual.]name */
   EX_STAR,         /* '*' or 'qual.*' in a select list, '*' in COUNT(*) */
   EX_UNARY,        /* op lhs: OP_NEG, OP_NOT */
   EX_BINARY,       /* lhs op rhs */
   EX_IN,           /* lhs IN (args) */
+  EX_IN_SELECT,    /* lhs IN (SELECT item FROM table [WHERE cond]): sub */
   EX_BETWEEN,      /* lhs BETWEEN rhs AND third */
   EX_CASE,         /* CASE args (EX_WHEN list) [ELSE else_] END */
   EX_WHEN,         /* WHEN lhs THEN rhs (only inside EX_CASE) */
@@ -189,7 +192,7 @@ struct Expr {
   const char *name;/* EX_COLUMN column, EX_CALL function name (as written) */
   const char *qual;/* EX_COLUMN/EX_STAR qualifier (alias or stream), or NULL */
   SrcLoc name_loc; /* EX_COLUMN: location of the column name itself */
-  int64_t ival;    /* EX_INT, EX_BOOL, EX_INTERVAL (ms) */
+  int64_t ival;    /* EX_INT, EX_BOOL, EX_INTERVAL (ms), EX_DATE (ms of midnight UTC) */
   double dval;     /* EX_DOUBLE */
   const char *sval;/* EX_STRING bytes (not NUL-terminated in meaning; see slen) */
   size_t slen;     /* EX_STRING length in bytes */
@@ -198,6 +201,8 @@ struct Expr {
   bool over;       /* EX_CALL: ROW_NUMBER() OVER (...) (the parser rewrites its Top-N form) */
   Expr *over_part; /* its PARTITION BY list */
   struct OrderItem *over_order; /* its ORDER BY */
+  struct Select *sub; /* EX_IN_SELECT: the subquery (its one item over one TABLE); never walked by
+                         expr_walk, whose columns are the query's, not the table's */
   int depth;       /* parser: nesting depth, at most AST_MAX_DEPTH (bounds recursion) */
 
   /* --- filled by sema.c --- */
@@ -294,7 +299,8 @@ typedef struct OrderItem {
   struct OrderItem *next;
 } OrderItem;
 
-typedef struct Select {
+typedef struct Select Select;
+struct Select {
   SrcLoc loc;         /* location of SELECT */
   SelectItem *items;  /* select list */
   FromItem from[2];   /* FROM item and optional JOIN item */
@@ -333,7 +339,7 @@ typedef struct Select {
    * event time by the other's): from[1].ts - from[0].ts in [ij_lo, ij_hi] ms */
   bool interval_join;
   int64_t ij_lo, ij_hi;
-} Select;
+};
 
 /* Are FROM item f's columns NULL in the rows an outer join pads (f = 1 of a
  * LEFT JOIN, f = 0 of a RIGHT JOIN, both of a FULL JOIN)? */
@@ -510,6 +516,7 @@ struct Relation {
   const Stmt *owner;     /* a WITH query or FROM subquery: the one statement that sees it */
   bool written;          /* sinks: some INSERT writes it */
   bool broken;           /* derived streams whose query had errors */
+  bool in_select;        /* TABLE: read by some x IN (SELECT ... FROM it): loaded, though joined by none */
 };
 
 /* The column a record has no field for (the message's timestamp, or the

@@ -57,6 +57,7 @@ const char *type_name(Type t, char *buf, size_t n) {
     snprintf(buf, n, "VARCHAR(%d)", t.len);
     return buf;
   case TY_TIMESTAMP: s = "TIMESTAMP"; break;
+  case TY_DATE: s = "DATE"; break;
   case TY_INTERVAL: s = "INTERVAL"; break;
   case TY_NULL: s = "NULL"; break;
   default: s = "<error>"; break;
@@ -125,6 +126,7 @@ static void dump_type(FILE *out, Type t) {
 }
 
 static void dump_expr(FILE *out, const Expr *e);
+static void dump_select(FILE *out, const Select *s);
 
 static void dump_list(FILE *out, const Expr *e) {
   for (; e; e = e->next) {
@@ -168,6 +170,9 @@ static void dump_expr(FILE *out, const Expr *e) {
   case EX_INTERVAL:
     fprintf(out, "(interval %" PRId64 ")", e->ival);
     break;
+  case EX_DATE:
+    fprintf(out, "(date %" PRId64 ")", e->ival);
+    break;
   case EX_COLUMN:
     if (e->qual)
       fprintf(out, "%s.", e->qual);
@@ -194,6 +199,13 @@ static void dump_expr(FILE *out, const Expr *e) {
     fputs("(IN ", out);
     dump_expr(out, e->lhs);
     dump_list(out, e->args);
+    fputc(')', out);
+    break;
+  case EX_IN_SELECT:
+    fputs("(IN ", out);
+    dump_expr(out, e->lhs);
+    fputc(' ', out);
+    dump_select(out, e->sub);
     fputc(')', out);
     break;
   case EX_BETWEEN:

@@ -437,6 +437,7 @@ static void emit_cast(FILE *out, const Expr *e, const Ctx *cx) {
     switch (from.kind) {
     case TY_VARCHAR: fprintf(out, "q_str_cut((char[%d]){0}, %d, ", cap, to.len); break;
     case TY_DOUBLE: fprintf(out, "q_f64_str((char[%d]){0}, %d, ", cap, to.len); break;
+    case TY_DATE: fprintf(out, "q_date_str((char[%d]){0}, %d, ", cap, to.len); break;
     case TY_BOOL: fprintf(out, "q_str_cut((char[%d]){0}, %d, (", cap, to.len); break;
     default: fprintf(out, "q_i64_str((char[%d]){0}, %d, (int64_t)", cap, to.len); break;
     }
@@ -450,8 +451,15 @@ static void emit_cast(FILE *out, const Expr *e, const Ctx *cx) {
     case TY_BOOL: fputs("q_str_booln(", out); break;
     case TY_INT: fputs("q_str_i32n(", out); break;
     case TY_TIMESTAMP: fputs("q_str_tsn(", out); break;
+    case TY_DATE: fputs("q_str_daten(", out); break;
     default: fputs("q_str_i64n(", out); break;
     }
+    emit_expr(out, e->lhs, cx);
+    fputc(')', out);
+    return;
+  }
+  if (to.kind == TY_DATE && from.kind == TY_TIMESTAMP) { /* its day's midnight; a DATE is a TIMESTAMP as is */
+    fputs("q_ts_date(", out);
     emit_expr(out, e->lhs, cx);
     fputc(')', out);
     return;
@@ -763,6 +771,12 @@ void emit_expr(FILE *out, const Expr *e, const Ctx *cx) {
     return;
   }
   bool checked = g_null_checked;
+  if (e->kind == EX_UNARY && e->op == OP_NOT && e->type.nullable && e->lhs->kind == EX_IN_SELECT) {
+    fputs("q_not3(", out); /* NOT IN (SELECT ...): one lookup, not one for the NULL test and one more */
+    emit_expr(out, e->lhs, cx);
+    fputc(')', out);
+    return;
+  }
   if (!e->type.nullable || !strict_node(e)) {
     g_null_checked = false;
     emit_plain(out, e, cx);
@@ -802,6 +816,91 @@ static void emit_membership3(FILE *out, const Expr *e, const Ctx *cx) {
   for (; n > 0; n--) fputc(')', out);
 }
 
+/* ---- x IN (SELECT item FROM table [WHERE cond]) ----------------------------
+ * A hash set of the item's values over the table's rows that cond holds
+ * for (QSubSet, air_query.h), made once per expression by q_sub<id>_make,
+ * which setup calls after the tables are loaded and before any row flows;
+ * each row's test is one lookup. Keys compare as the IN list's values
+ * would: as DOUBLE when either side is one, strings by their bytes, the
+ * rest as BIGINT. */
+FILE *g_in_setup;
+
+static Type in_select_key(const Expr *e) {
+  Type x = e->lhs->type, v = e->sub->items->expr->type;
+  if (x.kind == TY_VARCHAR) return v;
+  return (Type){.kind = x.kind == TY_DOUBLE || v.kind == TY_DOUBLE ? TY_DOUBLE : TY_BIGINT, .len = 0};
+}
+
+static const char *in_select_fn(Type k) {
+  return k.kind == TY_VARCHAR ? "str" : k.kind == TY_DOUBLE ? "f64" : "i64";
+}
+
+/* value of e as a key of type k (its NULL tested already) */
+static void emit_in_key(FILE *out, const Expr *e, Type k, const Ctx *cx) {
+  bool saved = g_null_checked;
+  g_null_checked = true;
+  if (k.kind == TY_VARCHAR) emit_expr(out, e, cx);
+  else emit_as(out, e, k, cx);
+  g_null_checked = saved;
+}
+
+/* Writes e's set and its maker once; its id. */
+static int in_select_emit(const Expr *e) {
+  bool fresh;
+  int id = decl_id(e, &fresh);
+  if (!fresh) return id;
+  const Select *sub = e->sub;
+  const Relation *r = sub->from[0].rel;
+  const Expr *item = sub->items->expr;
+  Type k = in_select_key(e);
+  Ctx cx = {.sel = sub, .home = {HOME_TABLE, HOME_NONE}, .implicit_ts = {-1, -1}};
+  Buf b; /* the maker may write the sets its WHERE reads first */
+  buf_open(&b);
+  FILE *o = b.f;
+  fprintf(o, "/* ");
+  c_comment(o, e->text);
+  fprintf(o, ": the set, made once */\nstatic QSubSet q_sub%d;\nstatic void q_sub%d_make(void) {\n", id, id);
+  fprintf(o, "  q_subset_init(&q_sub%d, %d, air_hash_count(tab%d));\n", id, k.kind == TY_VARCHAR ? k.len + 1 : 8,
+          r->index);
+  fprintf(o, "  size_t pos = 0;\n  const void *key;\n  void *val;\n");
+  fprintf(o, "  q_uncounted = air_rank(g_rt) != 0; /* every rank makes it: rank 0 counts */\n");
+  fprintf(o, "  while (air_hash_next(tab%d, &pos, &key, &val)) {\n    const T%d *t = val;\n", r->index, r->index);
+  if (sub->where) {
+    fprintf(o, "    if (!");
+    emit_cond(o, sub->where, &cx);
+    fprintf(o, ") continue;\n");
+  }
+  if (item->type.nullable) {
+    fprintf(o, "    if (");
+    emit_null_cond(o, item, &cx);
+    fprintf(o, ") {\n      q_sub%d.nulls = true;\n      continue;\n    }\n", id);
+  }
+  fprintf(o, "    q_subset_add_%s(&q_sub%d, ", in_select_fn(k), id);
+  emit_in_key(o, item, k, &cx);
+  fprintf(o, ");\n  }\n  q_uncounted = false;\n}\n\n");
+  char *text = buf_take(&b);
+  fputs(text, g_in_decls);
+  free(text);
+  fprintf(g_in_setup, "  q_sub%d_make();\n", id);
+  return id;
+}
+
+static void emit_in_select(FILE *out, const Expr *e, const Ctx *cx) {
+  int id = in_select_emit(e);
+  Type k = in_select_key(e);
+  if (!e->type.nullable) {
+    fprintf(out, "q_subset_has_%s(&q_sub%d, ", in_select_fn(k), id);
+    emit_in_key(out, e->lhs, k, cx);
+    fputc(')', out);
+    return;
+  }
+  fprintf(out, "q_subset3(&q_sub%d, ", id);
+  emit_null_cond(out, e->lhs, cx);
+  fprintf(out, " ? AIR_NULL_BOOL : q_subset_has_%s(&q_sub%d, ", in_select_fn(k), id);
+  emit_in_key(out, e->lhs, k, cx);
+  fputs("))", out);
+}
+
 static void emit_plain(FILE *out, const Expr *e, const Ctx *cx) {
   switch (e->kind) {
   case EX_NULL: fputs(null_value(e->type), out); return;
@@ -812,7 +911,8 @@ static void emit_plain(FILE *out, const Expr *e, const Ctx *cx) {
     fputc(')', out);
     return;
   case EX_INT: emit_int_literal(out, e->ival, e->type); return;
-  case EX_INTERVAL: emit_int_literal(out, e->ival, (Type){.kind = TY_BIGINT, .len = 0}); return;
+  case EX_INTERVAL:
+  case EX_DATE: emit_int_literal(out, e->ival, (Type){.kind = TY_BIGINT, .len = 0}); return;
   case EX_DOUBLE: emit_literal_double(out, e->dval); return;
   case EX_BOOL: fputs(e->ival ? "true" : "false", out); return;
   case EX_STRING:
@@ -903,6 +1003,7 @@ static void emit_plain(FILE *out, const Expr *e, const Ctx *cx) {
     fputc(')', out);
     return;
   }
+  case EX_IN_SELECT: emit_in_select(out, e, cx); return;
   case EX_BETWEEN:
     if (!strict_node(e)) {
       emit_membership3(out, e, cx);

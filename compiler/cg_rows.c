@@ -722,7 +722,8 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
           env->win, s->window->size_ms);
   if (st->partial) fprintf(o, "%s    closed = true;\n", ind);
   else if (!is_join_stage(st) && sorts_window_keys(ch) && s->nkeys == 1 &&
-           (s->keys[0]->type.kind == TY_BIGINT || s->keys[0]->type.kind == TY_TIMESTAMP))
+           (s->keys[0]->type.kind == TY_BIGINT || s->keys[0]->type.kind == TY_TIMESTAMP ||
+            s->keys[0]->type.kind == TY_DATE))
     fprintf(o, "%s    air_hash_sort_i64(tab); /* the rows in the collector's order: it merges, not sorts */\n", ind);
   else if (!is_join_stage(st) && sorts_window_keys(ch))
     fprintf(o, "%s    air_hash_sort(tab, cmp_K%d); /* the rows in the collector's order: it merges, not sorts */\n",

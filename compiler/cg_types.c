@@ -136,7 +136,7 @@ void emit_chain_types(Gen *g, const Chain *ch) {
     /* one hash per key type: a single integer key is mixed, not hashed as bytes */
     Type k0 = ch->join_at >= 0 ? join_key_type(s) : s->nkeys == 1 ? s->keys[0]->type : (Type){.kind = TY_VARCHAR, .len = 0};
     fprintf(o, "static inline uint64_t hash_K%d(const K%d *k) {\n", c, c);
-    if (k0.kind == TY_INT || k0.kind == TY_BIGINT || k0.kind == TY_TIMESTAMP)
+    if (k0.kind == TY_INT || k0.kind == TY_BIGINT || k0.kind == TY_TIMESTAMP || k0.kind == TY_DATE)
       fprintf(o, "  return air_hash_u64((uint64_t)k->k0);\n}\n");
     else
       fprintf(o, "  return air_hash_bytes(k, sizeof *k);\n}\n");
@@ -270,6 +270,10 @@ void emit_chain_types(Gen *g, const Chain *ch) {
         fprintf(o, "  p = air_put_bool(p, r->o%d);\n", i);
         max += 5;
         break;
+      case TY_DATE: /* yyyy-MM-dd, a string in JSON */
+        fprintf(o, "  p = air_put_date(p, r->o%d, %s);\n", i, json ? "true" : "false");
+        max += 20; /* AIR_PUT_DATE_MAX */
+        break;
       case TY_TIMESTAMP:
         if (sink && sink->ts_iso) {
           fprintf(o, "  p = air_put_ts_iso(p, r->o%d, %s);\n", i, json ? "true" : "false");
@@ -366,6 +370,7 @@ static const struct {
     [TY_BIGINT] = {"air_parse_i64", false, "not a valid %s", NULL},
     [TY_DOUBLE] = {"air_parse_double", true, "not a valid %s", "%s out of range"},
     [TY_TIMESTAMP] = {"air_parse_ts", true, "not a valid %s", "%s out of range (years 1 to 9999)"},
+    [TY_DATE] = {"air_parse_date", true, "not a valid %s (yyyy-MM-dd)", "%s out of range (years 1 to 9999)"},
     [TY_VARCHAR] = {"air_parse_str", true, "holds a NUL byte", "longer than %s"},
 };
 
@@ -515,7 +520,7 @@ void emit_csv_open(FILE *o, const Relation *r, const char *path, bool single, co
     fprintf(o, "%s      .json = true,\n%s      .json_kinds = \"", ind, ind);
     for (int i = 0; i < r->ncols; i++) {
       TypeKind k = r->cols[i].type.kind;
-      if (i != nofield_col(r)) fputc(k == TY_VARCHAR ? 's' : k == TY_BOOL ? 'b' : k == TY_TIMESTAMP ? 't' : 'n', o);
+      if (i != nofield_col(r)) fputc(k == TY_VARCHAR || k == TY_DATE ? 's' : k == TY_BOOL ? 'b' : k == TY_TIMESTAMP ? 't' : 'n', o);
     }
     fprintf(o, "\",\n");
   }

@@ -318,6 +318,14 @@ static void emit_options(Gen *g) {
 
 static bool chain_reads(const Chain *ch, const Relation *r) { return ch->source == r || ch->source1 == r; }
 
+/* Whether some query joins table r (a StaticJoin looks its rows up). */
+static bool table_joined(const Plan *pl, const Relation *r) {
+  for (int c = 0; c < pl->nchains; c++)
+    if (pl->chains[c].sel->nfrom == 2 && pl->chains[c].sel->table_join && pl->chains[c].sel->from[1].rel == r)
+      return true;
+  return false;
+}
+
 /* Copy the program to out, each C_LINE_MARK line made "#line N+1 c_path"
  * for its own line number N. */
 static bool number_lines(FILE *out, const char *text) {
@@ -364,19 +372,17 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
   buf_open(&g.setup);
   FILE *su = g.setup.f;
   g_in_decls = g.types.f;
+  g_in_setup = su;
   g_in_n = 0;
 
   fprintf(g.types.f, "static AirEdge *g_edge[%d]; /* edges by id (the MPI tag) */\n", ph->nedges ? ph->nedges : 1);
   emit_options(&g);
   for (int i = 0; i < cat->nrels; i++) {
     const Relation *r = cat->rels[i];
-    bool read = false, joined = false;
-    for (int c = 0; c < pl->nchains; c++) {
+    bool read = false;
+    for (int c = 0; c < pl->nchains; c++)
       if (chain_reads(&pl->chains[c], r)) read = true;
-      if (pl->chains[c].sel->nfrom == 2 && pl->chains[c].sel->table_join && pl->chains[c].sel->from[1].rel == r)
-        joined = true;
-    }
-    if (r->kind == REL_TABLE && joined) {
+    if (r->kind == REL_TABLE && (table_joined(pl, r) || r->in_select)) {
       emit_table(&g, r);
       fprintf(su, "  load_tab%d();\n", r->index);
     }
@@ -439,7 +445,12 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
     fprintf(su, ";\n");
   }
 
-  g_in_decls = NULL;
+  /* a table read by IN (SELECT ...) sets alone: made above, it is no longer needed */
+  for (int i = 0; i < cat->nrels; i++)
+    if (cat->rels[i]->kind == REL_TABLE && cat->rels[i]->in_select && !table_joined(pl, cat->rels[i]))
+      fprintf(su, "  air_hash_free(tab%d); /* its IN (SELECT ...) sets are made */\n  tab%d = NULL;\n",
+              cat->rels[i]->index, cat->rels[i]->index);
+  g_in_decls = g_in_setup = NULL;
   free(g_in_exprs);
   g_in_exprs = NULL;
   g_in_n = g_in_cap = 0;

@@ -61,6 +61,7 @@ struct Ctx {
 extern FILE *g_in_decls;
 extern const Expr **g_in_exprs; /* the IN expressions written so far, by id */
 extern int g_in_n, g_in_cap;
+extern FILE *g_in_setup; /* main()'s setup, where the IN (SELECT ...) sets are made */
 
 typedef struct Gen {
   const Physical *ph;

@@ -363,6 +363,22 @@ static void print_edge(FILE *out, const Physical *ph, const PEdge *e) {
   }
 }
 
+/* Each x IN (SELECT ...) of an expression, and those of its subquery's
+ * WHERE: the sets the program makes before any row flows. */
+static void print_sets(FILE *out, const Expr *e);
+static bool print_set(void *ctx, const Expr *e) {
+  FILE *out = ctx;
+  if (e->key_idx >= 0) return false; /* after aggregation: read from the GROUP BY key, which makes it */
+  if (e->kind != EX_IN_SELECT) return true;
+  const Relation *r = e->sub->from[0].rel;
+  fprintf(out, "  set of table %s, made at the start on every rank: %s\n", r ? r->name : "?", e->text ? e->text : "?");
+  print_sets(out, e->sub->where);
+  return true;
+}
+static void print_sets(FILE *out, const Expr *e) {
+  for (; e; e = e->next) expr_walk(e, print_set, out);
+}
+
 void explain_print(FILE *out, const Physical *ph) {
   const Plan *pl = ph->plan;
   const Catalog *cat = pl->cat;
@@ -426,7 +442,14 @@ void explain_print(FILE *out, const Physical *ph) {
       for (int i = 0; i < ch->source1->ncols; i++)
         if (ch->used[1][i]) fprintf(out, " %s", ch->source1->cols[i].name);
     }
-    fprintf(out, "\n  logical:\n");
+    fputc('\n', out);
+    const Select *s = ch->sel;
+    for (int i = 0; i < s->nout; i++) expr_walk(s->out[i].expr, print_set, out);
+    print_sets(out, s->join_on);
+    print_sets(out, s->where);
+    print_sets(out, s->group_by);
+    print_sets(out, s->having);
+    fprintf(out, "  logical:\n");
     for (int i = 0; i < ch->nops; i++) {
       fprintf(out, "    %d ", i + 1);
       print_op(out, ch, &ch->ops[i]);

@@ -278,7 +278,7 @@ static Type count_type(Type arg) {
 static Type sum_type(Type arg) { return !numeric(arg) ? ty(TY_ERROR) : arg.kind == TY_DOUBLE ? arg : ty(TY_BIGINT); }
 static Type avg_type(Type arg) { return numeric(arg) ? ty(TY_DOUBLE) : ty(TY_ERROR); }
 static Type minmax_type(Type arg) {
-  return numeric(arg) || arg.kind == TY_TIMESTAMP || arg.kind == TY_VARCHAR ? arg : ty(TY_ERROR);
+  return numeric(arg) || arg.kind == TY_TIMESTAMP || arg.kind == TY_DATE || arg.kind == TY_VARCHAR ? arg : ty(TY_ERROR);
 }
 
 const AggDef agg_defs[AGG_LAST + 1] = {
@@ -379,14 +379,15 @@ static Type concat_type(const Type *a, int n, int *bad, const char **want) {
   for (int i = 0; i < n; i++) len += a[i].len;
   return varchar_of(len, bad, want);
 }
-static bool is_timestamp(Type t) { return t.kind == TY_TIMESTAMP; }
+/* a TIMESTAMP, or a DATE (its midnight) */
+static bool is_time(Type t) { return t.kind == TY_TIMESTAMP || t.kind == TY_DATE; }
 /* YEAR(ts) ... SECOND(ts): a field of the UTC date and time, BIGINT */
 static Type time_field_type(const Type *a, int n, int *bad, const char **want) {
-  return want_args(a, n, 0, is_timestamp, "a TIMESTAMP", bad, want) ? ty(TY_BIGINT) : ty(TY_ERROR);
+  return want_args(a, n, 0, is_time, "a TIMESTAMP or DATE", bad, want) ? ty(TY_BIGINT) : ty(TY_ERROR);
 }
 /* DATE_FORMAT(ts, format): no longer than the format */
 static Type date_format_type(const Type *a, int n, int *bad, const char **want) {
-  return two_kinds(a, n, 1, is_timestamp, "a TIMESTAMP", is_varchar, "a VARCHAR", a[1], bad, want);
+  return two_kinds(a, n, 1, is_time, "a TIMESTAMP or DATE", is_varchar, "a VARCHAR", a[1], bad, want);
 }
 static Type to_timestamp_type(const Type *a, int n, int *bad, const char **want) {
   return want_args(a, n, 0, is_varchar, "a VARCHAR", bad, want) ? ty(TY_TIMESTAMP) : ty(TY_ERROR);

@@ -58,6 +58,8 @@ bool comparable(Type a, Type b) {
     return true;
   if (b.kind == TY_TIMESTAMP && is_sql_int(a))
     return true;
+  if (a.kind == TY_DATE || b.kind == TY_DATE) /* a DATE as its midnight */
+    return (a.kind == TY_DATE || a.kind == TY_TIMESTAMP) && (b.kind == TY_DATE || b.kind == TY_TIMESTAMP);
   if (a.kind == TY_VARCHAR || a.kind == TY_BOOL || a.kind == TY_INTERVAL)
     return a.kind == b.kind;
   return false;

@@ -14,6 +14,7 @@ static const char *clause_name(Clause c) {
   case CL_ON: return "JOIN ON";
   case CL_GROUP_BY: return "GROUP BY";
   case CL_HAVING: return "HAVING";
+  case CL_SUBQUERY: return "IN (SELECT ...)";
   default: return "the select list";
   }
 }
@@ -46,6 +47,10 @@ int qual_index(Scope *sc, const char *qual) {
 void unknown_qualifier(Scope *sc, Expr *e) {
   Sema *s = sc->s;
   diag_error(s->d, e->loc, "unknown stream or alias '%s'", e->qual);
+  if (sc->clause == CL_SUBQUERY) {
+    diag_note(s->d, e->loc, "IN (SELECT ...) sees its table alone (correlated subqueries are not supported)");
+    return;
+  }
   for (int i = 0; i < sc->nfrom; i++) {
     FromItem *f = &sc->sel->from[i];
     if (f->alias && f->name && strcmp(f->name, e->qual) == 0) {
@@ -158,6 +163,45 @@ static Type untyped_null(Scope *sc, const Expr *e) {
   return mk_type(TY_ERROR);
 }
 
+/* An interval of constant length (a literal, -, + and - of them): its ms. */
+static bool interval_ms(const Expr *e, int64_t *ms) {
+  int64_t a, b;
+  if (e->kind == EX_INTERVAL) {
+    *ms = e->ival;
+    return true;
+  }
+  if (e->kind == EX_UNARY && e->op == OP_NEG && interval_ms(e->lhs, &a)) {
+    *ms = -a;
+    return true;
+  }
+  if (e->kind == EX_BINARY && (e->op == OP_ADD || e->op == OP_SUB) && interval_ms(e->lhs, &a) &&
+      interval_ms(e->rhs, &b)) {
+    *ms = e->op == OP_ADD ? a + b : a - b;
+    return true;
+  }
+  return false;
+}
+
+/* DATE + INTERVAL, INTERVAL + DATE and DATE - INTERVAL of whole days: a
+ * DATE (its midnight moved by whole days stays a midnight). */
+static Type date_arith(Scope *sc, Expr *e, Type l, Type r) {
+  char b1[32], b2[32];
+  Expr *iv = l.kind == TY_DATE ? e->rhs : e->lhs;
+  int64_t ms = 0;
+  bool ok = (l.kind == TY_DATE) != (r.kind == TY_DATE) && iv->type.kind == TY_INTERVAL &&
+            (e->op == OP_ADD || l.kind == TY_DATE);
+  if (ok && interval_ms(iv, &ms) && ms % AIR_DAY_MS == 0)
+    return mk_type(TY_DATE);
+  if (ok)
+    diag_error(sc->s->d, iv->loc, "a DATE moves by whole days: INTERVAL 'n' DAY or WEEK (for a time of day, "
+               "CAST(d AS TIMESTAMP) %s ...)", op_text(e->op));
+  else
+    diag_error(sc->s->d, e->loc, "cannot apply '%s' to %s and %s: a DATE takes '+' or '-' an INTERVAL of days "
+               "(CAST it to TIMESTAMP for milliseconds)", op_text(e->op), tyname(l, b1), tyname(r, b2));
+  note_decls(sc, e->lhs, e->rhs);
+  return mk_type(TY_ERROR);
+}
+
 static Type check_binary(Scope *sc, Expr *e) {
   Diag *d = sc->s->d;
   Type l = check_expr(sc, e->lhs), r = check_expr(sc, e->rhs);
@@ -180,6 +224,8 @@ static Type check_binary(Scope *sc, Expr *e) {
       return mk_type(TY_ERROR);
     if (is_num(l) && is_num(r))
       return promote(l, r);
+    if ((l.kind == TY_DATE || r.kind == TY_DATE) && (e->op == OP_ADD || e->op == OP_SUB))
+      return date_arith(sc, e, l, r);
     if (e->op == OP_ADD || e->op == OP_SUB) {
       bool ldur = l.kind == TY_INTERVAL || is_sql_int(l);
       bool rdur = r.kind == TY_INTERVAL || is_sql_int(r);
@@ -303,6 +349,94 @@ static Type check_membership(Scope *sc, Expr *e) {
   return ok ? mk_type(TY_BOOL) : mk_type(TY_ERROR);
 }
 
+/* The table an IN (SELECT ...) reads: a static TABLE, which every rank
+ * holds whole, so the set is made once when the program starts; a
+ * stream's rows come and go, and are refused. NULL after an error. */
+static Relation *in_select_table(Sema *s, Select *sub) {
+  FromItem *f = &sub->from[0];
+  Relation *r = scope_find(s, f->name);
+  if (!r) {
+    diag_error(s->d, f->loc, "unknown table '%s'", f->name);
+    suggest_relation(s, f->loc, f->name, 1u << REL_TABLE);
+    return NULL;
+  }
+  if (r->kind != REL_TABLE) {
+    diag_error(s->d, f->loc, "IN (SELECT ...) reads %s '%s': only static tables (CREATE TABLE) are supported "
+               "in a subquery", rel_kind_name(r), f->name);
+    if (r->kind != REL_SINK)
+      diag_note(s->d, f->loc, "a stream's rows change as it runs; to match two streams, JOIN them in a window");
+    return NULL;
+  }
+  if (sub->nfrom > 1) {
+    diag_error(s->d, sub->from[1].loc, "IN (SELECT ...) reads one table: no JOIN");
+    return NULL;
+  }
+  return r;
+}
+
+/* The clauses an IN (SELECT ...) does not take: it is a set of values of
+ * the table's rows, not a query of its own. */
+static bool in_select_plain(Sema *s, const Select *sub) {
+  const char *what = NULL;
+  SrcLoc at = sub->loc;
+  if (sub->group_by) what = "GROUP BY", at = sub->group_by->loc;
+  else if (sub->window) what = "a WINDOW", at = sub->window->loc;
+  else if (sub->having) what = "HAVING", at = sub->having->loc;
+  else if (sub->order_by) what = "ORDER BY", at = sub->order_by->expr->loc;
+  else if (sub->limit) what = "LIMIT", at = sub->limit_loc;
+  else if (sub->items->next) what = "a second column", at = sub->items->next->expr->loc;
+  else if (sub->items->expr->kind == EX_STAR) what = "'*'", at = sub->items->expr->loc;
+  if (!what)
+    return true;
+  diag_error(s->d, at, "IN (SELECT ...) selects one column of a table, filtered by WHERE alone: not %s", what);
+  return false;
+}
+
+/* x IN (SELECT item FROM table [WHERE cond]): item an expression over the
+ * table's columns, comparable with x as an IN list's values are. The
+ * subquery sees the table alone (no column of the outer query). */
+static Type check_in_select(Scope *sc, Expr *e) {
+  Sema *s = sc->s;
+  Select *sub = e->sub;
+  Type subj = check_expr(sc, e->lhs);
+  Relation *r = in_select_table(s, sub);
+  if (!r || !in_select_plain(s, sub))
+    return mk_type(TY_ERROR);
+  r->used = true;
+  r->in_select = true;
+  sub->from[0].rel = r;
+  sub->qkind = QK_MAP;
+  Scope in = {.s = s, .sel = sub, .nfrom = 1, .clause = CL_SUBQUERY};
+  in.rel[0] = r;
+  in.qual[0] = sub->from[0].alias ? sub->from[0].alias : sub->from[0].name;
+  Expr *item = sub->items->expr;
+  Type t = check_expr(&in, item);
+  char b1[32], b2[32];
+  bool ok = !is_err(subj) && !is_err(t);
+  if (sub->where) {
+    Type w = check_expr(&in, sub->where);
+    if (!is_err(w) && w.kind != TY_BOOL) {
+      diag_error(s->d, sub->where->loc, "WHERE condition must be BOOLEAN, not %s", tyname(w, b1));
+      note_decl(&in, sub->where);
+    }
+    ok = ok && w.kind == TY_BOOL;
+  }
+  if (t.kind == TY_NULL) {
+    untyped_null(&in, item);
+    return mk_type(TY_ERROR);
+  }
+  if (!ok)
+    return mk_type(TY_ERROR);
+  subj = settle_null(e->lhs, t);
+  if (!comparable(subj, t)) {
+    diag_error(s->d, item->loc, "cannot compare %s with %s", tyname(subj, b1), tyname(t, b2));
+    note_decl(sc, e->lhs);
+    note_decl(&in, item);
+    return mk_type(TY_ERROR);
+  }
+  return mk_type(TY_BOOL);
+}
+
 static Type check_case(Scope *sc, Expr *e) {
   Diag *d = sc->s->d;
   bool ok = true, have = false;
@@ -361,7 +495,17 @@ static Type check_cast(Scope *sc, Expr *e) {
     diag_error(sc->s->d, e->loc, "cannot CAST to this type");
     return mk_type(TY_ERROR);
   }
-  (void)t; /* every type converts to every other: numbers, text, booleans, times */
+  /* every type converts to every other (numbers, text, booleans, times), but
+   * a DATE to or from a number or BOOLEAN: a day is no quantity */
+  bool date = (t.kind == TY_DATE) != (to.kind == TY_DATE);
+  TypeKind other = t.kind == TY_DATE ? to.kind : t.kind;
+  if (date && other != TY_TIMESTAMP && other != TY_VARCHAR && other != TY_NULL && !is_err(t)) {
+    char b1[32], b2[32];
+    diag_error(sc->s->d, e->loc, "cannot CAST %s to %s: a DATE casts to and from TIMESTAMP and VARCHAR",
+               tyname(t, b1), tyname(to, b2));
+    note_decl(sc, e->lhs);
+    return mk_type(TY_ERROR);
+  }
   settle_null(e->lhs, to);
   return to;
 }
@@ -418,7 +562,7 @@ static Type check_aggregate(Scope *sc, Expr *e, AggKind ak) {
     return res;
   diag_error(d, arg->loc, "%s needs %s argument, not %s", e->name,
              ak == AGG_MIN || ak == AGG_MAX || ak == AGG_FIRST_VALUE || ak == AGG_LAST_VALUE
-                 ? "a number, TIMESTAMP or VARCHAR" : "a numeric", tyname(t, b));
+                 ? "a number, TIMESTAMP, DATE or VARCHAR" : "a numeric", tyname(t, b));
   note_decl(sc, arg);
   return mk_type(TY_ERROR);
 }
@@ -579,6 +723,7 @@ static bool may_be_null(Scope *sc, const Expr *e, Type t) {
   case EX_STRING:
   case EX_BOOL:
   case EX_INTERVAL:
+  case EX_DATE:
   case EX_STAR:
   case EX_WINDOW_START:
   case EX_WINDOW_END: return false;
@@ -594,6 +739,8 @@ static bool may_be_null(Scope *sc, const Expr *e, Type t) {
     if (!e->else_)
       return true;
     break;
+  case EX_IN_SELECT: /* NULL x, or no match in a set holding NULL */
+    return e->lhs->type.nullable || e->sub->items->expr->type.nullable;
   case EX_CALL:
     if (e->agg == AGG_COUNT || e->agg == AGG_COUNT_STAR)
       return false;
@@ -656,6 +803,7 @@ Type check_expr(Scope *sc, Expr *e) {
     break;
   case EX_BOOL: t = mk_type(TY_BOOL); break;
   case EX_INTERVAL: t = mk_type(TY_INTERVAL); break;
+  case EX_DATE: t = mk_type(TY_DATE); break;
   case EX_COLUMN: t = resolve_column(sc, e); break;
   case EX_STAR:
     diag_error(sc->s->d, e->loc, "'*' is only allowed in the select list and in COUNT(*)");
@@ -665,6 +813,7 @@ Type check_expr(Scope *sc, Expr *e) {
   case EX_BINARY: t = check_binary(sc, e); break;
   case EX_IN:
   case EX_BETWEEN: t = check_membership(sc, e); break;
+  case EX_IN_SELECT: t = check_in_select(sc, e); break;
   case EX_CASE: t = check_case(sc, e); break;
   case EX_CAST: t = check_cast(sc, e); break;
   case EX_CALL:
@@ -718,7 +867,8 @@ bool expr_equal(const Expr *a, const Expr *b) {
   switch (a->kind) {
   case EX_INT:
   case EX_BOOL:
-  case EX_INTERVAL: return a->ival == b->ival;
+  case EX_INTERVAL:
+  case EX_DATE: return a->ival == b->ival;
   case EX_DOUBLE: return a->dval == b->dval;
   case EX_STRING: return a->slen == b->slen && memcmp(a->sval, b->sval, a->slen) == 0;
   case EX_COLUMN:
@@ -729,6 +879,11 @@ bool expr_equal(const Expr *a, const Expr *b) {
   case EX_BINARY:
     return a->op == b->op && expr_equal(a->lhs, b->lhs) && expr_equal(a->rhs, b->rhs);
   case EX_IN: return expr_equal(a->lhs, b->lhs) && list_equal(a->args, b->args);
+  case EX_IN_SELECT: /* the same table, item and WHERE (the subqueries checked) */
+    return expr_equal(a->lhs, b->lhs) &&
+           (a->sub == b->sub || (a->sub->from[0].rel && a->sub->from[0].rel == b->sub->from[0].rel &&
+                                 expr_equal(a->sub->items->expr, b->sub->items->expr) &&
+                                 expr_equal(a->sub->where, b->sub->where)));
   case EX_BETWEEN:
     return expr_equal(a->lhs, b->lhs) && expr_equal(a->rhs, b->rhs) &&
            expr_equal(a->third, b->third);

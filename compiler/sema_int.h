@@ -38,6 +38,7 @@ typedef enum {
   CL_ON,       /* JOIN ON */
   CL_GROUP_BY, /* GROUP BY */
   CL_HAVING,   /* HAVING: like the select list */
+  CL_SUBQUERY, /* x IN (SELECT ... FROM table WHERE ...): over the table's rows, no aggregate */
 } Clause;
 
 /* What names mean inside one SELECT. */

@@ -124,6 +124,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> CASE "CASE" WHEN "WHEN" THEN "THEN" ELSE "ELSE" END "END" CAST "CAST"
 %token <str> CREATE "CREATE" INSERT "INSERT" INTO "INTO" WITH "WITH" LIKE "LIKE"
 %token <str> ORDER "ORDER" LIMIT "LIMIT" FILTER "FILTER" CURRENT_TIMESTAMP "CURRENT_TIMESTAMP"
+%token <str> CURRENT_DATE "CURRENT_DATE"
 %token <str> NULL_ "NULL" IS "IS" LEFT "LEFT" RIGHT "RIGHT" FULL "FULL" OUTER "OUTER" INNER "INNER" DISTINCT "DISTINCT" OVER "OVER"
 %token <str> TRUE "TRUE" FALSE "FALSE" INTERVAL "INTERVAL"
 %token <str> WINDOW_START "WINDOW_START" WINDOW_END "WINDOW_END" WINDOW_TIME "WINDOW_TIME" EMIT "EMIT"
@@ -641,7 +642,7 @@ not_expr:
 | pred
 ;
 
-// pred = arith (cmp arith | "IN" "(" exprs ")" | "BETWEEN" arith "AND" arith)?
+// pred = arith (cmp arith | "NOT"? "IN" "(" (exprs | select) ")" | "BETWEEN" arith "AND" arith)?
 pred:
   arith cmp_op arith { CHECK($$ = build_binary(ps, &@$, $2, $1, $3)); }
 | arith IN '(' expr_list ')' {
@@ -650,6 +651,15 @@ pred:
     $$->args = $4.head;
     CHECK($$ = build_deepen(ps, $$));
   }
+| arith NOT IN '(' expr_list ')' {
+    Expr *in = build_node(ps, EX_IN, &@$);
+    in->lhs = $1;
+    in->args = $5.head;
+    CHECK(in = build_deepen(ps, in));
+    CHECK($$ = build_unary(ps, &@$, OP_NOT, in));
+  }
+| arith IN '(' select ')' { CHECK($$ = build_in_select(ps, &@$, $1, $4, false)); }
+| arith NOT IN '(' select ')' { CHECK($$ = build_in_select(ps, &@$, $1, $5, true)); }
 | arith LIKE arith { CHECK($$ = build_call2(ps, &@$, "LIKE", $1, $3)); }
 | arith NOT LIKE arith {
     Expr *like = build_call2(ps, &@$, "LIKE", $1, $4);
@@ -720,6 +730,7 @@ primary:
     CHECK($$ = build_deepen(ps, $$));
   }
 | '(' expr ')' { $$ = $2; }
+| '(' select ')' { build_no_subquery(ps, &@2, NULL); YYERROR; }
 | CASE when_list opt_else END {
     $$ = build_node(ps, EX_CASE, &@$);
     $$->args = $2.head;
@@ -753,6 +764,7 @@ primary:
     $$->name = "CURRENT_TIMESTAMP";
     $$->name_loc = airq_srcloc(&@1);
   }
+| CURRENT_DATE { CHECK($$ = build_current_date(ps, &@$)); } /* CAST(CURRENT_TIMESTAMP AS DATE) */
 | WINDOW_START { $$ = build_node(ps, EX_WINDOW_START, &@$); }
 | WINDOW_END   { $$ = build_node(ps, EX_WINDOW_END, &@$); }
 | WINDOW_TIME  { CHECK($$ = build_window_time(ps, &@$)); }
@@ -762,6 +774,7 @@ literal:
   INTEGER { CHECK($$ = build_int(ps, &@1, $1)); }
 | DECIMAL { CHECK($$ = build_double(ps, &@1, $1)); }
 | STRING  { $$ = build_string(ps, &@1, $1); }
+| TYPENAME STRING { CHECK($$ = build_typed_literal(ps, &@$, $1, &@1, $2, &@2)); } /* DATE '2026-12-03' */
 | TRUE    { $$ = build_node(ps, EX_BOOL, &@1); $$->ival = 1; }
 | FALSE   { $$ = build_node(ps, EX_BOOL, &@1); $$->ival = 0; }
 | NULL_   { $$ = build_node(ps, EX_NULL, &@1); }
@@ -811,6 +824,11 @@ call:
     $$->over = true;
     $$->over_part = $6.head;
     $$->over_order = $9.head;
+  }
+| ident '(' select ')' { /* EXISTS (SELECT ...), f(SELECT ...): no subquery is a value there */
+    bool exists = strcasecmp($1, "EXISTS") == 0;
+    build_no_subquery(ps, exists ? &@1 : &@3, exists ? "EXISTS (SELECT ...) is not supported" : NULL);
+    YYERROR;
   }
 | ident '(' DISTINCT expr ')' { /* an aggregate over the distinct values (build_distinct) */
     $$ = build_node(ps, EX_CALL, &@$);
@@ -896,7 +914,7 @@ static bool starts_expr(yysymbol_kind_t k) {
   if (k == YYSYMBOL_IDENT || k == YYSYMBOL_INTEGER || k == YYSYMBOL_DECIMAL ||
       k == YYSYMBOL_STRING || k == YYSYMBOL_TRUE || k == YYSYMBOL_FALSE ||
       k == YYSYMBOL_INTERVAL || k == YYSYMBOL_CASE || k == YYSYMBOL_CAST ||
-      k == YYSYMBOL_WINDOW_START || k == YYSYMBOL_WINDOW_END || k == YYSYMBOL_WINDOW_TIME || k == YYSYMBOL_NOT || k == YYSYMBOL_CURRENT_TIMESTAMP ||
+      k == YYSYMBOL_WINDOW_START || k == YYSYMBOL_WINDOW_END || k == YYSYMBOL_WINDOW_TIME || k == YYSYMBOL_NOT || k == YYSYMBOL_CURRENT_TIMESTAMP || k == YYSYMBOL_CURRENT_DATE ||
       k == YYSYMBOL_NULL_)
     return true;
   for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)

@@ -13,7 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const airq_type_words[7] = {"BOOLEAN", "INT", "INTEGER", "BIGINT", "DOUBLE", "TIMESTAMP", "STRING"};
+const char *const airq_type_words[8] = {"BOOLEAN", "INT",       "INTEGER", "BIGINT",
+                                        "DOUBLE",  "TIMESTAMP", "DATE",    "STRING"};
 const char *const airq_unit_words[12] = {"MILLISECOND", "MILLISECONDS", "SECOND", "SECONDS", "MINUTE", "MINUTES",
                                          "HOUR",        "HOURS",        "DAY",    "DAYS",    "WEEK",   "WEEKS"};
 
@@ -94,10 +95,15 @@ static void deepest(void *d, Expr *child) {
     *(int *)d = child->depth;
 }
 
-/* Sets e->depth from its children; reports and fails past AST_MAX_DEPTH. */
+/* Sets e->depth from its children (and a subquery's expressions: later
+ * phases recurse into them too); reports and fails past AST_MAX_DEPTH. */
 Expr *build_deepen(ParseState *ps, Expr *e) {
   int d = 0;
   expr_each_child(e, deepest, &d);
+  if (e->sub) {
+    for (SelectItem *it = e->sub->items; it; it = it->next) deepest(&d, it->expr);
+    if (e->sub->where) deepest(&d, e->sub->where);
+  }
   e->depth = d + 1;
   if (e->depth > AST_MAX_DEPTH) {
     AirqLoc at = {e->loc.line, e->loc.col, e->loc.line, e->loc.col + e->loc.len,
@@ -145,6 +151,19 @@ Expr *build_position(ParseState *ps, const AirqLoc *l, const char *fn, const Air
   Expr *e = build_call2(ps, l, "LOCATE", sub, s);
   if (e) e->name_loc = airq_srcloc(fl);
   return e;
+}
+
+void build_no_subquery(ParseState *ps, const AirqLoc *l, const char *what) {
+  airq_error_at(ps, l, "%s: subqueries in expressions are 'x [NOT] IN (SELECT column FROM table [WHERE ...])', "
+                "over a static TABLE", what ? what : "a subquery is not a value");
+}
+
+Expr *build_in_select(ParseState *ps, const AirqLoc *l, Expr *x, Select *sub, bool negate) {
+  Expr *e = build_node(ps, EX_IN_SELECT, l);
+  e->lhs = x;
+  e->sub = sub;
+  e = build_deepen(ps, e);
+  return e && negate ? build_unary(ps, l, OP_NOT, e) : e;
 }
 
 Expr *build_call2(ParseState *ps, const AirqLoc *l, const char *name, Expr *a, Expr *b) {
@@ -198,6 +217,40 @@ Expr *build_double(ParseState *ps, const AirqLoc *l, const char *text) {
   Expr *e = build_node(ps, EX_DOUBLE, l);
   e->dval = v;
   return e;
+}
+
+Expr *build_typed_literal(ParseState *ps, const AirqLoc *l, const char *type, const AirqLoc *tl, const char *text,
+                          const AirqLoc *sl) {
+  if (strcasecmp(type, "DATE") != 0) {
+    airq_error_at(ps, tl, "%s '...' is no literal: DATE 'yyyy-MM-dd' is the typed literal airc takes%s", type,
+                  strcasecmp(type, "TIMESTAMP") == 0 ? " (a TIMESTAMP: TO_TIMESTAMP('...'))" : "");
+    return NULL;
+  }
+  int64_t v[3] = {0, 0, 0};
+  static const int at[3] = {0, 5, 8}, width[3] = {4, 2, 2};
+  bool ok = strlen(text) == 10 && text[4] == '-' && text[7] == '-';
+  for (int k = 0; k < 3 && ok; k++)
+    for (int i = at[k]; i < at[k] + width[k] && ok; i++) {
+      ok = text[i] >= '0' && text[i] <= '9';
+      v[k] = v[k] * 10 + (text[i] - '0');
+    }
+  if (!ok || !air_date_exists(v[0], v[1], v[2])) {
+    airq_error_at(ps, sl, "DATE '%.40s' is no date: write DATE 'yyyy-MM-dd', a day of years 1 to 9999", text);
+    return NULL;
+  }
+  Expr *e = build_node(ps, EX_DATE, l);
+  e->ival = air_days_from_civil(v[0], v[1], v[2]) * AIR_DAY_MS;
+  return e;
+}
+
+Expr *build_current_date(ParseState *ps, const AirqLoc *l) {
+  Expr *now = build_node(ps, EX_CALL, l);
+  now->name = "CURRENT_TIMESTAMP";
+  now->name_loc = airq_srcloc(l);
+  Expr *e = build_node(ps, EX_CAST, l);
+  e->lhs = now;
+  e->cast_to = (Type){.kind = TY_DATE, .len = 0};
+  return build_deepen(ps, e);
 }
 
 Expr *build_string(ParseState *ps, const AirqLoc *l, const char *s) {
@@ -255,7 +308,7 @@ bool build_type(ParseState *ps, const AirqLoc *l, const char *name, const char *
   static const struct { const char *name; TypeKind kind; } types[] = {
       {"BOOLEAN", TY_BOOL},   {"INT", TY_INT},        {"INTEGER", TY_INT},           {"BIGINT", TY_BIGINT},
       {"DOUBLE", TY_DOUBLE},  {"TIMESTAMP", TY_TIMESTAMP}, {"TIMESTAMP_LTZ", TY_TIMESTAMP},
-      {"STRING", TY_VARCHAR}};
+      {"DATE", TY_DATE},      {"STRING", TY_VARCHAR}};
   if (strcasecmp(name, "DECIMAL") == 0 || strcasecmp(name, "NUMERIC") == 0) {
     airq_error_at(ps, l, "%s is not supported: use DOUBLE (SUM of DOUBLEs is exact, and written as "
                          "the nearest DOUBLE to the exact sum)", name);
@@ -630,12 +683,16 @@ static bool same_form(const Expr *a, const Expr *b) {
     return strcmp(a->name, b->name) == 0 && (!a->qual || !b->qual || strcmp(a->qual, b->qual) == 0);
   if (a->kind == EX_CALL && (strcasecmp(a->name, b->name) != 0 || a->distinct != b->distinct)) return false;
   if ((a->kind == EX_UNARY || a->kind == EX_BINARY) && a->op != b->op) return false;
-  if ((a->kind == EX_INT || a->kind == EX_BOOL || a->kind == EX_INTERVAL || a->kind == EX_IS_NULL) &&
+  if ((a->kind == EX_INT || a->kind == EX_BOOL || a->kind == EX_INTERVAL || a->kind == EX_DATE || a->kind == EX_IS_NULL) &&
       a->ival != b->ival)
     return false;
   if (a->kind == EX_DOUBLE && a->dval != b->dval) return false;
   if (a->kind == EX_STRING && (a->slen != b->slen || memcmp(a->sval, b->sval, a->slen) != 0)) return false;
   if (a->kind == EX_CAST && (a->cast_to.kind != b->cast_to.kind || a->cast_to.len != b->cast_to.len)) return false;
+  if (a->kind == EX_IN_SELECT && a->sub != b->sub && /* the same set: the same table, item and WHERE */
+      (strcmp(a->sub->from[0].name, b->sub->from[0].name) != 0 || !same_form(a->sub->items->expr, b->sub->items->expr) ||
+       !same_form(a->sub->where, b->sub->where)))
+    return false;
   if (!same_form(a->lhs, b->lhs) || !same_form(a->rhs, b->rhs) || !same_form(a->third, b->third) ||
       !same_form(a->else_, b->else_) || !same_form(a->filter, b->filter))
     return false;

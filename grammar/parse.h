@@ -78,7 +78,7 @@ SrcLoc airq_srcloc(const AirqLoc *loc);
 /* ---- build.c: the nodes the grammar's actions make ------------------------ */
 
 /* The words a TYPENAME and a UNIT token stand for (for "did you mean"). */
-extern const char *const airq_type_words[7];
+extern const char *const airq_type_words[8];
 extern const char *const airq_unit_words[12];
 
 /* The expression's source text, comments dropped, white space runs one space. */
@@ -97,9 +97,20 @@ Expr *build_extract(ParseState *ps, const AirqLoc *l, const char *fn, const Airq
 /* POSITION(sub IN s): the call LOCATE(sub, s); NULL after a reported
  * error (another name than POSITION). */
 Expr *build_position(ParseState *ps, const AirqLoc *l, const char *fn, const AirqLoc *fl, Expr *sub, Expr *s);
+/* A subquery where only x [NOT] IN (SELECT ...) takes one: says so, after
+ * what (NULL: "a subquery is not a value"). */
+void build_no_subquery(ParseState *ps, const AirqLoc *l, const char *what);
+/* x IN (SELECT ...), or x NOT IN (SELECT ...) when negate: the subquery
+ * kept in the node (sema checks that it reads one TABLE). */
+Expr *build_in_select(ParseState *ps, const AirqLoc *l, Expr *x, Select *sub, bool negate);
 /* An operator written as a function of two arguments: a LIKE b, a || b. */
 Expr *build_call2(ParseState *ps, const AirqLoc *l, const char *name, Expr *a, Expr *b);
 /* Literals; NULL after a reported error (out of range, malformed). */
+/* DATE 'yyyy-MM-dd' (another type name before a string is an error) */
+Expr *build_typed_literal(ParseState *ps, const AirqLoc *l, const char *type, const AirqLoc *tl, const char *text,
+                          const AirqLoc *sl);
+/* CURRENT_DATE: CAST(CURRENT_TIMESTAMP AS DATE), the UTC day of the wall clock */
+Expr *build_current_date(ParseState *ps, const AirqLoc *l);
 Expr *build_int(ParseState *ps, const AirqLoc *l, const char *digits);
 Expr *build_double(ParseState *ps, const AirqLoc *l, const char *text);
 Expr *build_string(ParseState *ps, const AirqLoc *l, const char *s);

@@ -744,6 +744,12 @@ static inline void air_civil(int64_t days, int64_t *y, int64_t *m, int64_t *d) {
   *m = mp < 10 ? mp + 3 : mp - 9;
   *y = yoe + era * 400 + (*m <= 2);
 }
+/* a DATE: 'yyyy-MM-dd' alone, a date that exists in years 1 to 9999; the
+ * ms of its midnight UTC (docs/design.md, "DATE") */
+AirParse air_parse_date(AirField f, int64_t *out);
+/* a DATE (the ms of a midnight UTC) as 'yyyy-MM-dd', in double quotes when quote */
+enum { AIR_PUT_DATE_MAX = 20 }; /* a year of int64 ms: up to 9 digits and a sign */
+char *air_put_date(char *p, int64_t day_ms, bool quote);
 /* ts as 'yyyy-MM-dd HH:mm:ss.SSS' (UTC), in double quotes when quote (JSON) */
 enum { AIR_PUT_TS_ISO_MAX = 25 };
 char *air_put_ts_iso(char *p, int64_t ts, bool quote);

@@ -14,6 +14,25 @@
 #define AIR_TS_MIN INT64_C(-62135596800000)
 #define AIR_TS_MAX INT64_C(253402300799999)
 
+/* Dates of the proleptic Gregorian calendar (TIMESTAMP text, DATE values
+ * and literals; a DATE is the ms of its midnight UTC). */
+#define AIR_DAY_MS INT64_C(86400000)
+/* Days since 1970-01-01 of y-m-d, by 400-year eras of 146097 days. */
+static inline int64_t air_days_from_civil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  int64_t yoe = y - era * 400;
+  int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+/* Whether y-m-d is a date of years 1 to 9999 (2026-02-30 is none). */
+static inline int air_date_exists(int64_t y, int64_t m, int64_t d) {
+  static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return y >= 1 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= mdays[m - 1] && !(m == 2 && d == 29 && !leap);
+}
+
 /* The slice length of a HOPPING window of size ms every adv ms whose
  * windows share slices (slide.c; airc decides, the runtime cuts): every
  * window boundary is a multiple of it. */

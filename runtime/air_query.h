@@ -76,12 +76,22 @@ static inline bool air_parse_bool8(AirField f, int8_t *out) {
 /* SQL's three-valued AND, OR and NOT over 0, 1 and 2 (unknown). */
 static inline int8_t q_and3(int a, int b) { return a == 0 || b == 0 ? 0 : a == 2 || b == 2 ? 2 : 1; }
 static inline int8_t q_or3(int a, int b) { return a == 1 || b == 1 ? 1 : a == 2 || b == 2 ? 2 : 0; }
+static inline int8_t q_not3(int a) { return a == 2 ? 2 : !a; }
+
+/* A division by zero or a text that does not convert, counted. While every
+ * rank computes the same values (an IN (SELECT ...) set made from the table
+ * each holds), q_uncounted is set on all but rank 0: the summary counts
+ * them once, whatever the number of ranks. */
+static bool q_uncounted;
+static inline void q_count(AirStat s) {
+  if (!q_uncounted) air_stat_add(g_rt, s, 1);
+}
 
 /* Integer arithmetic wraps as two's complement; division by zero gives 0 and
  * is counted (docs/language.md section 7). */
 static inline int64_t q_div_i64(int64_t a, int64_t b) {
   if (b == 0) {
-    air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+    q_count(AIR_STAT_DIV_ZERO);
     return 0;
   }
   if (b == -1) return (int64_t)(0 - (uint64_t)a);
@@ -89,7 +99,7 @@ static inline int64_t q_div_i64(int64_t a, int64_t b) {
 }
 static inline int64_t q_mod_i64(int64_t a, int64_t b) {
   if (b == 0) {
-    air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+    q_count(AIR_STAT_DIV_ZERO);
     return 0;
   }
   if (b == -1) return 0;
@@ -110,7 +120,7 @@ Q_DIVMOD_NULL(q_mod_i32n, int32_t, AIR_NULL_I32, q_mod_i32, q_mod_i64)
 #undef Q_DIVMOD_NULL
 /* DOUBLE division by zero gives the IEEE result (inf, nan) and is counted. */
 static inline double q_div_f64(double a, double b) {
-  if (b == 0.0) air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+  if (b == 0.0) q_count(AIR_STAT_DIV_ZERO);
   return a / b;
 }
 static inline int64_t q_abs_i64(int64_t a) { return a < 0 ? (int64_t)(0 - (uint64_t)a) : a; }
@@ -159,7 +169,7 @@ static inline const char *q_str_cut(char *buf, size_t n, const char *s) {
 }
 /* CAST from VARCHAR: text that is not a number gives 0 (there are no
  * NULLs yet) and is counted (cast_errors), as TO_TIMESTAMP's. */
-static inline void q_cast_error(void) { air_stat_add(g_rt, AIR_STAT_CAST_ERRORS, 1); }
+static inline void q_cast_error(void) { q_count(AIR_STAT_CAST_ERRORS); }
 static inline int64_t q_str_i64(const char *s) {
   char *end;
   errno = 0;
@@ -185,13 +195,28 @@ static inline bool q_str_bool(const char *s) {
   return false;
 }
 /* CAST of text: NULL of NULL, and NULL (counted) of text that is no value. */
-/* CAST(s AS TIMESTAMP): ms since the epoch, or ISO-8601 text (air_parse_ts) */
-static inline int64_t q_str_tsn(const char *s) {
+/* CAST(s AS TIMESTAMP) and CAST(s AS DATE) through the field's parser */
+static inline int64_t q_str_timen(const char *s, AirParse (*parse)(AirField, int64_t *)) {
   int64_t t;
   if (q_isnull_str(s)) return AIR_NULL_I64;
-  if (air_parse_ts((AirField){s, strlen(s)}, &t) == AIR_PARSE_OK) return t;
+  if (parse((AirField){s, strlen(s)}, &t) == AIR_PARSE_OK) return t;
   q_cast_error();
   return AIR_NULL_I64;
+}
+/* CAST(s AS TIMESTAMP): ms since the epoch, or ISO-8601 text (air_parse_ts) */
+static inline int64_t q_str_tsn(const char *s) { return q_str_timen(s, air_parse_ts); }
+/* CAST(s AS DATE): 'yyyy-MM-dd' (air_parse_date), else NULL, counted */
+static inline int64_t q_str_daten(const char *s) { return q_str_timen(s, air_parse_date); }
+/* CAST(ts AS DATE): the midnight UTC of its day (a DATE is the ms of one) */
+static inline int64_t q_ts_date(int64_t ts) {
+  int64_t days = ts >= 0 ? ts / 86400000 : -((-ts + 86399999) / 86400000);
+  return days * 86400000;
+}
+/* CAST(d AS VARCHAR(n)): 'yyyy-MM-dd', cut to n bytes */
+static inline const char *q_date_str(char *buf, size_t n, int64_t d) {
+  char tmp[AIR_PUT_DATE_MAX + 1];
+  *air_put_date(tmp, d, false) = '\0';
+  return q_str_cut(buf, n, tmp);
 }
 static inline int64_t q_str_i64n(const char *s) {
   if (q_isnull_str(s)) return AIR_NULL_I64;
@@ -419,7 +444,7 @@ static inline const char *q_regexp_extract(char *buf, const regex_t *re, const c
 
 /* MOD of DOUBLEs: fmod, its sign the dividend's; by zero NaN, counted */
 static inline double q_mod_f64(double a, double b) {
-  if (b == 0.0) air_stat_add(g_rt, AIR_STAT_DIV_ZERO, 1);
+  if (b == 0.0) q_count(AIR_STAT_DIV_ZERO);
   return fmod(a, b);
 }
 /* ROUND(x, d): half away from zero at d decimal places (d < 0: tens,
@@ -578,6 +603,58 @@ static inline void q_top_merge(void *top, uint32_t *cnt, const void *other, uint
 static inline double q_f64_key(double x) {
   if (x != x) return q_isnull_f64(x) ? x : NAN; /* NULL is a key of its own */
   return x == 0 ? 0.0 : x;
+}
+
+/* x IN (SELECT ... FROM table): the subquery's values, made once at the
+ * start on every rank from the table it holds whole. A hash set of 8-byte
+ * keys (integers, TIMESTAMP and BOOLEAN as int64_t; DOUBLEs as q_f64_key
+ * makes them, so -0 = 0 and NaN = NaN as comparisons have it) or of
+ * strings NUL-padded to klen bytes; `nulls`: a NULL was among the values,
+ * which makes a miss NULL rather than false (SQL's three-valued IN). */
+typedef struct QSubSet {
+  AirHash *h;
+  size_t klen; /* key bytes: 8, or a VARCHAR(n)'s n + 1 */
+  bool nulls;
+} QSubSet;
+static inline void q_subset_init(QSubSet *s, size_t klen, size_t rows) {
+  s->h = air_hash_new(klen, 0, rows);
+  s->klen = klen;
+  s->nulls = false;
+}
+static inline void q_subset_add(QSubSet *s, const void *k) {
+  bool is_new;
+  air_hash_upsert(s->h, k, air_hash_bytes(k, s->klen), &is_new);
+}
+static inline bool q_subset_has(const QSubSet *s, const void *k) {
+  return air_hash_find(s->h, k, air_hash_bytes(k, s->klen)) != NULL;
+}
+static inline void q_subset_add_i64(QSubSet *s, int64_t x) { q_subset_add(s, &x); }
+static inline bool q_subset_has_i64(const QSubSet *s, int64_t x) { return q_subset_has(s, &x); }
+static inline void q_subset_add_f64(QSubSet *s, double x) {
+  double k = q_f64_key(x);
+  q_subset_add(s, &k);
+}
+static inline bool q_subset_has_f64(const QSubSet *s, double x) {
+  double k = q_f64_key(x);
+  return q_subset_has(s, &k);
+}
+/* a string is a key NUL-padded to klen bytes (into `add`, or looked up in
+ * s); one longer than the set's strings is in none of them */
+static inline bool q_subset_str(const QSubSet *s, const char *x, QSubSet *add) {
+  size_t n = strlen(x);
+  if (n >= s->klen) return false;
+  char k[s->klen];
+  memset(k, 0, s->klen);
+  memcpy(k, x, n);
+  if (add) q_subset_add(add, k);
+  return add || q_subset_has(s, k);
+}
+static inline void q_subset_add_str(QSubSet *s, const char *x) { (void)q_subset_str(s, x, s); }
+static inline bool q_subset_has_str(const QSubSet *s, const char *x) { return q_subset_str(s, x, NULL); }
+/* three-valued: NULL when x was (found AIR_NULL_BOOL), true when found,
+ * else NULL when the set holds a NULL, else false */
+static inline int8_t q_subset3(const QSubSet *s, int found) {
+  return found == AIR_NULL_BOOL ? AIR_NULL_BOOL : found ? 1 : s->nulls ? AIR_NULL_BOOL : 0;
 }
 
 #endif /* AIR_QUERY_H */

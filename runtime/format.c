@@ -112,16 +112,6 @@ static bool byte(const char **p, const char *e, char c) {
   (*p)++;
   return true;
 }
-/* Days since 1970-01-01 of a date of the proleptic Gregorian calendar. */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 AirParse air_parse_time_text(const char *s, size_t n, int64_t *out) {
   const char *p = s, *e = s + n;
   int64_t y, mo, d, h = 0, mi = 0, se = 0, ms = 0, off = 0;
@@ -149,12 +139,9 @@ AirParse air_parse_time_text(const char *s, size_t n, int64_t *out) {
       byte(&p, e, 'Z');
     }
   }
-  static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (p != e || y < 1 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap) ||
-      h > 23 || mi > 59 || se > 59)
+  if (p != e || !air_date_exists(y, mo, d) || h > 23 || mi > 59 || se > 59)
     return AIR_PARSE_INVALID; /* 2026-02-30 is no date */
-  int64_t t = (days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) * 1000 + ms - off;
+  int64_t t = (air_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) * 1000 + ms - off;
   if (t < AIR_TS_MIN || t > AIR_TS_MAX) return AIR_PARSE_RANGE; /* years 1 to 9999, the offset applied */
   *out = t;
   return AIR_PARSE_OK;
@@ -166,6 +153,18 @@ char *air_put_ts_iso(char *p, int64_t ts, bool quote) {
   int n = sprintf(p, "%s%04d-%02d-%02d %02d:%02d:%02d.%03d%s", quote ? "\"" : "", (int)y, (int)m, (int)d,
                   (int)(ms / 3600000), (int)(ms / 60000 % 60), (int)(ms / 1000 % 60), (int)(ms % 1000),
                   quote ? "\"" : "");
+  return p + n;
+}
+
+AirParse air_parse_date(AirField f, int64_t *out) {
+  if (f.n != 10) return AIR_PARSE_INVALID; /* the date alone: no time, no epoch number */
+  return air_parse_time_text(f.p, f.n, out);
+}
+
+char *air_put_date(char *p, int64_t day_ms, bool quote) {
+  int64_t days = day_ms >= 0 ? day_ms / 86400000 : -((-day_ms + 86399999) / 86400000), y, m, d;
+  air_civil(days, &y, &m, &d);
+  int n = sprintf(p, "%s%04d-%02d-%02d%s", quote ? "\"" : "", (int)y, (int)m, (int)d, quote ? "\"" : "");
   return p + n;
 }
 

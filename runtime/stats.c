@@ -144,8 +144,8 @@ static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_r
     fprintf(stderr, "airc: %s: kafka lag at the end: %lld message%s behind the newest offsets\n", q,
             (long long)m->count[AIR_STAT_SOURCE_LAG], m->count[AIR_STAT_SOURCE_LAG] == 1 ? "" : "s");
   if (m->count[AIR_STAT_CAST_ERRORS])
-    fprintf(stderr, "airc: %s: %lld value%s of text could not be converted (CAST to a number or BOOLEAN, "
-                    "TO_TIMESTAMP) and became NULL\n",
+    fprintf(stderr, "airc: %s: %lld value%s of text could not be converted (CAST to a number, BOOLEAN, "
+                    "TIMESTAMP or DATE, TO_TIMESTAMP) and became NULL\n",
             q, (long long)m->count[AIR_STAT_CAST_ERRORS], m->count[AIR_STAT_CAST_ERRORS] == 1 ? "" : "s");
   if (m->has_lat)
     fprintf(stderr, "airc: %s: event-time latency ms: mean %.1f, p50 %.1f, p99 %.1f, max %.1f\n",

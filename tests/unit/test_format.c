@@ -143,6 +143,34 @@ static void test_format_parse_ts(void **state) {
   assert_int_equal(t, 5);
 }
 
+/* DATE: 'yyyy-MM-dd' alone, a day that exists, as its midnight's ms; written back */
+static void test_format_date(void **state) {
+  (void)state;
+  int64_t t = 5;
+  assert_true(air_parse_date(fld("1970-01-01"), &t) == AIR_PARSE_OK && t == 0);
+  assert_true(air_parse_date(fld("1969-12-31"), &t) == AIR_PARSE_OK && t == -86400000);
+  assert_true(air_parse_date(fld("2000-02-29"), &t) == AIR_PARSE_OK && t == INT64_C(951782400000));
+  assert_true(air_parse_date(fld("0001-01-01"), &t) == AIR_PARSE_OK && t == AIR_TS_MIN);
+  assert_true(air_parse_date(fld("9999-12-31"), &t) == AIR_PARSE_OK && t == AIR_TS_MAX - 86399999);
+  t = 5;
+  assert_int_equal(air_parse_date(fld("2001-02-29"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_date(fld("0000-01-01"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_date(fld("2026-1-05"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_date(fld("2026-01-05 00:00:00"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_date(fld("1700000000000"), &t), AIR_PARSE_INVALID);
+  assert_int_equal(air_parse_date(fld(""), &t), AIR_PARSE_INVALID);
+  assert_int_equal(t, 5);
+  char buf[64];
+  *air_put_date(buf, 0, false) = '\0';
+  assert_string_equal(buf, "1970-01-01");
+  *air_put_date(buf, -86400000, true) = '\0';
+  assert_string_equal(buf, "\"1969-12-31\"");
+  *air_put_date(buf, AIR_TS_MIN, false) = '\0';
+  assert_string_equal(buf, "0001-01-01");
+  *air_put_date(buf, INT64_MIN / 86400000 * 86400000, true) = '\0'; /* past year 9999: wider, still bounded */
+  assert_true(strlen(buf) <= AIR_PUT_DATE_MAX);
+}
+
 /* timestamp_format = 'iso': UTC, to the ms, quoted for JSON */
 static void test_format_put_ts_iso(void **state) {
   (void)state;
@@ -350,6 +378,7 @@ int main(void) {
       cmocka_unit_test(test_format_parse_i32_overflow),
       cmocka_unit_test(test_format_parse_double),
       cmocka_unit_test(test_format_parse_ts),
+      cmocka_unit_test(test_format_date),
       cmocka_unit_test(test_format_put_ts_iso),
       cmocka_unit_test(test_format_parse_bool),
       cmocka_unit_test(test_format_parse_str),

@@ -288,6 +288,10 @@ static void test_parser_precedence(void **state) {
   check_expr("a + b < c * 2", "(< (+ a b) (* c 2))");
   check_expr("x BETWEEN 1 + 1 AND 3 AND y", "(AND (BETWEEN x (+ 1 1) 3) y)");
   check_expr("x IN (1, 'a', b) OR z", "(OR (IN x 1 'a' b) z)");
+  check_expr("x NOT IN (1, 2) AND y", "(AND (NOT (IN x 1 2)) y)");
+  check_expr("x IN (SELECT k FROM t WHERE v > 1) OR z",
+             "(OR (IN x (select (items k) (from t) (where (> v 1)))) z)");
+  check_expr("x + 1 NOT IN (SELECT k FROM t)", "(NOT (IN (+ x 1) (select (items k) (from t))))");
   check_expr("a <> b AND a != b", "(AND (<> a b) (<> a b))");
   check_expr("a <= b OR a >= b", "(OR (<= a b) (>= a b))");
 }
