@@ -63,7 +63,7 @@ static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx0, const char
      * ranking column: most rows, once a window has a few (no TR built) */
     const OrderItem *r0 = s->order_by;
     for (int k = 0; r0 && k < s->limit_part; k++) r0 = r0->next;
-    int ri = r0 ? (int)r0->expr->ival - 1 : -1;
+    int ri = r0 ? r0->out : -1;
     if (ri >= 0 && s->out[ri].type.kind != TY_VARCHAR) {
       fprintf(o, "%sif (acc->ntop == %lld && %s(", ind, (long long)s->limit, order_fn(s->out[ri].type));
       if (r0->desc) fprintf(o, "acc->top[%lld].o%d, ", (long long)s->limit - 1, ri);
@@ -363,23 +363,24 @@ void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, con
   emit_join_key(o, ch, &env->cx, side, ind);
   Type kt = join_key_type(ch->sel);
   /* a NULL key equals nothing: the row joins no row, and is dropped unless
-   * an outer join keeps its side (the close then matches it with nothing) */
+   * an outer join keeps its side (the close then matches it with nothing);
+   * dropped in its windows, so that it is late as any row (the late count
+   * is the same for every kind of join) */
   const bool kept = side ? ch->sel->right_join : ch->sel->left_join;
   const bool skip_null = kt.nullable && !kept;
-  if (skip_null)
-    fprintf(o, "%sif (!%s(key.k0)) {\n", ind, null_test(kt));
+  if (skip_null) fprintf(o, "%sconst bool knull = %s(key.k0);\n", ind, null_test(kt));
   fprintf(o, "%sconst uint64_t kh = hash_K%d(&key);\n", ind, ch->index);
   /* one entry per window (the zero key): its rows of both sides, appended */
   fprintf(o, "%sK%d nokey;\n%smemset(&nokey, 0, sizeof nokey);\n", ind, ch->index, ind);
   snprintf(acc, sizeof acc, "J%d *acc = air_windows_acc(%s, ws, &nokey, 0, &is_new)", ch->index, env->win);
   emit_window_loop(o, ch->sel->window, "r->ts", env->wm, acc, ind);
+  if (skip_null) fprintf(o, "%s  if (knull) continue;\n", ind);
   fprintf(o, "%s  J%c%d *e = air_vec_add(&acc->%s, sizeof *e);\n", ind, side ? 'R' : 'L', ch->index,
           side ? "right" : "left");
   char ind2[160];
   indent_more(ind2, sizeof ind2, ind);
   emit_join_row_fill(o, ch, side, "e->", ind2);
   emit_window_loop_end(o, "", ind);
-  if (skip_null) fprintf(o, "%s}\n", ind);
 }
 
 /* Send `var` (an O row) to every output edge of the stage. */

@@ -46,7 +46,7 @@ static void emit_topn_row(FILE *o, const Chain *ch) {
   int k = 0;
   for (const OrderItem *oi = s->order_by; oi; oi = oi->next, k++) {
     if (k < s->limit_part) continue; /* the partition: equal */
-    int i = (int)oi->expr->ival - 1;
+    int i = oi->out;
     const char *fn = order_fn(s->out[i].type);
     if (oi->desc) fprintf(o, "  if ((r = %s(b->o%d, a->o%d)) != 0) return r; /* DESC */\n", fn, i, i);
     else fprintf(o, "  if ((r = %s(a->o%d, b->o%d)) != 0) return r;\n", fn, i, i);

@@ -313,6 +313,13 @@ static void print_derived_time(FILE *out, const Relation *r) {
   const Select *s = r->def->select;
   const char *col = r->cols[r->time_col].name;
   fprintf(out, "    time: %s.%s, ", r->name, col);
+  if (s->interval_join) {
+    fprintf(out, "%s; watermark = its input's minus ", r->implicit_time ? "an implicit column after the outputs: "
+                 "the later time of each pair" : "a joined stream's event time");
+    print_ms(out, r->wm_hold_ms);
+    fprintf(out, " (the most a pair's time can trail the row that made it)\n");
+    return;
+  }
   if (!s->window) {
     fprintf(out, "the event time of its input's rows; watermark = its input's\n");
     return;

@@ -362,15 +362,30 @@ static void derive_time(Sema *s, Relation *r, Select *sel, SrcLoc *locs) {
     /* an interval join's pair goes on when its later row comes, with the
      * later time or a time up to max(hi, -lo) before it: its watermark is
      * held back that much (cg_rows.c emit_interval_join_row) */
-    if (sel->interval_join) r->wm_hold_ms = sel->ij_hi > -sel->ij_lo ? sel->ij_hi : -sel->ij_lo;
-    for (int i = 0; i < sel->nout && in; i++) {
+    if (sel->interval_join) {
+      /* its time: a column named ts that is either stream's event time, or
+       * (implicit) the pair's later time, whatever else is selected */
+      r->wm_hold_ms = sel->ij_hi > -sel->ij_lo ? sel->ij_hi : -sel->ij_lo;
+      if (ts >= 0) {
+        Expr *e = sel->out[ts].expr;
+        if (e->kind == EX_COLUMN && e->from_idx >= 0 && e->from_idx < 2 && sel->from[e->from_idx].rel &&
+            e->col_idx == sel->from[e->from_idx].rel->time_col)
+          r->time_col = ts;
+        else
+          diag_error(s->d, locs[ts], "column 'ts' of stream '%s' must be one of the joined streams' event times, or "
+                     "be renamed: ts is a derived stream's event time (without it, the later time of each pair)",
+                     r->name);
+        return;
+      }
+    }
+    for (int i = 0; i < sel->nout && in && !sel->interval_join; i++) {
       Expr *e = sel->out[i].expr;
       if (e->kind == EX_COLUMN && e->from_idx == sel->time_from && e->col_idx == in->time_col) {
         r->time_col = i;
         return;
       }
     }
-    if (ts >= 0) {
+    if (ts >= 0 && !sel->interval_join) {
       if (in && in->time_col >= 0)
         diag_error(s->d, locs[ts],
                    "column 'ts' would hide the event time of stream '%s'; "

@@ -243,6 +243,7 @@ static void check_join(Scope *sc) {
   if (is_err(t) || !sc->rel[0] || !sc->rel[1])
     return;
   PtrVec conj = {0}, rest = {0};
+  bool bad = false;
   collect_conjuncts(sel->join_on, &conj, s->arena);
   /* Several equalities: one is the key the rows are hashed (or, with a
    * table, looked up) on, the others are tested on each joined row. With a
@@ -271,10 +272,14 @@ static void check_join(Scope *sc) {
     }
     if (!l && !sel->table_join && time_bound(sc, c, &sc->tb)) /* an interval join's */
       continue;
+    if (!l && !sel->table_join) { /* another condition: tested on each pair (on an outer join, as it matches) */
+      vec_push(s->arena, &rest, c);
+      continue;
+    }
     if (!l) {
-      diag_error(s->d, c->loc, "JOIN ON must be an equality between an expression over '%s' and one over '%s'%s",
-                 sc->qual[0], sc->qual[1],
-                 sel->table_join ? "" : ", or bound one stream's event time by the other's");
+      diag_error(s->d, c->loc, "JOIN ON with a TABLE must be an equality between an expression over '%s' and one "
+                 "over '%s' (test other conditions in WHERE)", sc->qual[0], sc->qual[1]);
+      bad = true;
       continue;
     }
     if (sel->join_lkey || (key_at >= 0 && i != key_at)) {
@@ -283,6 +288,13 @@ static void check_join(Scope *sc) {
     }
     sel->join_lkey = l;
     sel->join_rkey = r;
+  }
+  if (!sel->join_lkey) {
+    if (bad) return;
+    diag_error(s->d, sel->join_on->loc, "JOIN ON needs an equality between an expression over '%s' and one over "
+               "'%s': the key the rows meet on (an interval join's too: ON %s.k = %s.k AND ...)",
+               sc->qual[0], sc->qual[1], sc->qual[0], sc->qual[1]);
+    return;
   }
   sel->join_rest = (Expr **)rest.v;
   sel->njoin_rest = rest.n;
@@ -436,7 +448,7 @@ static void resolve_from(Scope *sc) {
  * the location of each output column, for later messages.  Clauses are
  * checked in source order after FROM, so messages mostly come in order. */
 /* A Top-N of a window's rows (ROW_NUMBER() over a windowed query without
- * aggregates, build_row_number): planned as an aggregation grouped by the
+ * aggregates, build_row_number, or its ORDER BY ... LIMIT n): planned as an aggregation grouped by the
  * partition's columns whose accumulator is the partition's first `limit`
  * rows in order, so that each rank keeps its own first n before the
  * exchange (cg_rows.c). The partition: the first limit_part ORDER BY items,
@@ -662,7 +674,7 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
 
   bool aggq = sel->naggs > 0 || sel->nkeys > 0;
   bool sjoin = sel->nfrom == 2 && !sel->table_join && sc.rel[0] && sc.rel[1];
-  if (sel->top_n && sel->window && !aggq && !sjoin)
+  if ((sel->top_n || sel->limit) && sel->window && !aggq && !sjoin) /* a window's first rows */
     check_topn_rows(&sc);
   if (sel->window && (sc.tb.lo_set || sc.tb.hi_set)) {
     diag_error(s->d, sc.tb.loc, "a JOIN whose ON bounds one stream's event time by the other's is an interval "

@@ -86,8 +86,9 @@ enum { TRUTH_UNKNOWN = -1, TRUTH_FALSE = 0, TRUTH_TRUE = 1 };
 
 /* Truth of a condition when it does not depend on the row: literals,
  * NOT/AND/OR of those, comparisons of integer literals, and comparisons of
- * a COUNT with a literal (a COUNT in an emitted window is at least 1: there
- * are no NULLs, and windows exist only where rows fell). *count is set to
+ * a COUNT with a literal (a COUNT(*), or a COUNT of a value that cannot be
+ * NULL, without FILTER, is at least 1 in an emitted window: windows exist
+ * only where rows fell). *count is set to
  * the COUNT call the answer rests on, if any. */
 static int const_truth(const Expr *e, const Expr **count) {
   if (!e)
@@ -137,8 +138,11 @@ static int const_truth(const Expr *e, const Expr **count) {
     if (op >= OP_EQ && op <= OP_GE)
       op = flip[op];
   }
-  if (!(cnt->kind == EX_CALL && (cnt->agg == AGG_COUNT || cnt->agg == AGG_COUNT_STAR)) ||
-      !const_int(lit, &b))
+  /* COUNT(*) of a window's group counts its rows; COUNT(x) of a nullable x
+   * (a column an outer join pads, say) and a COUNT with FILTER can be 0 */
+  if (!(cnt->kind == EX_CALL && (cnt->agg == AGG_COUNT_STAR || (cnt->agg == AGG_COUNT && cnt->args &&
+                                                               !cnt->args->type.nullable))) ||
+      cnt->filter || !const_int(lit, &b))
     return TRUTH_UNKNOWN;
   int t = TRUTH_UNKNOWN;
   switch (op) {

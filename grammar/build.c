@@ -1220,6 +1220,10 @@ Select *build_row_number(ParseState *ps, Select *sel) {
   if (strcasecmp(call->name, "ROW_NUMBER") != 0)
     return rn_error(ps, call->loc, "only ROW_NUMBER() is taken with OVER") ? sel : NULL;
   if (!rn->alias) return rn_error(ps, call->loc, "ROW_NUMBER() needs a name (AS rownum)") ? sel : NULL;
+  if (mid->nfrom == 1 && mid->from[0].tvf)
+    return rn_error(ps, mid->from[0].loc, "ROW_NUMBER() over a window TVF needs the window's rows named in a "
+                                          "subquery: FROM (SELECT a, b, window_start, window_end FROM TABLE(TUMBLE(...)))")
+               ? sel : NULL;
   if (!star || other || mid->nfrom != 1 || mid->where || mid->group_by || mid->window || mid->having ||
       mid->order_by || mid->limit)
     return rn_error(ps, mid->loc, "this ROW_NUMBER() query is not the Top-N form") ? sel : NULL;

@@ -7,7 +7,8 @@ from docs/language.md "Interval joins"):
 - a pair is an a row and a b row, neither late, with equal non-NULL keys
   and b.ts - a.ts within the bounds: [-2000, 3000] ms for the first query;
   for the second a.ts > b.ts and a.ts < b.ts + 1000 with equal g;
-- the second query's pairs are counted per k and 5 s window of a.ts.
+- the second query's pairs are counted per k and 5 s window of a.ts (its
+  column named ts); the third's per 5 s window of the pair's later time.
 
 Both outputs are compared sorted (the file `unordered`): an interval join
 writes pairs as they are found.
@@ -27,7 +28,16 @@ def rows(path, conv):
 
 A, na = rows("a.csv", int)
 B, nb = rows("b.csv", float)
-if len(sys.argv) > 1:
+if len(sys.argv) > 1 and sys.argv[1].endswith("per_later.csv"):
+    per = {}
+    for x in A:
+        for y in B:
+            if x["k"] is not None and x["k"] == y["k"] and 0 <= y["ts"] - x["ts"] <= 3000:
+                w = tumble_start(max(x["ts"], y["ts"]), 5000) + 5000
+                n, first = per.get(w, (0, None))
+                per[w] = (n + 1, x["ts"] if first is None else min(first, x["ts"]))
+    print_result(["n", "first_a", "WINDOW_END"], [(n, f, w) for w, (n, f) in sorted(per.items())])
+elif len(sys.argv) > 1:
     per = {}
     for x in A:
         for y in B:

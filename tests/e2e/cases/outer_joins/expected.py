@@ -100,6 +100,14 @@ def full():
     emit(["k", "x", "y", "WINDOW_START"], res)
 
 
+def left_cond():
+    def on(x, y):
+        return (on_k(x, y) and y["v"] is not None and y["v"] > 0 and x["v"] is not None
+                and x["v"] < y["v"] * 10)
+    j = outer(tumble, on, True, False)
+    emit(["k", "x", "y", "WINDOW_END"], [(w, (x["k"], x["v"], col(y, "v"), w + 10000)) for w, x, y in j])
+
+
 def grouped():
     j = outer(tumble, on_k, True, False)
     groups = {}
@@ -115,6 +123,7 @@ def grouped():
 
 
 if len(sys.argv) > 1:
-    {"left.csv": left, "right.csv": right, "full.csv": full}[os.path.basename(sys.argv[1])]()
+    {"left.csv": left, "right.csv": right, "full.csv": full,
+     "left_cond.csv": left_cond}[os.path.basename(sys.argv[1])]()
 else:
     grouped()

@@ -47,6 +47,9 @@ tumble = lambda size: (lambda t: [tumble_start(t, size)])
 if len(sys.argv) > 1 and sys.argv[1].endswith("low.csv"):
     rows = topn(lambda t: hop_starts(t, 20000, 10000), lambda r, ws: (r["k"], r["v"], ws), [], [(1, False)], 2)
     print_result(["k", "v", "window_start", "rn"], rows)
+elif len(sys.argv) > 1 and sys.argv[1].endswith("lim.csv"):
+    rows = topn(tumble(30000), lambda r, ws: (r["k"], r["v"], ws + 30000), [], [(1, True), (0, False)], 4)
+    print_result(["k", "v", "WINDOW_END"], [r[:-1] for r in rows])
 elif len(sys.argv) > 1:
     rows = topn(tumble(5000), lambda r, ws: (r["k"], r["v"], r["s"], r["ts"], ws, ws + 5000), [0], [(3, False)], 1)
     print_result(["k", "v", "s", "t", "window_start", "window_end", "rownum"], rows)

@@ -238,7 +238,7 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
       K0 key;
       memset(&key, 0, sizeof key);
       key.k0 = r->f0c0;
-      if (!q_isnull_i64(key.k0)) {
+      const bool knull = q_isnull_i64(key.k0);
       const uint64_t kh = hash_K0(&key);
       K0 nokey;
       memset(&nokey, 0, sizeof nokey);
@@ -249,6 +249,7 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
         in_window = true;
         bool is_new;
         J0 *acc = air_windows_acc(stage3.win, ws, &nokey, 0, &is_new);
+        if (knull) continue;
         JL0 *e = air_vec_add(&acc->left, sizeof *e);
         e->h = kh;
         e->key = key;
@@ -258,7 +259,6 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
         e->row.f0c2 = r->f0c2;
       }
       if (!in_window) late++;
-      }
     }
   }
   else if (input == 1) {
@@ -268,7 +268,7 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
       K0 key;
       memset(&key, 0, sizeof key);
       key.k0 = r->f1c0;
-      if (!q_isnull_i64(key.k0)) {
+      const bool knull = q_isnull_i64(key.k0);
       const uint64_t kh = hash_K0(&key);
       K0 nokey;
       memset(&nokey, 0, sizeof nokey);
@@ -279,6 +279,7 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
         in_window = true;
         bool is_new;
         J0 *acc = air_windows_acc(stage3.win, ws, &nokey, 0, &is_new);
+        if (knull) continue;
         JR0 *e = air_vec_add(&acc->right, sizeof *e);
         e->h = kh;
         e->key = key;
@@ -288,7 +289,6 @@ static void stage3_batch(AirVertex *v, int input, const void *rows, size_t nrows
         e->row.f1c2 = r->f1c2;
       }
       if (!in_window) late++;
-      }
     }
   }
   q_count_rows(filtered, unmatched, late);
@@ -631,7 +631,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "6a937e5f54a30385"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "0222e39754e1a72b"); /* this code's fingerprint */
   air_options(g_rt, q_options, 56);
   {
     static const char *const cols[] = {"k", "x", "ts"};
