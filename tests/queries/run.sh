@@ -1,11 +1,11 @@
 #!/bin/sh
-# Every example in queries/ and queries/nexmark/ compiles with airc and runs
-# briefly on 2 ranks: exit status 0, the CSV header its select list implies
+# Every example in queries/ compiles with airc and runs briefly on 2 ranks
+# (queries/nexmark/: --explain only; tests/nexmark/run.py compiles and runs
+# them against references): exit status 0, the CSV header its select list implies
 # (written out by hand below, from the query text), and the end-of-run
 # summary. Each query runs in its directory of a copy of queries/ (its files
 # are relative to it) for at most --duration 2 s (finite sources end
-# earlier); the Nexmark queries' data is made there by tests/nexmark/gen.py.
-# Their results are checked by tests/nexmark/run.py. Run from the
+# earlier). Run from the
 # repository root (make check-queries). Environment: AIRC (default
 # build/airc), KEEP=1.
 
@@ -60,10 +60,6 @@ expect() {
 }
 
 cp -R "$root/queries" "$work/q"
-if ! python3 "$root/tests/nexmark/gen.py" "$work/q/nexmark/data" > "$work/gen.log" 2>&1; then
-  fail "tests/nexmark/gen.py makes the Nexmark data"
-  show "$work/gen.log"
-fi
 for path in "$root"/queries/*.airq "$root"/queries/nexmark/*.airq; do
   name=${path#"$root"/queries/}
   name=${name%.airq}
@@ -80,7 +76,12 @@ for path in "$root"/queries/*.airq "$root"/queries/nexmark/*.airq; do
   rest=${spec#*|}
   header=${rest%%|*}
   summary=${rest#*|}
-  if (cd "$qdir" && "$AIRC" --cflags -Werror "$file") > "$log.airc" 2>&1; then
+  # tests/nexmark/run.py compiles and runs each Nexmark file against its
+  # reference: here only its --explain
+  case $name in nexmark/*) compile=false ;; *) compile=true ;; esac
+  if ! $compile; then
+    :
+  elif (cd "$qdir" && "$AIRC" --cflags -Werror "$file") > "$log.airc" 2>&1; then
     ok "$name compiles"
   else
     fail "$name compiles"
@@ -106,6 +107,7 @@ for path in "$root"/queries/*.airq "$root"/queries/nexmark/*.airq; do
       show "$log.plan"
     fi
   done
+  $compile || continue
   (cd "$qdir" && timeout 60 mpirun -np 2 "./${file%.airq}" --duration 2) \
     > "$log.out" 2> "$log.err"
   rc=$?
