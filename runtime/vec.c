@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VEC_FIRST_CAP 16 /* rows allocated by the first push */
+#define VEC_FIRST_CAP 2 /* rows allocated by the first push: an interval join keeps a pair of arrays per key and time bucket, most of them short */
 
 /* Room for one more row of row_size bytes (the same for every call on v).
  * Capacity doubles, so adds are amortised O(1). */
