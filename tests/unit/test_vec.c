@@ -48,7 +48,7 @@ static void test_vec_first_push_and_reuse(void **state) {
   int64_t x = 42;
   air_vec_push(&v, &x, sizeof x);
   assert_int_equal(v.n, 1);
-  assert_int_equal(v.cap, 16);
+  assert_int_equal(v.cap, 2); /* VEC_FIRST_CAP */
   assert_int_equal(((int64_t *)v.data)[0], 42);
   air_vec_free(&v);
   /* Empty again after free: pushing starts over. */
