@@ -341,6 +341,11 @@ struct Select {
   int64_t ij_lo, ij_hi;
 };
 
+/* How long past its own time an interval join's row can still meet one of
+ * the other side: max(hi, -lo) >= 0 (its state's reach, and the hold of a
+ * derived stream of it). */
+static inline int64_t ijoin_keep_ms(const Select *s) { return s->ij_hi > -s->ij_lo ? s->ij_hi : -s->ij_lo; }
+
 /* Are FROM item f's columns NULL in the rows an outer join pads (f = 1 of a
  * LEFT JOIN, f = 0 of a RIGHT JOIN, both of a FULL JOIN)? */
 static inline bool join_padded(const Select *s, int f) {

@@ -289,8 +289,21 @@ static int64_t ijoin_bucket_ms(const Select *s) {
   return w > 1000 ? w : 1000;
 }
 
-/* How long past its time a row can still meet one: max(hi, -lo) >= 0. */
-static int64_t ijoin_keep_ms(const Select *s) { return s->ij_hi > -s->ij_lo ? s->ij_hi : -s->ij_lo; }
+
+/* The context of a joined pair `l`, `rr` (either NULL where an outer join
+ * pads) with event time `ts` and source watermark `wm`, for the operators
+ * after the Join: from the first of them (past the Join itself). */
+static SegEnv pair_env(const SegEnv *env, const char *wm) {
+  SegEnv je = *env;
+  je.ts = "ts";
+  je.wm = wm;
+  je.cx.home[0] = HOME_JOIN_LEFT;
+  je.cx.home[1] = HOME_JOIN_RIGHT;
+  je.cx.implicit_ts[0] = je.cx.implicit_ts[1] = -1;
+  return je;
+}
+
+static int after_join(const Stage *st) { return st->first + 1 <= st->last ? st->first + 1 : st->last + 1; }
 
 /* An interval join's input row r of side `side`, in a stage's batch loop. */
 void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, int side, const char *ind) {
@@ -320,21 +333,16 @@ void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env,
   fprintf(o, "%s    const JLR%d *l = %s;\n%s    const JRR%d *rr = %s;\n", ind, c, side ? "&oe->row" : "&e.row", ind, c,
           side ? "&e.row" : "&oe->row");
   fprintf(o, "%s    const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
-  SegEnv je = *env;
-  je.ts = "ts";
   /* a derived stream's readers: its time may trail the pair's later row by
    * up to ijoin_keep_ms, and its watermark is held back as much (sema) */
   char jwm[96];
   int64_t hold = ch->derived ? ch->derived->wm_hold_ms : 0;
   if (hold) snprintf(jwm, sizeof jwm, "q_wm_back(r->srcwm, INT64_C(%" PRId64 "))", hold);
   else snprintf(jwm, sizeof jwm, "r->srcwm");
-  je.wm = jwm;
-  je.cx.home[0] = HOME_JOIN_LEFT;
-  je.cx.home[1] = HOME_JOIN_RIGHT;
-  je.cx.implicit_ts[0] = je.cx.implicit_ts[1] = -1;
+  SegEnv je = pair_env(env, jwm);
   char ind6[200];
   snprintf(ind6, sizeof ind6, "%s    ", ind);
-  emit_ops(g, o, st, st->first + 1 <= st->last ? st->first + 1 : st->last + 1, st->last, &je, ind6);
+  emit_ops(g, o, st, after_join(st), st->last, &je, ind6);
   fprintf(o, "%s  }\n%s}\n", ind, ind);
   fprintf(o, "%sbool is_new;\n", ind);
   fprintf(o, "%sJ%d *acc = air_windows_acc(%s, air_tumble_start(r->ts, INT64_C(%" PRId64 ")), &key, kh, &is_new);\n", ind,
@@ -763,13 +771,8 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
     fprintf(o, "%s          const JR%d *re = (const JR%d *)acc->right.data + ri;\n", ind, c, c);
     fprintf(o, "%s          if (re->h != le->h || memcmp(&re->key, &le->key, sizeof le->key) != 0) continue;\n", ind);
     fprintf(o, "%s          const JRR%d *rr = &re->row;\n", ind, c);
-    SegEnv je = *env;
-    je.ts = "ts";
     char jwm[96];
-    je.wm = result_srcwm(jwm, sizeof jwm, ch, "wend"); /* joined rows are not checked again */
-    je.cx.home[0] = HOME_JOIN_LEFT;
-    je.cx.home[1] = HOME_JOIN_RIGHT;
-    je.cx.implicit_ts[0] = je.cx.implicit_ts[1] = -1;
+    SegEnv je = pair_env(env, result_srcwm(jwm, sizeof jwm, ch, "wend")); /* joined rows are not checked again */
     je.cx.wstart = "wstart";
     je.cx.wend = "wend";
     if ((keep_l || keep_r) && s->njoin_rest) {
@@ -785,7 +788,7 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
     if (keep_l) fprintf(o, "%s          matched = true;\n", ind);
     if (keep_r) fprintf(o, "%s          rmatched[ri] = 1;\n", ind);
     fprintf(o, "%s          const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
-    const int first = st->first + 1 <= st->last ? st->first + 1 : st->last + 1;
+    const int first = after_join(st);
     char ind10[200];
     snprintf(ind10, sizeof ind10, "%s          ", ind);
     emit_ops(g, o, st, first, st->last, &je, ind10);

@@ -96,7 +96,7 @@ void describe_state(const Stage *st, char *buf, size_t n) {
   case STATE_JOIN:
     if (s->interval_join)
       text_add(&t, "per %s, the rows of both sides, in time buckets each dropped once the watermark is %" PRId64
-               " ms past its end", s->join_lkey->text, s->ij_hi > -s->ij_lo ? s->ij_hi : -s->ij_lo);
+               " ms past its end", s->join_lkey->text, ijoin_keep_ms(s));
     else
       text_add(&t, "per open window, the rows of both sides, hashed on %s when it closes", s->join_lkey->text);
     return;

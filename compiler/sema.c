@@ -365,7 +365,7 @@ static void derive_time(Sema *s, Relation *r, Select *sel, SrcLoc *locs) {
     if (sel->interval_join) {
       /* its time: a column named ts that is either stream's event time, or
        * (implicit) the pair's later time, whatever else is selected */
-      r->wm_hold_ms = sel->ij_hi > -sel->ij_lo ? sel->ij_hi : -sel->ij_lo;
+      r->wm_hold_ms = ijoin_keep_ms(sel);
       if (ts >= 0) {
         Expr *e = sel->out[ts].expr;
         if (e->kind == EX_COLUMN && e->from_idx >= 0 && e->from_idx < 2 && sel->from[e->from_idx].rel &&

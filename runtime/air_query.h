@@ -208,10 +208,7 @@ static inline int64_t q_str_tsn(const char *s) { return q_str_timen(s, air_parse
 /* CAST(s AS DATE): 'yyyy-MM-dd' (air_parse_date), else NULL, counted */
 static inline int64_t q_str_daten(const char *s) { return q_str_timen(s, air_parse_date); }
 /* CAST(ts AS DATE): the midnight UTC of its day (a DATE is the ms of one) */
-static inline int64_t q_ts_date(int64_t ts) {
-  int64_t days = ts >= 0 ? ts / 86400000 : -((-ts + 86399999) / 86400000);
-  return days * 86400000;
-}
+static inline int64_t q_ts_date(int64_t ts) { return air_tumble_start(ts, 86400000); }
 /* CAST(d AS VARCHAR(n)): 'yyyy-MM-dd', cut to n bytes */
 static inline const char *q_date_str(char *buf, size_t n, int64_t d) {
   char tmp[AIR_PUT_DATE_MAX + 1];
@@ -374,7 +371,7 @@ static inline bool q_like(const char *s, const char *p) {
 }
 /* field 0..5: year, month, day, hour, minute, second of ts (ms) */
 static inline int64_t q_time_field(int64_t ts, int field) {
-  int64_t days = ts >= 0 ? ts / 86400000 : -((-ts + 86399999) / 86400000);
+  int64_t days = air_floor_div(ts, 86400000);
   int64_t ms = ts - days * 86400000;
   if (field >= 3) return field == 3 ? ms / 3600000 : field == 4 ? ms / 60000 % 60 : ms / 1000 % 60;
   int64_t y, m, d;

@@ -148,7 +148,7 @@ AirParse air_parse_time_text(const char *s, size_t n, int64_t *out) {
 }
 
 char *air_put_ts_iso(char *p, int64_t ts, bool quote) {
-  int64_t days = ts / 86400000 - (ts % 86400000 < 0), ms = ts - days * 86400000, y, m, d;
+  int64_t days = air_floor_div(ts, 86400000), ms = ts - days * 86400000, y, m, d;
   air_civil(days, &y, &m, &d);
   int n = sprintf(p, "%s%04d-%02d-%02d %02d:%02d:%02d.%03d%s", quote ? "\"" : "", (int)y, (int)m, (int)d,
                   (int)(ms / 3600000), (int)(ms / 60000 % 60), (int)(ms / 1000 % 60), (int)(ms % 1000),
@@ -162,8 +162,7 @@ AirParse air_parse_date(AirField f, int64_t *out) {
 }
 
 char *air_put_date(char *p, int64_t day_ms, bool quote) {
-  /* the floor of day_ms / 1 day, without -day_ms (which overflows near INT64_MIN) */
-  int64_t days = day_ms / 86400000 - (day_ms % 86400000 < 0), y, m, d;
+  int64_t days = air_floor_div(day_ms, 86400000), y, m, d;
   air_civil(days, &y, &m, &d);
   int n = sprintf(p, "%s%04d-%02d-%02d%s", quote ? "\"" : "", (int)y, (int)m, (int)d, quote ? "\"" : "");
   return p + n;
