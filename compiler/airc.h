@@ -136,6 +136,7 @@ typedef enum {
   EX_NULL,         /* the NULL literal */
   EX_IS_NULL,      /* lhs IS NULL; ival 1: lhs IS NOT NULL */
   EX_ROW_NUMBER,   /* ROW_NUMBER() of Flink's Top-N form: the row's number in its partition */
+  EX_BRANCH,       /* the copy number 0..n-1 of a row its query aggregates n times (Select.expand) */
 } ExprKind;
 
 typedef enum {
@@ -316,6 +317,8 @@ struct Select {
   bool topn_rows;     /* ... of a window's rows, not of aggregates: the partition's first `limit`
                        * rows are the accumulator (keys: the partition's; sema_select.c) */
   SrcLoc limit_loc;   /* where LIMIT is */
+  int expand;         /* > 1: each input row is aggregated this many times, EX_BRANCH its copy's number
+                       * (the first step of aggregates over DISTINCT values of several arguments) */
   Expr *having;       /* HAVING condition, or NULL */
 
   /* --- filled by sema.c --- */
@@ -887,7 +890,9 @@ extern const int nsink_kinds;
  * between ranks as bytes, slices and sessions merge with `merge`, and
  * closing a window frees nothing. An aggregate that would need a set (over
  * DISTINCT values) is not an AggDef: the parser rewrites the query into
- * two aggregations of plain ones (build_distinct in grammar/build.c). */
+ * two aggregations of plain ones (build_distinct in grammar/build.c; with
+ * several DISTINCT arguments the first takes each row once per argument,
+ * Select.expand, so each set stays a GROUP BY). */
 typedef struct AggDef {
   const char *name;          /* as written (upper case); NULL for AGG_NONE */
   bool star;                 /* the '*' form: COUNT(*) */

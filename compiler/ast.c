@@ -255,6 +255,9 @@ static void dump_expr(FILE *out, const Expr *e) {
   case EX_ROW_NUMBER:
     fputs("ROW_NUMBER", out);
     break;
+  case EX_BRANCH:
+    fputs("COPY", out);
+    break;
   }
 }
 

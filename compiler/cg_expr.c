@@ -905,6 +905,7 @@ static void emit_plain(FILE *out, const Expr *e, const Ctx *cx) {
   switch (e->kind) {
   case EX_NULL: fputs(null_value(e->type), out); return;
   case EX_ROW_NUMBER: fputs("INT64_C(0) /* numbered by the collector */", out); return;
+  case EX_BRANCH: fputs("xi", out); return; /* the row's copy (Select.expand, emit_ops) */
   case EX_IS_NULL:
     fputs(e->ival ? "(!" : "(", out);
     emit_null_cond(out, e->lhs, cx);

@@ -127,9 +127,10 @@ static void emit_window_loop(FILE *o, const WindowSpec *w, const char *ts, const
   fprintf(o, "%s  %s%s\n", ind, acc, acc[strlen(acc) - 1] == '}' ? "" : ";"); /* a block ends without ';' */
 }
 
-/* A row none of whose windows was open is late. */
-static void emit_window_loop_end(FILE *o, const char *cnt, const char *ind) {
-  fprintf(o, "%s}\n%sif (!in_window) %slate++;\n", ind, ind, cnt);
+/* A row none of whose windows was open is late (counted once: in its
+ * first copy when its query aggregates each row several times). */
+static void emit_window_loop_end(FILE *o, const char *cnt, const Select *s, const char *ind) {
+  fprintf(o, "%s}\n%sif (!in_window%s) %slate++;\n", ind, ind, s && s->expand > 1 ? " && xi == 0" : "", cnt);
 }
 
 /* The test that a row at ts goes into its slice: the slice starts at or
@@ -174,7 +175,7 @@ static void emit_slice_update(FILE *o, const Chain *ch, const SegEnv *env, const
   char ind4[160];
   indent_more(ind4, sizeof ind4, ind3);
   emit_acc_update(o, ch, &env->cx, ind4, env->ts);
-  emit_window_loop_end(o, env->cnt, ind3);
+  emit_window_loop_end(o, env->cnt, ch->sel, ind3);
   fprintf(o, "%s}\n%s}\n", ind2, ind);
 }
 
@@ -202,7 +203,7 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
     snprintf(acc, sizeof acc, "A%d *acc = air_dense_acc(%s, ws, kv, &is_new)", ch->index, env->win);
     emit_window_loop(o, w, ts, env->wm, acc, ind);
     emit_acc_update(o, ch, &env->cx, ind2, ts);
-    emit_window_loop_end(o, env->cnt, ind);
+    emit_window_loop_end(o, env->cnt, ch->sel, ind);
     return;
   }
   if (k0 && is_padded_array(k0, &env->cx)) {
@@ -260,7 +261,7 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
     emit_window_loop(o, w, ts, env->wm, acc, ind);
   }
   emit_acc_update(o, ch, &env->cx, ind2, ts);
-  emit_window_loop_end(o, env->cnt, ind);
+  emit_window_loop_end(o, env->cnt, ch->sel, ind);
 }
 
 /* Fill the kept form (JL or JR, at `e` + "h", ...) of input row r of side `side`. */
@@ -388,7 +389,7 @@ void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, con
   char ind2[160];
   indent_more(ind2, sizeof ind2, ind);
   emit_join_row_fill(o, ch, side, "e->", ind2);
-  emit_window_loop_end(o, "", ind);
+  emit_window_loop_end(o, "", NULL, ind);
 }
 
 /* Send `var` (an O row) to every output edge of the stage. */
@@ -558,7 +559,16 @@ void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv *env, c
     }
     case OP_AGGREGATION:
     case OP_REDUCE:
-      if (!st->final) emit_window_update(o, ch, env, ind2);
+      if (st->final) break;
+      if (s->expand > 1) { /* each row once per DISTINCT argument (build_distinct) */
+        char ind3[160];
+        indent_more(ind3, sizeof ind3, ind2);
+        fprintf(o, "%sfor (int32_t xi = 0; xi < %d; xi++) { /* the row's copies */\n", ind2, s->expand);
+        emit_window_update(o, ch, env, ind3);
+        fprintf(o, "%s}\n", ind2);
+      } else {
+        emit_window_update(o, ch, env, ind2);
+      }
       break;
     default: break;
     }

@@ -243,6 +243,8 @@ static void print_op(FILE *out, const Chain *ch, const Operator *op) {
     break;
   case OP_AGGREGATION:
   case OP_REDUCE:
+    if (s->expand > 1) fprintf(out, " each row as %d copies (copy 0 to %d, one per DISTINCT argument);", s->expand,
+                               s->expand - 1);
     if (s->nkeys) {
       fprintf(out, " GROUP BY ");
       for (int i = 0; i < s->nkeys; i++)

@@ -86,6 +86,16 @@ static void feed_leg(Fuser *f, Plan *plan, int stage, const Relation *rel) {
 static int unfused_run(Fuser *f, Chain *ch, int leg, int from, int to, int prev, int prev_input) {
   const Operator *ops = leg ? ch->ops1 : ch->ops;
   for (int i = from; i <= to; i++) {
+    if (ch->sel->expand > 1 && (ops[i].kind == OP_AGGREGATION || ops[i].kind == OP_REDUCE)) {
+      /* a row's copies have keys of their own, so no key routes the row:
+       * it goes to any rank, whose partial takes its copies (codegen) */
+      int part = add_stage(f, (Stage){.chain = ch, .leg = leg, .first = i, .last = i, .partial = true});
+      if (prev >= 0) connect(f, prev, part, XR_ROWHASH, prev_input);
+      prev = add_stage(f, (Stage){.chain = ch, .leg = leg, .first = i, .last = i, .final = true});
+      connect(f, part, prev, exchange_into(ch, &ops[i]), 0);
+      prev_input = 0;
+      continue;
+    }
     int st = add_stage(f, (Stage){.chain = ch, .leg = leg, .first = i, .last = i});
     if (prev >= 0) connect(f, prev, st, exchange_into(ch, &ops[i]), prev_input);
     prev = st;

@@ -725,6 +725,7 @@ static bool may_be_null(Scope *sc, const Expr *e, Type t) {
   case EX_INTERVAL:
   case EX_DATE:
   case EX_STAR:
+  case EX_BRANCH:
   case EX_WINDOW_START:
   case EX_WINDOW_END: return false;
   case EX_COLUMN: return t.nullable || (sc->sel && join_padded(sc->sel, e->from_idx));
@@ -827,6 +828,7 @@ Type check_expr(Scope *sc, Expr *e) {
     t = check_call(sc, e);
     break;
   case EX_ROW_NUMBER: t = mk_type(TY_BIGINT); break; /* the Top-N rewrite's (build_row_number) */
+  case EX_BRANCH: t = mk_type(TY_INT); break;       /* the DISTINCT rewrite's (build_distinct) */
   case EX_WINDOW_START:
   case EX_WINDOW_END: t = check_pseudo(sc, e); break;
   case EX_NULL: t = mk_type(TY_NULL); break;
@@ -898,7 +900,8 @@ bool expr_equal(const Expr *a, const Expr *b) {
   case EX_WINDOW_END:
   case EX_NULL: return true;
   case EX_IS_NULL: return a->ival == b->ival && expr_equal(a->lhs, b->lhs);
-  case EX_ROW_NUMBER: return true;
+  case EX_ROW_NUMBER:
+  case EX_BRANCH: return true;
   }
   return false;
 }

@@ -665,7 +665,9 @@ void airq_error_at(ParseState *ps, const AirqLoc *loc, const char *fmt, ...) {
 typedef struct Distinct {
   ParseState *ps;
   Select *sel;        /* the query as written */
-  const Expr *x;      /* the DISTINCT argument */
+  const Expr *x;      /* the (first) DISTINCT argument */
+  const Expr *xs[8];  /* the DISTINCT arguments, each once (same_form), in order of first appearance */
+  int nx;
   ItemList inner;     /* the inner query's select list */
   int np;             /* partials so far */
   int64_t size;       /* the window's size, ms (WINDOW_START of the outer) */
@@ -673,6 +675,7 @@ typedef struct Distinct {
   const Expr *dseen[64]; /* the DISTINCT aggregates with FILTER given a count __f<j>, ... */
   int dj[64], nd;        /* ... and that j (shared when alike) */
   bool bad;           /* an error was reported */
+  Select *inner_sel;  /* split_query's first step */
 } Distinct;
 
 /* Same form: a column by its name (and qualifier when both have one). */
@@ -783,19 +786,30 @@ static AggKind agg_named(const char *n) {
  * MIN, MAX (agg_defs' rows up to AGG_AVG). */
 static bool combines(AggKind k) { return k != AGG_NONE && k <= AGG_AVG; }
 
-/* The DISTINCT calls of e (not inside aggregates): their one argument in d->x. */
+/* The index of DISTINCT argument x among d->xs, or -1. */
+static int distinct_arg(const Distinct *d, const Expr *x) {
+  for (int i = 0; i < d->nx; i++)
+    if (same_form(d->xs[i], x)) return i;
+  return -1;
+}
+
+/* The DISTINCT calls of e (not inside aggregates): their arguments in d->xs. */
 static void find_distinct(Distinct *d, const Expr *e, int *n) {
   if (!e) return;
   if (e->kind == EX_CALL && e->distinct) {
     (*n)++;
-    if (!combines(agg_named(e->name)) || !e->args || e->args->next || e->args->kind == EX_STAR)
+    if (!combines(agg_named(e->name)) || !e->args || e->args->next || e->args->kind == EX_STAR) {
       derror(d, e->loc, "DISTINCT is taken by COUNT, SUM, AVG, MIN and MAX of one argument, not by %s", e->name);
-    else if (!d->x)
-      d->x = e->args;
-    else if (!same_form(d->x, e->args))
-      derror(d, e->args->loc,
-             "aggregates over DISTINCT values of different arguments in one query are not supported: "
-             "one is over '%s'; compute the other in a query of its own", d->x->text);
+      return;
+    }
+    if (distinct_arg(d, e->args) >= 0) return;
+    if (d->nx == (int)(sizeof d->xs / sizeof *d->xs)) {
+      derror(d, e->args->loc, "aggregates over DISTINCT values of more than %s different arguments in one query "
+                              "are not supported", "8");
+      return;
+    }
+    d->xs[d->nx++] = e->args;
+    if (!d->x) d->x = e->args;
     return;
   }
   find_distinct(d, e->lhs, n);
@@ -817,6 +831,61 @@ static Expr *window_start_of(Distinct *d, const Expr *e) {
   return r;
 }
 
+/* With several DISTINCT arguments x0, x1, ... the inner query takes each
+ * row once per argument (Select.expand): copy i groups by x_i alone (the
+ * key __dx<i> is x_i in copy i, NULL in the others), so agg(DISTINCT x_i)
+ * of the outer query is agg(__dx<i>), over the non-NULL values of one copy.
+ * The other partials count each row once, in copy 0. */
+
+/* copy = i (EX_BRANCH = i) */
+static Expr *copy_is(Distinct *d, int i, const Expr *at) {
+  Expr *eq = dnode(d, EX_BINARY, at), *b = dnode(d, EX_BRANCH, at), *n = dnode(d, EX_INT, at);
+  char buf[32];
+  snprintf(buf, sizeof buf, "copy = %d", i);
+  eq->text = arena_strdup(d->ps->arena, buf);
+  b->text = "copy";
+  n->ival = i;
+  n->text = eq->text + 7;
+  eq->op = OP_EQ;
+  eq->lhs = b;
+  eq->rhs = n;
+  return eq;
+}
+
+/* An inner partial's FILTER: f (a copy; NULL: none), and with several
+ * DISTINCT arguments only the rows of copy i. */
+static Expr *copy_filter(Distinct *d, const Expr *f, int i) {
+  Expr *c = f ? copy_expr(d->ps, f) : NULL;
+  if (d->nx < 2) return c;
+  Expr *is = copy_is(d, i, f ? f : d->xs[0]);
+  if (!c) return is;
+  Expr *and = dnode(d, EX_BINARY, c);
+  size_t n = strlen(c->text ? c->text : "?") + strlen(is->text) + 8;
+  char *t = arena_alloc(d->ps->arena, n);
+  snprintf(t, n, "(%s) AND %s", c->text ? c->text : "?", is->text);
+  and->text = t;
+  and->op = OP_AND;
+  and->lhs = c;
+  and->rhs = is;
+  return and;
+}
+
+/* The inner query's key __dx<i>: CASE WHEN copy = i THEN x_i END. */
+static Expr *copy_key(Distinct *d, int i) {
+  const Expr *x = d->xs[i];
+  Expr *c = dnode(d, EX_CASE, x), *w = dnode(d, EX_WHEN, x);
+  char buf[32];
+  snprintf(buf, sizeof buf, " in copy %d", i);
+  size_t n = strlen(x->text ? x->text : "?") + strlen(buf) + 1;
+  char *t = arena_alloc(d->ps->arena, n);
+  snprintf(t, n, "%s%s", x->text ? x->text : "?", buf);
+  c->text = t;
+  w->lhs = copy_is(d, i, x);
+  w->rhs = copy_expr(d->ps, x);
+  c->args = w;
+  return c;
+}
+
 /* e of the outer query: the aggregate calls through the inner query, the
  * GROUP BY keys as the inner's columns; NULL after an error. */
 static Expr *outer_expr(Distinct *d, Expr *e) {
@@ -826,7 +895,8 @@ static Expr *outer_expr(Distinct *d, Expr *e) {
   for (Expr *k = s->group_by; k; k = k->next, i++)
     if (e->kind != EX_INT && e->kind != EX_STRING && same_form(e, k)) return dcol(d, dname(d, "__g", i), e);
   if (e->kind == EX_CALL && e->distinct) { /* agg(DISTINCT x) [FILTER f]: agg(__dx) [FILTER __f > 0] */
-    Expr *r = dcall(d, e->name, dcol(d, "__dx", e->args), e);
+    int xi = distinct_arg(d, e->args);
+    Expr *r = dcall(d, e->name, dcol(d, d->nx > 1 ? dname(d, "__dx", xi) : "__dx", e->args), e);
     if (e->filter) {
       int k = 0, j;
       while (k < d->nd && !same_form(d->dseen[k], e)) k++;
@@ -842,7 +912,7 @@ static Expr *outer_expr(Distinct *d, Expr *e) {
         d->dseen[d->nd] = e;
         d->dj[d->nd++] = j;
         Expr *cnt = dcall(d, "COUNT", dnode(d, EX_STAR, e), e);
-        cnt->filter = e->filter;
+        cnt->filter = copy_filter(d, e->filter, xi); /* the rows of x's copy */
         cnt->text = "COUNT(*)"; /* and its FILTER, as --explain shows it */
         inner_item(d, cnt, dname(d, "__f", j));
       }
@@ -870,6 +940,7 @@ static Expr *outer_expr(Distinct *d, Expr *e) {
       }
       d->seen[d->np++] = e;
       Expr *part = copy_expr(d->ps, e);
+      part->filter = copy_filter(d, e->filter, 0); /* each row once: its first copy */
       if (avg) {
         part->name = "SUM";
         part->text = dtext(d, "SUM", e->args);
@@ -877,6 +948,7 @@ static Expr *outer_expr(Distinct *d, Expr *e) {
       inner_item(d, part, dname(d, "__p", j));
       if (avg) {
         Expr *n = copy_expr(d->ps, e);
+        n->filter = part->filter;
         n->name = "COUNT";
         n->text = dtext(d, "COUNT", e->args);
         inner_item(d, n, dname(d, "__n", j));
@@ -972,6 +1044,7 @@ static Select *split_query(Distinct *d, const char *prefix, SrcLoc where, const 
   memcpy(name, buf, strlen(buf) + 1);
   AirqLoc al = {where.line, where.col, where.line, where.col + where.len, where.len, 0, 0};
   build_subquery(ps, name, &al, in)->subquery = true;
+  d->inner_sel = in;
   Select *out = arena_alloc(ps->arena, sizeof(Select));
   *out = *sel;
   memset(out->from, 0, sizeof out->from);
@@ -1022,19 +1095,26 @@ Select *build_distinct(ParseState *ps, Select *sel) {
   /* inner: the keys, the DISTINCT argument, the partials, the time */
   int i = 0;
   for (Expr *k = sel->group_by; k; k = k->next, i++) inner_item(&d, copy_expr(ps, k), dname(&d, "__g", i));
-  inner_item(&d, copy_expr(ps, d.x), "__dx");
+  if (d.nx == 1)
+    inner_item(&d, copy_expr(ps, d.x), "__dx");
+  else
+    for (int x = 0; x < d.nx; x++) inner_item(&d, copy_key(&d, x), dname(&d, "__dx", x));
   for (SelectItem *it = sel->items; it; it = it->next) it->expr = outer_expr(&d, it->expr);
   sel->having = outer_expr(&d, sel->having);
   for (OrderItem *o = sel->order_by; o; o = o->next)
     if (!output_name(sel, o->expr)) o->expr = outer_expr(&d, o->expr);
   if (d.bad) return NULL;
-  Expr *keys = NULL, **t = &keys; /* the keys, then x */
+  Expr *keys = NULL, **t = &keys; /* the keys, then x (or each copy's) */
   for (const Expr *k = sel->group_by; k; k = k->next) {
     *t = copy_expr(ps, k);
     t = &(*t)->next;
   }
-  *t = copy_expr(ps, d.x);
+  for (int x = 0; x < d.nx; x++) {
+    *t = d.nx == 1 ? copy_expr(ps, d.x) : copy_key(&d, x);
+    t = &(*t)->next;
+  }
   Select *out = split_query(&d, "distinct", first->loc, first, keys);
+  if (d.nx > 1) d.inner_sel->expand = d.nx;
   Expr **g = &out->group_by;
   *g = NULL;
   i = 0;

@@ -3,7 +3,14 @@ q1: per hopping window (10 s, every 5 s) and user, with more than 20 rows:
 COUNT(DISTINCT url), COUNT(*), COUNT(url), SUM(price), AVG(qty), MAX(price),
 COUNT(DISTINCT url) over the rows with price > 10; in window then user
 order. q2: per 10 s window: COUNT, SUM and AVG of the distinct qty values,
-COUNT(*), MIN(qty). NULLs are skipped; an aggregate of no values is NULL.
+COUNT(*), MIN(qty). q3, several DISTINCT arguments: per hopping window and
+user with more than 6 distinct qty values: COUNT(DISTINCT url),
+COUNT(DISTINCT qty), COUNT(*), SUM(qty), MIN(price), AVG(qty),
+COUNT(DISTINCT url) over price > 10, SUM(DISTINCT qty) over price < 5,
+MAX(DISTINCT price), COUNT(url). q4: per 10 s window, over the rows with
+no price or one below 15: COUNT(DISTINCT user), COUNT(DISTINCT url) over
+qty > 2, AVG(DISTINCT qty), COUNT(*). NULLs are skipped; an aggregate of
+no values is NULL.
 
 SUM(price) beside a DISTINCT aggregate is, as docs/language.md says, the
 exact sum of the per-(window, user, url) sums each rounded to a DOUBLE (the
@@ -53,4 +60,24 @@ for s, g in sorted(q2w.items()):
                         min(nn(r[2] for r in g), default=None))))
 assert len(q1) > 20 and len(q2) == 6
 
-check_tagged_sets(sys.argv[1], {"q1": q1, "q2": q2})
+q3 = ["user,urls,qtys,n,sq,lo,aq,big_urls,cheap_q,top,nu,WINDOW_END"]
+for (end, user), g in sorted(q1w.items()):
+    qs, prices, urls = nn(r[2] for r in g), nn(r[3] for r in g), nn(r[1] for r in g)
+    if len(set(qs)) <= 6:
+        continue
+    cheap = {r[2] for r in g if r[2] is not None and r[3] is not None and r[3] < 5}
+    q3.append(csv_line((user, len(set(urls)), len(set(qs)), len(g), sum(qs) if qs else None,
+                        min(prices) if prices else None, sum(qs) / len(qs) if qs else None,
+                        len({r[1] for r in g if r[1] is not None and r[3] is not None and r[3] > 10}),
+                        sum(cheap) if cheap else None, max(prices) if prices else None, len(urls), end)))
+
+q4 = ["users,urls,adq,n,window_start,window_end"]
+for s, g in sorted(q2w.items()):
+    g = [r for r in g if r[3] is None or r[3] < 15]
+    d = set(nn(r[2] for r in g))
+    q4.append(csv_line((len({r[0] for r in g}), len({r[1] for r in g if r[1] is not None and r[2] is not None
+                                                     and r[2] > 2}),
+                        sum(d) / len(d) if d else None, len(g), s, s + 10000)))
+assert 10 < len(q3) <= len(q1w) and len(q4) == len(q2)
+
+check_tagged_sets(sys.argv[1], {"q1": q1, "q2": q2, "q3": q3, "q4": q4})
