@@ -316,14 +316,15 @@ static inline const char *q_concat(char *buf, const char *a, const char *b) {
   return buf;
 }
 /* SPLIT_INDEX(s, delim, i): the i-th piece (from 0) of s split at every
- * delim; '' when there is none (a negative i, past the last, an empty delim
- * past piece 0, which is s) */
+ * delim; NULL when there is none (a negative i, past the last, an empty
+ * delim past piece 0, which is s), as Flink's */
 static inline const char *q_split_index(char *buf, const char *s, const char *delim, int64_t idx) {
   size_t dl = strlen(delim);
   buf[0] = '\0';
-  if (idx < 0) return buf;
+  if (idx < 0) return AIR_NULL_STR;
   if (dl == 0) {
-    if (idx == 0) strcpy(buf, s);
+    if (idx != 0) return AIR_NULL_STR;
+    strcpy(buf, s);
     return buf;
   }
   for (int64_t i = 0;; i++) {
@@ -334,7 +335,7 @@ static inline const char *q_split_index(char *buf, const char *s, const char *de
       buf[k] = '\0';
       return buf;
     }
-    if (!e) return buf;
+    if (!e) return AIR_NULL_STR;
     s = e + dl;
   }
 }
@@ -426,13 +427,14 @@ static inline void q_regcomp(regex_t *re, const char *pattern) {
 }
 /* true when s holds a match anywhere (anchor with ^ and $ for all of s) */
 static inline bool q_regexp_like(const regex_t *re, const char *s) { return regexec(re, s, 0, NULL, 0) == 0; }
-/* the first match (group 0) or its group-th parenthesized part; '' when
- * there is no match, or no such group, or the group took no part */
+/* the first match (group 0) or its group-th parenthesized part; NULL when
+ * there is no match, or no such group, or the group took no part, as
+ * Flink's */
 static inline const char *q_regexp_extract(char *buf, const regex_t *re, const char *s, int64_t group) {
   regmatch_t m[10];
   buf[0] = '\0';
-  if (group < 0 || group > 9 || (size_t)group > re->re_nsub) return buf;
-  if (regexec(re, s, (size_t)group + 1, m, 0) != 0 || m[group].rm_so < 0) return buf;
+  if (group < 0 || group > 9 || (size_t)group > re->re_nsub) return AIR_NULL_STR;
+  if (regexec(re, s, (size_t)group + 1, m, 0) != 0 || m[group].rm_so < 0) return AIR_NULL_STR;
   size_t k = (size_t)(m[group].rm_eo - m[group].rm_so);
   memcpy(buf, s + m[group].rm_so, k);
   buf[k] = '\0';

@@ -370,7 +370,7 @@ def q22(d):
     rows = []
     for b in d.bids:
         parts = b["url"].split("/")
-        dirs = tuple(parts[i] if i < len(parts) else "" for i in (3, 4, 5))
+        dirs = tuple(parts[i] if i < len(parts) else None for i in (3, 4, 5))  # Flink's: NULL past the end
         rows.append((b["auction"], b["bidder"], b["price"], b["channel"]) + dirs)
     return ["auction", "bidder", "price", "channel", "dir1", "dir2", "dir3"], rows, False
 

@@ -30,7 +30,7 @@ def replace(s, a, b):
 
 def split_index(s, d, i):
     parts = s.split(d)
-    return parts[i] if 0 <= i < len(parts) else ""
+    return parts[i] if 0 <= i < len(parts) else None  # NULL past the end, as Flink's
 
 
 def like(s, p):
@@ -85,7 +85,7 @@ def locate(sub, s, start):
 
 
 def group(m, g):
-    return m.group(g) if m and m.group(g) is not None else ""
+    return m.group(g) if m else None  # NULL without a match (or a group that took no part)
 
 
 def fmt(v):
