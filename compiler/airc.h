@@ -291,10 +291,15 @@ typedef enum {
   QK_JOIN,        /* stream-stream windowed join (no aggregates) */
 } QueryKind;
 
+/* Where an ORDER BY item puts NULL: NULLS_DEFAULT after every value, and
+ * first with DESC; NULLS FIRST and NULLS LAST whatever the direction. */
+typedef enum { NULLS_DEFAULT, NULLS_FIRST, NULLS_LAST } OrderNulls;
+
 /* One ORDER BY item. */
 typedef struct OrderItem {
   Expr *expr;         /* an output's name, position (an integer) or expression */
   bool desc;          /* DESC */
+  OrderNulls nulls;   /* NULLS FIRST, NULLS LAST or neither */
   int out;            /* sema: the output column it orders by */
   struct OrderItem *next;
 } OrderItem;

@@ -1326,6 +1326,7 @@ Select *build_row_number(ParseState *ps, Select *sel) {
   for (;;) {
     const Expr *e;
     bool desc = false;
+    OrderNulls nulls = NULLS_DEFAULT;
     if (part) {
       e = part;
       part = part->next;
@@ -1333,6 +1334,7 @@ Select *build_row_number(ParseState *ps, Select *sel) {
     } else if (oi) {
       e = oi->expr;
       desc = oi->desc;
+      nulls = oi->nulls;
       oi = oi->next;
     } else {
       break;
@@ -1355,6 +1357,7 @@ Select *build_row_number(ParseState *ps, Select *sel) {
     o->expr = dnode(&d, EX_INT, e);
     o->expr->ival = pos + 1;
     o->desc = desc;
+    o->nulls = nulls;
     o->out = -1;
     *t = o;
     t = &o->next;
