@@ -10,44 +10,14 @@ By hand: key z0's values are all NULL, so in every 10 s window where z0 has
 rows its MAX is NULL: last in agg.csv (hi DESC NULLS LAST), first in
 aggtop.csv (hi NULLS FIRST), see the asserts below.
 """
-import functools
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
-from airref import hop_starts, print_result, read_csv, tumble_start
+from airref import hop_starts, print_result, read_csv, sort_rows, tumble_start
 
 ROWS = [dict(k=k or None, v=None if v == "" else int(v), d=None if d == "" else float(d), ts=int(t))
         for k, v, d, t in read_csv("bids.csv", header=True)]
-
-
-def cmp_val(a, b, desc=False, nulls=None):
-    """-1, 0, 1: a before, with or after b under one ORDER BY item."""
-    first = nulls == "first" if nulls else desc
-    if a is None or b is None:
-        if a is None and b is None:
-            return 0
-        return (-1 if first else 1) if a is None else (1 if first else -1)
-    x = a.encode() if isinstance(a, str) else a
-    y = b.encode() if isinstance(b, str) else b
-    r = (x > y) - (x < y)
-    return -r if desc else r
-
-
-def sort_rows(rows, items):
-    """rows: (output tuple, ts); items: (position, desc, nulls) first, then
-    every output column ascending, then ts."""
-    def cmp(p, q):
-        for i, desc, nulls in items:
-            r = cmp_val(p[0][i], q[0][i], desc, nulls)
-            if r:
-                return r
-        for i in range(len(p[0])):
-            r = cmp_val(p[0][i], q[0][i])
-            if r:
-                return r
-        return (p[1] > q[1]) - (p[1] < q[1])
-    return sorted(rows, key=functools.cmp_to_key(cmp))
 
 
 def topn_rows(wins, make, part, rank, n, number=True):
