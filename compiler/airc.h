@@ -321,6 +321,9 @@ struct Select {
   bool topn_rows;     /* ... of a window's rows, not of aggregates: the partition's first `limit`
                        * rows are the accumulator (keys: the partition's; sema_select.c) */
   SrcLoc limit_loc;   /* where LIMIT is */
+  Expr *rank_where;   /* a Top-N's other conditions beside rownum <= n (linked by next), or NULL: each
+                       * holds for the rows written, after the cut and the numbering (on rank 0) */
+  const char **rank_names; /* the names they read the output columns by (the ranked query's), nout */
   Expr *having;       /* HAVING condition, or NULL */
 
   /* --- filled by sema.c --- */

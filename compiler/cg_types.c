@@ -228,6 +228,19 @@ void emit_chain_types(Gen *g, const Chain *ch) {
         fprintf(o, " && %s(a->o%d, b->o%d) == 0", order_fn(s->out[oi->out].type), oi->out, oi->out);
       fprintf(o, ";\n}\n");
     }
+    if (s->rank_where) { /* a Top-N's conditions beside rownum <= n: on the rows written, numbered */
+      static const Select none; /* no join: the columns are the row's, never padded */
+      Ctx cx = {.sel = &none, .home = {HOME_DERIVED, HOME_NONE}, .implicit_ts = {-1, -1}};
+      Buf cond; /* written first: a long IN list's set or a LIKE's regex goes to o (g_in_decls) before it */
+      buf_open(&cond);
+      for (const Expr *w = s->rank_where; w; w = w->next) {
+        if (w != s->rank_where) fprintf(cond.f, " &&\n         ");
+        emit_cond(cond.f, w, &cx);
+      }
+      char *text = buf_take(&cond);
+      fprintf(o, "static bool keep_O%d(const void *row) {\n  const O%d *r = row;\n  return %s;\n}\n", c, c, text);
+      free(text);
+    }
     if (sorts_window_keys(ch)) {
       /* the group keys as cmp_O orders them: a closed window's table is
        * sorted with it, so its rows reach the collector in order */

@@ -506,6 +506,10 @@ void explain_print(FILE *out, const Physical *ph) {
           if (!ch->sel->nkeys) fprintf(out, " and the output columns");
           if (ch->sel->limit) fprintf(out, "; the first %lld of each window%s", (long long)ch->sel->limit,
                                       ch->sel->limit_part ? " and partition" : "");
+          for (const Expr *w = ch->sel->rank_where; w; w = w->next) /* after the cut and numbering */
+            fprintf(out, "%s%s%s%s", w == ch->sel->rank_where ? "; of those, the rows where " : " AND ",
+                    w->kind == EX_BINARY && w->op == OP_OR ? "(" : "", w->text,
+                    w->kind == EX_BINARY && w->op == OP_OR ? ")" : "");
         } else {
           fprintf(out, "; rows in arrival order");
         }
