@@ -292,10 +292,15 @@ typedef enum {
   QK_JOIN,        /* stream-stream windowed join (no aggregates) */
 } QueryKind;
 
+/* Where an ORDER BY item puts NULL: NULLS_DEFAULT after every value, and
+ * first with DESC; NULLS FIRST and NULLS LAST whatever the direction. */
+typedef enum { NULLS_DEFAULT, NULLS_FIRST, NULLS_LAST } OrderNulls;
+
 /* One ORDER BY item. */
 typedef struct OrderItem {
   Expr *expr;         /* an output's name, position (an integer) or expression */
   bool desc;          /* DESC */
+  OrderNulls nulls;   /* NULLS FIRST, NULLS LAST or neither */
   int out;            /* sema: the output column it orders by */
   struct OrderItem *next;
 } OrderItem;
@@ -319,6 +324,9 @@ struct Select {
   SrcLoc limit_loc;   /* where LIMIT is */
   int expand;         /* > 1: each input row is aggregated this many times, EX_BRANCH its copy's number
                        * (the first step of aggregates over DISTINCT values of several arguments) */
+  Expr *rank_where;   /* a Top-N's other conditions beside rownum <= n (linked by next), or NULL: each
+                       * holds for the rows written, after the cut and the numbering (on rank 0) */
+  const char **rank_names; /* the names they read the output columns by (the ranked query's), nout */
   Expr *having;       /* HAVING condition, or NULL */
 
   /* --- filled by sema.c --- */

@@ -65,7 +65,7 @@ static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx0, const char
     for (int k = 0; r0 && k < s->limit_part; k++) r0 = r0->next;
     int ri = r0 ? r0->out : -1;
     if (ri >= 0 && s->out[ri].type.kind != TY_VARCHAR) {
-      fprintf(o, "%sif (acc->ntop == %lld && %s(", ind, (long long)s->limit, order_fn(s->out[ri].type));
+      fprintf(o, "%sif (acc->ntop == %lld && %s(", ind, (long long)s->limit, order_item_fn(s->out[ri].type, r0));
       if (r0->desc) fprintf(o, "acc->top[%lld].o%d, ", (long long)s->limit - 1, ri);
       emit_as(o, s->out[ri].expr, s->out[ri].type, &wc);
       if (!r0->desc) fprintf(o, ", acc->top[%lld].o%d", (long long)s->limit - 1, ri);

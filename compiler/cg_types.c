@@ -19,6 +19,20 @@ const char *order_fn(Type t) {
   }
 }
 
+/* ... of an ORDER BY item: its NULLS FIRST or NULLS LAST (DESC swaps the
+ * arguments, so NULL goes first there with a function putting it last). */
+const char *order_item_fn(Type t, const OrderItem *oi) {
+  bool low = (oi->nulls == NULLS_FIRST && !oi->desc) || (oi->nulls == NULLS_LAST && oi->desc);
+  if (!low || !t.nullable) return order_fn(t);
+  switch (t.kind) {
+  case TY_VARCHAR: return "q_order_strnl";
+  case TY_DOUBLE: return "q_order_f64nl";
+  case TY_INT: return "q_order_i32nl";
+  case TY_BOOL: return "q_order_boolnl";
+  default: return "q_order_i64nl";
+  }
+}
+
 Type join_key_type(const Select *s) {
   Type l = s->join_lkey->type, r = s->join_rkey->type;
   bool n = l.nullable || r.nullable;
@@ -47,7 +61,7 @@ static void emit_topn_row(FILE *o, const Chain *ch) {
   for (const OrderItem *oi = s->order_by; oi; oi = oi->next, k++) {
     if (k < s->limit_part) continue; /* the partition: equal */
     int i = oi->out;
-    const char *fn = order_fn(s->out[i].type);
+    const char *fn = order_item_fn(s->out[i].type, oi);
     if (oi->desc) fprintf(o, "  if ((r = %s(b->o%d, a->o%d)) != 0) return r; /* DESC */\n", fn, i, i);
     else fprintf(o, "  if ((r = %s(a->o%d, b->o%d)) != 0) return r;\n", fn, i, i);
   }
@@ -191,7 +205,7 @@ void emit_chain_types(Gen *g, const Chain *ch) {
     /* ORDER BY first, within the window; the usual order breaks its ties */
     for (const OrderItem *oi = s->order_by; oi; oi = oi->next) {
       Type t = s->out[oi->out].type;
-      const char *fn = order_fn(t);
+      const char *fn = order_item_fn(t, oi);
       if (oi->desc)
         fprintf(o, "  if ((r = %s(b->o%d, a->o%d)) != 0) return r; /* DESC */\n", fn, oi->out, oi->out);
       else
@@ -213,6 +227,19 @@ void emit_chain_types(Gen *g, const Chain *ch) {
       for (const OrderItem *oi = s->order_by; oi && k < s->limit_part; oi = oi->next, k++)
         fprintf(o, " && %s(a->o%d, b->o%d) == 0", order_fn(s->out[oi->out].type), oi->out, oi->out);
       fprintf(o, ";\n}\n");
+    }
+    if (s->rank_where) { /* a Top-N's conditions beside rownum <= n: on the rows written, numbered */
+      static const Select none; /* no join: the columns are the row's, never padded */
+      Ctx cx = {.sel = &none, .home = {HOME_DERIVED, HOME_NONE}, .implicit_ts = {-1, -1}};
+      Buf cond; /* written first: a long IN list's set or a LIKE's regex goes to o (g_in_decls) before it */
+      buf_open(&cond);
+      for (const Expr *w = s->rank_where; w; w = w->next) {
+        if (w != s->rank_where) fprintf(cond.f, " &&\n         ");
+        emit_cond(cond.f, w, &cx);
+      }
+      char *text = buf_take(&cond);
+      fprintf(o, "static bool keep_O%d(const void *row) {\n  const O%d *r = row;\n  return %s;\n}\n", c, c, text);
+      free(text);
     }
     if (sorts_window_keys(ch)) {
       /* the group keys as cmp_O orders them: a closed window's table is

@@ -558,6 +558,7 @@ static void emit_collector(Gen *g, const Stage *st) {
   if (!sink->rel && g->pl->nstdout > 1) fprintf(su, ",\n        .tag = \"q%d\"", ch->number);
   if (ch->sel->limit > 0) fprintf(su, ",\n        .limit = INT64_C(%" PRId64 ")", ch->sel->limit);
   if (ch->sel->limit_part > 0) fprintf(su, ",\n        .same_part = part_O%d", ch->index);
+  if (ch->sel->rank_where) fprintf(su, ",\n        .keep = keep_O%d", ch->index);
   for (int i = 0; i < ch->sel->nout; i++)
     if (ch->sel->out[i].expr && ch->sel->out[i].expr->kind == EX_ROW_NUMBER)
       fprintf(su, ",\n        .rn = true,\n        .rn_offset = offsetof(O%d, o%d)", ch->index, i);

@@ -148,6 +148,7 @@ const char *null_value(Type t);                           /* C of a NULL of type
 const char *null_test(Type t);                            /* q_isnull_* for type t */
 void emit_as(FILE *out, const Expr *e, Type t, const Ctx *cx);
 const char *order_fn(Type t); /* cg_types.c: the C comparison that orders result rows by a value of type t */
+const char *order_item_fn(Type t, const OrderItem *oi); /* ... by an ORDER BY item's, NULLS FIRST or LAST */
 bool is_padded_array(const Expr *e, const Ctx *cx);
 bool exact_sum(const Expr *a);
 void emit_assign(FILE *out, const char *indent, const char *dst, const Expr *e, Type t, const Ctx *cx);

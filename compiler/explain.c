@@ -36,14 +36,19 @@ static void text_list(Text *t, Expr **v, int n) {
   for (int i = 0; i < n; i++) text_add(t, "%s%s", i ? ", " : "", plan_label(v[i], buf, sizeof buf));
 }
 
+/* An ORDER BY item's NULLS FIRST or NULLS LAST, as written. */
+static const char *nulls_word(const OrderItem *oi) {
+  return oi->nulls == NULLS_FIRST ? " NULLS FIRST" : oi->nulls == NULLS_LAST ? " NULLS LAST" : "";
+}
+
 /* A Top-N of a window's rows (Select.topn_rows): what its accumulator keeps,
  * "the first 2 rows by x DESC". */
 static const char *topn_label(const Select *s, char *buf, size_t n) {
   int k = 0, len = snprintf(buf, n, "the first %lld rows by", (long long)s->limit);
   for (const OrderItem *oi = s->order_by; oi && len >= 0 && (size_t)len < n; oi = oi->next, k++)
     if (k >= s->limit_part)
-      len += snprintf(buf + len, n - (size_t)len, "%s %s%s", k > s->limit_part ? "," : "", s->out[oi->out].name,
-                      oi->desc ? " DESC" : "");
+      len += snprintf(buf + len, n - (size_t)len, "%s %s%s%s", k > s->limit_part ? "," : "", s->out[oi->out].name,
+                      oi->desc ? " DESC" : "", nulls_word(oi));
   return buf;
 }
 
@@ -497,12 +502,16 @@ void explain_print(FILE *out, const Physical *ph) {
         if (ch->windowed) {
           fprintf(out, "; each window's rows once the watermark passes its end, ordered by WINDOW_END");
           for (const OrderItem *oi = ch->sel->order_by; oi; oi = oi->next)
-            fprintf(out, ", %s%s", ch->sel->out[oi->out].name, oi->desc ? " DESC" : "");
+            fprintf(out, ", %s%s%s", ch->sel->out[oi->out].name, oi->desc ? " DESC" : "", nulls_word(oi));
           if (ch->sel->nkeys) fprintf(out, ", ");
           print_keys(out, ch->sel);
           if (!ch->sel->nkeys) fprintf(out, " and the output columns");
           if (ch->sel->limit) fprintf(out, "; the first %lld of each window%s", (long long)ch->sel->limit,
                                       ch->sel->limit_part ? " and partition" : "");
+          for (const Expr *w = ch->sel->rank_where; w; w = w->next) /* after the cut and numbering */
+            fprintf(out, "%s%s%s%s", w == ch->sel->rank_where ? "; of those, the rows where " : " AND ",
+                    w->kind == EX_BINARY && w->op == OP_OR ? "(" : "", w->text,
+                    w->kind == EX_BINARY && w->op == OP_OR ? ")" : "");
         } else {
           fprintf(out, "; rows in arrival order");
         }

@@ -475,6 +475,37 @@ static void check_topn_rows(Scope *sc) {
   }
 }
 
+/* A Top-N's conditions beside rownum <= n (Select.rank_where): over the
+ * rows it writes, numbered, their columns the outputs by the names the
+ * ranked query gives them (a relation of them, read as a derived stream's
+ * rows are, O rows: cg_types.c's keep_O). */
+static void check_rank_where(Scope *outer) {
+  Sema *s = outer->s;
+  Select *sel = outer->sel;
+  Relation *r = arena_alloc(s->arena, sizeof(Relation));
+  r->kind = REL_DERIVED;
+  r->name = "the numbered rows";
+  r->loc = sel->loc;
+  r->time_col = r->meta_col = r->proc_col = r->key_col = r->index = -1;
+  r->ncols = sel->nout;
+  r->cols = arena_alloc(s->arena, sizeof(Column) * (size_t)(sel->nout ? sel->nout : 1));
+  for (int i = 0; i < sel->nout; i++)
+    r->cols[i] = (Column){.name = sel->rank_names[i], .type = sel->out[i].type, .loc = sel->out[i].expr->loc,
+                          .ysb_field = -1};
+  Select *none = arena_alloc(s->arena, sizeof(Select)); /* no join, no window: the rows alone */
+  none->nfrom = 1;
+  none->from[0].rel = r;
+  Scope sc = {.s = s, .sel = none, .rel = {r}, .qual = {NULL}, .nfrom = 1, .clause = CL_WHERE};
+  for (Expr *c = sel->rank_where; c; c = c->next) {
+    Type t = check_expr(&sc, c);
+    char b[32];
+    if (!is_err(t) && t.kind != TY_BOOL) {
+      diag_error(s->d, c->loc, "WHERE condition must be BOOLEAN, not %s", tyname(t, b));
+      note_decl(&sc, c);
+    }
+  }
+}
+
 /* ORDER BY and LIMIT: each names an output column (by name, position or
  * its very expression); they order and cut each window's rows as written. */
 static void check_order(Scope *sc, const char *stream) {
@@ -722,6 +753,8 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
   warn_conditions(s, sel);
   if (sel->order_by || sel->limit)
     check_order(&sc, stream);
+  if (sel->rank_where && !stream)
+    check_rank_where(&sc);
 
   if (stream) {
     for (int i = 0; i < sel->nout; i++) {

@@ -135,7 +135,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %token <str> METADATA "METADATA" VIRTUAL "VIRTUAL"
 %token <str> SIZE "SIZE" ADVANCE "ADVANCE" GAP "GAP"
 %token <str> TUMBLING "TUMBLING" HOPPING "HOPPING" SESSION "SESSION"
-%token <str> ASC "ASC" DESC "DESC"
+%token <str> ASC "ASC" DESC "DESC" NULLS "NULLS" FIRST "FIRST" LAST "LAST"
 %token <str> UNIT "time unit" TYPENAME "type name" VARCHAR "VARCHAR"
 
 /* operators */
@@ -165,6 +165,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %type <kind> join_kind
 %type <expr> opt_where opt_having
 %type <ord> order_item
+%type <kind> opt_dir opt_nulls
 %type <ords> order_list
 %type <ordlim> opt_order_limit
 %type <ordlim> opt_limit
@@ -439,11 +440,27 @@ order_list:
 | order_list ',' order_item { $$ = $1; $$.tail->next = $3; $$.tail = $3; }
 ;
 
-// order_item = expr ("ASC" | "DESC")?
+// order_item = expr ("ASC" | "DESC")? ("NULLS" ("FIRST" | "LAST"))?
 order_item:
-  expr      { $$ = arena_alloc(ps->arena, sizeof(OrderItem)); $$->expr = $1; $$->out = -1; }
-| expr ASC  { $$ = arena_alloc(ps->arena, sizeof(OrderItem)); $$->expr = $1; $$->out = -1; }
-| expr DESC { $$ = arena_alloc(ps->arena, sizeof(OrderItem)); $$->expr = $1; $$->out = -1; $$->desc = true; }
+  expr opt_dir opt_nulls {
+    $$ = arena_alloc(ps->arena, sizeof(OrderItem));
+    $$->expr = $1;
+    $$->out = -1;
+    $$->desc = $2;
+    $$->nulls = (OrderNulls)$3;
+  }
+;
+
+opt_dir:
+  %empty { $$ = 0; }
+| ASC    { $$ = 0; }
+| DESC   { $$ = 1; }
+;
+
+opt_nulls:
+  %empty      { $$ = NULLS_DEFAULT; }
+| NULLS FIRST { $$ = NULLS_FIRST; }
+| NULLS LAST  { $$ = NULLS_LAST; }
 ;
 
 // query = ("WITH" cte ("," cte)*)? select: each named query a derived
@@ -878,6 +895,7 @@ opt_key: ident | STRING | END | GROUP | LIMIT | ORDER;  // kafka: end = 'latest'
 ident:
   IDENT | STREAM | TABLE | SINK | KEY | SIZE | ADVANCE | GAP
 | TUMBLING | HOPPING | SESSION | UNIT | TYPENAME | VARCHAR | METADATA | VIRTUAL | ASC | DESC
+| NULLS | FIRST | LAST
 ;
 
 %%

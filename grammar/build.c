@@ -1242,12 +1242,14 @@ Select *build_join_agg(ParseState *ps, Select *sel) {
  *     SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end [, k ...]
  *                                  ORDER BY x [DESC], ...) AS rownum
  *     FROM (windowed query)) [AS t]
- *   WHERE rownum <= n        (or rownum < n, rownum = 1)
+ *   WHERE rownum <= n        (or rownum < n, rownum = 1) [AND c ...]
  *
  * is the windowed query with ORDER BY k ..., x ... and LIMIT n per
  * partition (Select.limit_part: the leading k's), its rows numbered by the
  * collector (EX_ROW_NUMBER): each window's rows are sorted on rank 0 and cut
  * there, so the cost is the window's aggregation and a sort of its results.
+ * The conditions c hold for the numbered rows (Select.rank_where): the
+ * collector drops those they are false for after numbering them.
  * Other uses of OVER are refused by sema. */
 
 static Stmt *sub_stmt(ParseState *ps, const char *name) {
@@ -1272,6 +1274,87 @@ static bool rn_error(ParseState *ps, SrcLoc l, const char *what) {
                          "rownum <= n",
                 what);
   return false;
+}
+
+/* WHERE rownum <= n AND c ...: the first conjunct bounding the row number
+ * (rownum <= n, rownum < n, rownum = 1), and the others, linked by next. */
+typedef struct RankWhere {
+  const char *rn;     /* the row number's name */
+  const Expr *bound;  /* rownum <= n, or NULL */
+  int64_t n;          /* the rows it keeps (0: not a bound) */
+  Expr *other, **tail;
+} RankWhere;
+
+static void split_rank_where(Expr *w, RankWhere *rw) {
+  if (!w) return;
+  if (!rw->tail) rw->tail = &rw->other;
+  if (w->kind == EX_BINARY && w->op == OP_AND) {
+    split_rank_where(w->lhs, rw);
+    split_rank_where(w->rhs, rw);
+    return;
+  }
+  if (!rw->bound && w->kind == EX_BINARY && w->lhs->kind == EX_COLUMN && !w->lhs->qual &&
+      strcmp(w->lhs->name, rw->rn) == 0 && w->rhs->kind == EX_INT) {
+    int64_t n = w->op == OP_LE ? w->rhs->ival : w->op == OP_LT ? w->rhs->ival - 1 : w->op == OP_EQ && w->rhs->ival == 1;
+    if (n >= 1) {
+      rw->bound = w;
+      rw->n = n;
+      return;
+    }
+  }
+  w->next = NULL; /* a condition is in no list */
+  *rw->tail = w;
+  rw->tail = &w->next;
+}
+
+/* Each column the other conditions name: a picked one (as OVER's). */
+typedef struct RankCols {
+  ParseState *ps;
+  const Select *sel, *base;
+  const char *rn;
+  const SelectItem **src;
+  int nsrc;
+  bool ok;
+} RankCols;
+
+static bool rank_col(void *ctx, const Expr *e) {
+  RankCols *rc = ctx;
+  if (!rc->ok) return false;
+  if (e->kind == EX_IN_SELECT) {
+    rc->ok = rn_error(rc->ps, e->loc, "IN (SELECT ...) is not taken in the conditions beside rownum <= n");
+    return false;
+  }
+  bool word = e->kind == EX_WINDOW_START || e->kind == EX_WINDOW_END;
+  if (e->kind != EX_COLUMN && !word) return true;
+  const FromItem *f = &rc->sel->from[0];
+  if (e->kind == EX_COLUMN && e->qual && strcmp(e->qual, f->alias ? f->alias : f->name) != 0) {
+    AirqLoc at = {e->loc.line, e->loc.col, e->loc.line, e->loc.col + e->loc.len, e->loc.len, 0, 0};
+    airq_error_at(rc->ps, &at, "unknown stream or alias '%s': the conditions beside rownum <= n read the rows "
+                               "numbered in the FROM", e->qual);
+    rc->ok = false;
+    return false;
+  }
+  if (e->kind == EX_COLUMN) ((Expr *)e)->qual = NULL; /* the one FROM item's */
+  const char *name = word ? e->text : e->name;
+  const SelectItem *b = NULL;
+  if (strcmp(name, rc->rn) != 0) {
+    b = rc->base->items;
+    while (b && strcmp(written_name(b), name) != 0) b = b->next;
+  }
+  int pos = -1;
+  for (int k = 0; k < rc->nsrc && pos < 0 && (b || strcmp(name, rc->rn) == 0); k++)
+    if (rc->src[k] == b) pos = k;
+  if (pos < 0) {
+    SrcLoc l = e->kind == EX_COLUMN ? e->name_loc : e->loc;
+    AirqLoc at = {l.line, l.col, l.line, l.col + l.len, l.len, 0, 0};
+    if (!b && strcmp(name, rc->rn) != 0)
+      airq_error_at(rc->ps, &at, "unknown column '%s': the ranked query writes no column of that name", name);
+    else
+      airq_error_at(rc->ps, &at, "the conditions beside rownum <= n filter the rows written, after they are "
+                                 "numbered: pick '%s' among the columns of the query over ROW_NUMBER()", name);
+    rc->ok = false;
+  }
+  return false; /* a column: no children */
 }
 
 /* window_start or window_end, as the pseudo-column or a column so named */
@@ -1322,14 +1405,14 @@ Select *build_row_number(ParseState *ps, Select *sel) {
   if (nwin < 2)
     return rn_error(ps, call->loc, "the partition is per window: PARTITION BY window_start, window_end") ? sel
                                                                                                       : NULL;
-  /* WHERE rownum <= n */
-  const Expr *w = sel->where;
-  int64_t n = 0;
-  if (w && w->kind == EX_BINARY && w->lhs->kind == EX_COLUMN && strcmp(w->lhs->name, rn->alias) == 0 &&
-      w->rhs->kind == EX_INT)
-    n = w->op == OP_LE ? w->rhs->ival : w->op == OP_LT ? w->rhs->ival - 1 : w->op == OP_EQ && w->rhs->ival == 1 ? 1 : 0;
+  /* WHERE rownum <= n, and other conditions (AND) on the numbered rows */
+  RankWhere rw = {.rn = rn->alias};
+  split_rank_where(sel->where, &rw);
+  const Expr *w = rw.bound;
+  int64_t n = rw.n;
   if (n < 1)
-    return rn_error(ps, w ? w->loc : sel->loc, "the query over ROW_NUMBER() keeps the first rows: WHERE rownum <= n")
+    return rn_error(ps, w ? w->loc : sel->where ? sel->where->loc : sel->loc,
+                    "the query over ROW_NUMBER() keeps the first rows: WHERE rownum <= n")
                ? sel : NULL;
   if (sel->group_by || sel->window || sel->having || sel->order_by || sel->limit)
     return rn_error(ps, sel->loc, "the query over ROW_NUMBER() only picks columns") ? sel : NULL;
@@ -1397,6 +1480,21 @@ Select *build_row_number(ParseState *ps, Select *sel) {
     src[nsrc++] = from;
   }
   r->items = items.head;
+  /* the other conditions: over the picked columns, by the names the
+   * ranked query gives them (rownum: the number) */
+  if (rw.other) {
+    for (const SelectItem *b = base->items; b; b = b->next)
+      if (b->expr->kind == EX_STAR)
+        return rn_error(ps, b->expr->loc, "the conditions beside rownum <= n read the ranked query's columns by "
+                                          "name: list them instead of *") ? sel : NULL;
+    const char **names = arena_alloc(ps->arena, sizeof *names * (size_t)(nsrc ? nsrc : 1));
+    for (int k = 0; k < nsrc; k++) names[k] = src[k] ? written_name(src[k]) : rn->alias;
+    RankCols rc = {.ps = ps, .sel = sel, .base = base, .rn = rn->alias, .src = src, .nsrc = nsrc, .ok = true};
+    for (const Expr *c = rw.other; c && rc.ok; c = c->next) expr_walk(c, rank_col, &rc);
+    if (!rc.ok) return NULL;
+    r->rank_where = rw.other;
+    r->rank_names = names;
+  }
   /* ORDER BY the partition's keys, then the ranking's order, each by its
    * position among the picked columns (their names may be others now);
    * LIMIT n each */
@@ -1406,6 +1504,7 @@ Select *build_row_number(ParseState *ps, Select *sel) {
   for (;;) {
     const Expr *e;
     bool desc = false;
+    OrderNulls nulls = NULLS_DEFAULT;
     if (part) {
       e = part;
       part = part->next;
@@ -1413,6 +1512,7 @@ Select *build_row_number(ParseState *ps, Select *sel) {
     } else if (oi) {
       e = oi->expr;
       desc = oi->desc;
+      nulls = oi->nulls;
       oi = oi->next;
     } else {
       break;
@@ -1435,6 +1535,7 @@ Select *build_row_number(ParseState *ps, Select *sel) {
     o->expr = dnode(&d, EX_INT, e);
     o->expr->ival = pos + 1;
     o->desc = desc;
+    o->nulls = nulls;
     o->out = -1;
     *t = o;
     t = &o->next;

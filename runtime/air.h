@@ -241,6 +241,9 @@ typedef struct AirCollectorDef {
   int (*same_part)(const void *a, const void *b);
   bool rn;            /* the row's number in its partition, from 1, into the */
   size_t rn_offset;   /* int64_t at this offset before the row is formatted */
+  /* NULL, or a condition on each row kept by limit, numbered (the other
+   * conditions of a Top-N's WHERE rownum <= n AND ...): false drops it */
+  bool (*keep)(const void *row);
 } AirCollectorDef;
 /* A rank-0 consumer of gather edge e writing results. Windowed: when the
  * watermark reaches wm, rows with window end <= wm are complete; they are

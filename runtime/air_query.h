@@ -62,6 +62,25 @@ static inline int q_order_i32n(int32_t a, int32_t b) {
   if (a == AIR_NULL_I32 || b == AIR_NULL_I32) return (a == AIR_NULL_I32) - (b == AIR_NULL_I32);
   return a < b ? -1 : a > b;
 }
+/* ... NULL before every value (NULLS FIRST, or NULLS LAST with DESC): the
+ * order above, but for a NULL. */
+static inline int q_order_i64nl(int64_t a, int64_t b) {
+  int r = q_order_i64n(a, b);
+  return a == AIR_NULL_I64 || b == AIR_NULL_I64 ? -r : r;
+}
+static inline int q_order_i32nl(int32_t a, int32_t b) {
+  int r = q_order_i32n(a, b);
+  return a == AIR_NULL_I32 || b == AIR_NULL_I32 ? -r : r;
+}
+static inline int q_order_boolnl(int a, int b) { /* AIR_NULL_BOOL, 2, after 0 and 1 otherwise */
+  int r = (a > b) - (a < b);
+  return a == AIR_NULL_BOOL || b == AIR_NULL_BOOL ? -r : r;
+}
+static inline int q_order_strnl(const char *a, const char *b) {
+  bool na = q_isnull_str(a), nb = q_isnull_str(b);
+  if (na || nb) return (int)nb - (int)na;
+  return strcmp(a, b);
+}
 /* A NULL keeps being NULL in a wider type. */
 static inline int64_t q_n_i32_i64(int32_t x) { return x == AIR_NULL_I32 ? AIR_NULL_I64 : x; }
 static inline double q_n_i32_f64(int32_t x) { return x == AIR_NULL_I32 ? air_null_f64() : x; }
@@ -532,6 +551,10 @@ static inline int q_order_f64n(double a, double b) {
   bool na = q_isnull_f64(a), nb = q_isnull_f64(b);
   if (na || nb) return na == nb ? 0 : na ? 1 : -1;
   return q_order_f64(a, b);
+}
+static inline int q_order_f64nl(double a, double b) {
+  int r = q_order_f64n(a, b);
+  return q_isnull_f64(a) || q_isnull_f64(b) ? -r : r;
 }
 /* LEAST and GREATEST in the order of MIN and MAX (NaN above every number,
  * -0 below +0); of VARCHARs, in the byte order of comparisons (strcmp). */

@@ -190,6 +190,8 @@ static void write_row(Collector *c, const char *row, int64_t now) {
       row = c->rn_row;
     }
   }
+  if (c->def.keep && !c->def.keep(row)) /* after the cut and the numbering */
+    return;
   if (c->sink && c->def.sink_ops->row && c->def.windowed) {
     put_lines(c); /* the lines before this row's reach the sink first */
     c->def.sink_ops->row(c->sink, row_i64(row, c->def.wend_offset));

@@ -399,6 +399,32 @@ static void test_parser_keywords_as_names(void **state) {
   done(p);
 }
 
+/* ORDER BY items: ASC or DESC, then NULLS FIRST or NULLS LAST or neither;
+ * nulls, first and last stay names. */
+static void test_parser_order_nulls(void **state) {
+  (void)state;
+  Parsed *p = parse(
+      "CREATE STREAM s (first INT, last INT, nulls INT, ts TIMESTAMP) WITH (source = 'datagen', limit = 10);\n"
+      "SELECT first, last, nulls, COUNT(*) AS n FROM s GROUP BY first, last, nulls\n"
+      "  WINDOW TUMBLING (SIZE 1 SECOND)\n"
+      "  ORDER BY nulls NULLS FIRST, first DESC NULLS LAST, last DESC, n ASC NULLS LAST, 1 LIMIT 2;\n");
+  assert_int_equal(p->d.nerrors, 0);
+  const OrderItem *o = p->prog->stmts->next->select->order_by;
+  bool desc[] = {false, true, true, false, false};
+  OrderNulls nulls[] = {NULLS_FIRST, NULLS_LAST, NULLS_DEFAULT, NULLS_LAST, NULLS_DEFAULT};
+  for (int i = 0; i < 5; i++, o = o->next) {
+    assert_non_null(o);
+    assert_int_equal(o->desc, desc[i]);
+    assert_int_equal(o->nulls, nulls[i]);
+  }
+  assert_null(o);
+  done(p);
+  p = parse("SELECT a FROM s ORDER BY a NULLS;\n");
+  assert_int_equal(p->d.nerrors, 1);
+  assert_non_null(strstr(p->err, "expecting FIRST or LAST"));
+  done(p);
+}
+
 static void test_parser_options(void **state) {
   (void)state;
   Parsed *p = parse("CREATE SINK o WITH (sink = 'csv', rate = -5, x = -2.5, h = FALSE, "
@@ -587,6 +613,7 @@ int main(void) {
       cmocka_unit_test(test_parser_select_items),
       cmocka_unit_test(test_parser_text_normalised),
       cmocka_unit_test(test_parser_keywords_as_names),
+      cmocka_unit_test(test_parser_order_nulls),
       cmocka_unit_test(test_parser_options),
       cmocka_unit_test(test_parser_window_before_group_by),
       cmocka_unit_test(test_parser_empty_inputs),

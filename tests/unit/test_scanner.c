@@ -113,6 +113,11 @@ static void test_scanner_nonreserved_words(void **state) {
   assert_int_equal(s.tok[6], TOK_DESC);
   assert_int_equal(s.tok[7], TOK_LIMIT);
   scan_free(&s);
+  scan(&s, "nulls First LAST");
+  assert_int_equal(s.tok[0], TOK_NULLS);
+  assert_int_equal(s.tok[1], TOK_FIRST);
+  assert_int_equal(s.tok[2], TOK_LAST);
+  scan_free(&s);
 }
 
 static void test_scanner_numbers(void **state) {

@@ -250,6 +250,45 @@ def print_result(header, rows, out=None):
 
 
 # --------------------------------------------------------------------------
+# Result order (docs/language.md "ORDER BY and LIMIT", NULL "Ordering").
+# --------------------------------------------------------------------------
+
+
+def order_cmp(a, b, desc=False, nulls=None):
+    """-1, 0 or 1: a before, with or after b under one ORDER BY item. NULL
+    (None) goes after every value, first with DESC, unless nulls is "first"
+    or "last"; strings compare as UTF-8 bytes."""
+    first = nulls == "first" if nulls else desc
+    if a is None or b is None:
+        if a is None and b is None:
+            return 0
+        return (-1 if first else 1) if a is None else (1 if first else -1)
+    x = a.encode() if isinstance(a, str) else a
+    y = b.encode() if isinstance(b, str) else b
+    r = (x > y) - (x < y)
+    return -r if desc else r
+
+
+def sort_rows(rows, items):
+    """rows: (output tuple, event time) pairs, sorted by items, each
+    (position, desc, nulls) as order_cmp takes them, then by every output
+    column ascending, then the event time: a window's order of result rows."""
+    import functools
+
+    def cmp(p, q):
+        for i, desc, nulls in items:
+            r = order_cmp(p[0][i], q[0][i], desc, nulls)
+            if r:
+                return r
+        for i in range(len(p[0])):
+            r = order_cmp(p[0][i], q[0][i])
+            if r:
+                return r
+        return (p[1] > q[1]) - (p[1] < q[1])
+    return sorted(rows, key=functools.cmp_to_key(cmp))
+
+
+# --------------------------------------------------------------------------
 # CSV input.
 # --------------------------------------------------------------------------
 
