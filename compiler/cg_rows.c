@@ -396,6 +396,10 @@ static void emit_interval_join_expire(Gen *g, FILE *o, const Stage *st, const Se
   fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
   fprintf(o, "%s      J%d *j = ap;\n", ind, c);
   if (outer) {
+    /* a stop's cut (AIR_WM_STOP) drops the buckets still open, as it does
+     * the windows: their rows could still meet one, so they are padded only
+     * with --on-stop emit */
+    fprintf(o, "%s      if (wm != AIR_WM_STOP || air_on_stop_emit(g_rt)) {\n", ind);
     SegEnv je = pair_env(env, "(bs - 1)");
     char ind10[200];
     snprintf(ind10, sizeof ind10, "%s        ", ind);
@@ -413,6 +417,7 @@ static void emit_interval_join_expire(Gen *g, FILE *o, const Stage *st, const Se
       emit_ops(g, o, st, after_join(st), st->last, &je, ind10);
       fprintf(o, "%s      }\n", ind);
     }
+    fprintf(o, "%s      }\n", ind);
   }
   fprintf(o, "%s      air_vec_free(&j->left);\n%s      air_vec_free(&j->right);\n%s    }\n", ind, ind, ind);
   fprintf(o, "%s    air_windows_recycle(%s, tab);\n%s  }\n%s}\n", ind, env->win, ind, ind);
