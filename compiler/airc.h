@@ -357,6 +357,20 @@ struct Select {
  * derived stream of it). */
 static inline int64_t ijoin_keep_ms(const Select *s) { return s->ij_hi > -s->ij_lo ? s->ij_hi : -s->ij_lo; }
 
+/* An interval join's time bucket: max(hi - lo, 1 s). */
+static inline int64_t ijoin_bucket_ms(const Select *s) {
+  int64_t w = s->ij_hi - s->ij_lo;
+  return w > 1000 ? w : 1000;
+}
+
+/* The hold of a derived stream of an interval join: a pair's time trails
+ * the watermark of the row that made it by at most ijoin_keep_ms; an outer
+ * join's padded row, sent when its bucket is dropped, has its own time,
+ * which trails the watermark forwarded before by less than a bucket more. */
+static inline int64_t ijoin_hold_ms(const Select *s) {
+  return ijoin_keep_ms(s) + (s->left_join || s->right_join ? ijoin_bucket_ms(s) : 0);
+}
+
 /* Are FROM item f's columns NULL in the rows an outer join pads (f = 1 of a
  * LEFT JOIN, f = 0 of a RIGHT JOIN, both of a FULL JOIN)? */
 static inline bool join_padded(const Select *s, int f) {

@@ -285,11 +285,6 @@ static void emit_join_row_fill(FILE *o, const Chain *ch, int side, const char *e
  * on at once, and it is kept in its own bucket. A bucket is dropped once
  * the watermark is past the last time one of its rows can meet a row still
  * to come: rows to come are at or after the watermark. */
-static int64_t ijoin_bucket_ms(const Select *s) {
-  int64_t w = s->ij_hi - s->ij_lo;
-  return w > 1000 ? w : 1000;
-}
-
 
 /* The context of a joined pair `l`, `rr` (either NULL where an outer join
  * pads) with event time `ts` and source watermark `wm`, for the operators
@@ -304,36 +299,41 @@ static SegEnv pair_env(const SegEnv *env, const char *wm) {
   return je;
 }
 
+/* An outer join's other conditions of ON decide whether a pair of rows
+ * matches: tested where the pair is found ("continue" skips it), not in a
+ * Filter after the join (plan.c), which would drop the pair instead of
+ * padding its rows. */
+static void emit_join_rest_test(FILE *o, const Select *s, const Ctx *cx, const char *ind) {
+  if (!s->njoin_rest) return;
+  fprintf(o, "%sif (!(", ind);
+  for (int i = 0; i < s->njoin_rest; i++) {
+    if (i) fprintf(o, " && ");
+    emit_cond(o, s->join_rest[i], cx);
+  }
+  fprintf(o, ")) continue;\n");
+}
+
 static int after_join(const Stage *st) { return st->first + 1 <= st->last ? st->first + 1 : st->last + 1; }
 
-/* An interval join's input row r of side `side`, in a stage's batch loop. */
+/* An interval join's input row r of side `side`, in a stage's batch loop.
+ * An outer join marks each row that meets one (`matched`, in its J row):
+ * the others of a kept side go on padded when their bucket is dropped
+ * (emit_interval_join_expire); a kept row whose key is NULL at once. */
 void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, int side, const char *ind) {
   const Chain *ch = st->chain;
   const Select *s = ch->sel;
   const int c = ch->index;
   const int64_t bucket = ijoin_bucket_ms(s);
+  const bool outer = s->left_join || s->right_join;
+  const bool keep_me = side ? s->right_join : s->left_join, keep_other = side ? s->left_join : s->right_join;
   fprintf(o, "%sif (r->ts < r->srcwm) { /* behind its source's watermark: late */\n%s  %slate++;\n%s  continue;\n%s}\n",
           ind, ind, env->cnt, ind, ind);
   emit_join_key(o, ch, &env->cx, side, ind);
   Type kt = join_key_type(s);
-  if (kt.nullable) fprintf(o, "%sif (%s(key.k0)) continue; /* a NULL key equals nothing */\n", ind, null_test(kt));
+  if (kt.nullable && !keep_me) fprintf(o, "%sif (%s(key.k0)) continue; /* a NULL key equals nothing */\n", ind, null_test(kt));
   fprintf(o, "%sconst uint64_t kh = hash_K%d(&key);\n", ind, c);
   fprintf(o, "%sJ%c%d e;\n%smemset(&e, 0, sizeof e);\n", ind, side ? 'R' : 'L', c, ind);
   emit_join_row_fill(o, ch, side, "e.", ind);
-  /* the other side's times that match: b.ts - a.ts in [lo, hi] */
-  int64_t lo = side ? -s->ij_hi : s->ij_lo, hi = side ? -s->ij_lo : s->ij_hi;
-  fprintf(o, "%sconst int64_t tlo = r->ts + INT64_C(%" PRId64 "), thi = r->ts + INT64_C(%" PRId64 ");\n", ind, lo, hi);
-  fprintf(o, "%sfor (int64_t bs = air_tumble_start(tlo, INT64_C(%" PRId64 ")); bs <= thi; bs += INT64_C(%" PRId64 ")) {\n",
-          ind, bucket, bucket);
-  fprintf(o, "%s  const J%d *j = air_windows_find(%s, bs, &key, kh);\n%s  if (!j) continue;\n", ind, c, env->win, ind);
-  const char *other = side ? "left" : "right";
-  fprintf(o, "%s  for (size_t i = 0; i < j->%s.n; i++) {\n", ind, other);
-  fprintf(o, "%s    const J%c%d *oe = (const J%c%d *)j->%s.data + i;\n", ind, side ? 'L' : 'R', c, side ? 'L' : 'R', c,
-          other);
-  fprintf(o, "%s    if (oe->row.ts < tlo || oe->row.ts > thi) continue;\n", ind);
-  fprintf(o, "%s    const JLR%d *l = %s;\n%s    const JRR%d *rr = %s;\n", ind, c, side ? "&oe->row" : "&e.row", ind, c,
-          side ? "&e.row" : "&oe->row");
-  fprintf(o, "%s    const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
   /* a derived stream's readers: its time may trail the pair's later row by
    * up to ijoin_keep_ms, and its watermark is held back as much (sema) */
   char jwm[96];
@@ -341,8 +341,36 @@ void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env,
   if (hold) snprintf(jwm, sizeof jwm, "q_wm_back(r->srcwm, INT64_C(%" PRId64 "))", hold);
   else snprintf(jwm, sizeof jwm, "r->srcwm");
   SegEnv je = pair_env(env, jwm);
-  char ind6[200];
+  char ind2[160], ind6[200];
+  indent_more(ind2, sizeof ind2, ind);
   snprintf(ind6, sizeof ind6, "%s    ", ind);
+  if (kt.nullable && keep_me) {
+    fprintf(o, "%sif (%s(key.k0)) { /* a NULL key equals nothing: the row goes on at once, padded */\n", ind,
+            null_test(kt));
+    fprintf(o, "%s  const JLR%d *l = %s;\n%s  const JRR%d *rr = %s;\n%s  (void)l;\n%s  (void)rr;\n", ind, c,
+            side ? "NULL" : "&e.row", ind, c, side ? "&e.row" : "NULL", ind, ind);
+    fprintf(o, "%s  const int64_t ts = r->ts;\n", ind);
+    emit_ops(g, o, st, after_join(st), st->last, &je, ind2);
+    fprintf(o, "%s  continue;\n%s}\n", ind, ind);
+  }
+  /* the other side's times that match: b.ts - a.ts in [lo, hi] */
+  int64_t lo = side ? -s->ij_hi : s->ij_lo, hi = side ? -s->ij_lo : s->ij_hi;
+  fprintf(o, "%sconst int64_t tlo = r->ts + INT64_C(%" PRId64 "), thi = r->ts + INT64_C(%" PRId64 ");\n", ind, lo, hi);
+  fprintf(o, "%sfor (int64_t bs = air_tumble_start(tlo, INT64_C(%" PRId64 ")); bs <= thi; bs += INT64_C(%" PRId64 ")) {\n",
+          ind, bucket, bucket);
+  const char *cq = outer ? "" : "const ";
+  fprintf(o, "%s  %sJ%d *j = air_windows_find(%s, bs, &key, kh);\n%s  if (!j) continue;\n", ind, cq, c, env->win, ind);
+  const char *other = side ? "left" : "right";
+  fprintf(o, "%s  for (size_t i = 0; i < j->%s.n; i++) {\n", ind, other);
+  fprintf(o, "%s    %sJ%c%d *oe = (%sJ%c%d *)j->%s.data + i;\n", ind, cq, side ? 'L' : 'R', c, cq, side ? 'L' : 'R', c,
+          other);
+  fprintf(o, "%s    if (oe->row.ts < tlo || oe->row.ts > thi) continue;\n", ind);
+  fprintf(o, "%s    const JLR%d *l = %s;\n%s    const JRR%d *rr = %s;\n", ind, c, side ? "&oe->row" : "&e.row", ind, c,
+          side ? "&e.row" : "&oe->row");
+  if (outer) emit_join_rest_test(o, s, &je.cx, ind6);
+  if (keep_other) fprintf(o, "%s    oe->matched = 1;\n", ind);
+  if (keep_me) fprintf(o, "%s    e.matched = 1;\n", ind);
+  fprintf(o, "%s    const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
   emit_ops(g, o, st, after_join(st), st->last, &je, ind6);
   fprintf(o, "%s  }\n%s}\n", ind, ind);
   fprintf(o, "%sbool is_new;\n", ind);
@@ -351,18 +379,48 @@ void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env,
   fprintf(o, "%smemcpy(air_vec_add(&acc->%s, sizeof e), &e, sizeof e);\n", ind, side ? "right" : "left");
 }
 
-/* An interval join's watermark: the buckets no row to come can meet are dropped. */
-static void emit_interval_join_expire(FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
+/* An interval join's watermark: the buckets no row to come can meet are
+ * dropped; an outer join first sends the rows of its kept sides that met
+ * none, the other side NULL, each with its own time. A derived stream's
+ * watermark forwarded before trails these times (ijoin_hold_ms): their
+ * srcwm is one below the bucket's start, so its readers take them all. */
+static void emit_interval_join_expire(Gen *g, FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
   const Select *s = st->chain->sel;
   int c = st->chain->index;
+  const bool outer = s->left_join || s->right_join;
   fprintf(o, "%s{ /* a bucket's rows meet none at or after start + bucket + %" PRId64 " ms */\n", ind, ijoin_keep_ms(s));
   fprintf(o, "%s  AirHash *tab;\n", ind);
-  fprintf(o, "%s  while ((tab = air_windows_pop_closed(%s, wm, INT64_C(%" PRId64 "), NULL)) != NULL) {\n", ind, env->win,
-          ijoin_bucket_ms(s) + ijoin_keep_ms(s));
+  if (outer) fprintf(o, "%s  int64_t bs;\n", ind);
+  fprintf(o, "%s  while ((tab = air_windows_pop_closed(%s, wm, INT64_C(%" PRId64 "), %s)) != NULL) {\n", ind, env->win,
+          ijoin_bucket_ms(s) + ijoin_keep_ms(s), outer ? "&bs" : "NULL");
   fprintf(o, "%s    size_t pos = 0;\n%s    const void *kp;\n%s    void *ap;\n", ind, ind, ind);
   fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
-  fprintf(o, "%s      J%d *j = ap;\n%s      air_vec_free(&j->left);\n%s      air_vec_free(&j->right);\n%s    }\n", ind, c,
-          ind, ind, ind);
+  fprintf(o, "%s      J%d *j = ap;\n", ind, c);
+  if (outer) {
+    /* a stop's cut (AIR_WM_STOP) drops the buckets still open, as it does
+     * the windows: their rows could still meet one, so they are padded only
+     * with --on-stop emit */
+    fprintf(o, "%s      if (wm != AIR_WM_STOP || air_on_stop_emit(g_rt)) {\n", ind);
+    SegEnv je = pair_env(env, "(bs - 1)");
+    char ind10[200];
+    snprintf(ind10, sizeof ind10, "%s        ", ind);
+    for (int side = 0; side < 2; side++) {
+      if (!(side ? s->right_join : s->left_join)) continue;
+      const char *vec = side ? "right" : "left";
+      fprintf(o, "%s      for (size_t i = 0; i < j->%s.n; i++) { /* %s: its rows that met none, the %s side NULL */\n",
+              ind, vec, side ? "RIGHT" : "LEFT", side ? "left" : "right");
+      fprintf(o, "%s        const J%c%d *me = (const J%c%d *)j->%s.data + i;\n", ind, side ? 'R' : 'L', c,
+              side ? 'R' : 'L', c, vec);
+      fprintf(o, "%s        if (me->matched) continue;\n", ind);
+      fprintf(o, "%s        const JLR%d *l = %s;\n%s        const JRR%d *rr = %s;\n", ind, c, side ? "NULL" : "&me->row",
+              ind, c, side ? "&me->row" : "NULL");
+      fprintf(o, "%s        (void)l;\n%s        (void)rr;\n%s        const int64_t ts = me->row.ts;\n", ind, ind, ind);
+      emit_ops(g, o, st, after_join(st), st->last, &je, ind10);
+      fprintf(o, "%s      }\n", ind);
+    }
+    fprintf(o, "%s      }\n", ind);
+  }
+  fprintf(o, "%s      air_vec_free(&j->left);\n%s      air_vec_free(&j->right);\n%s    }\n", ind, ind, ind);
   fprintf(o, "%s    air_windows_recycle(%s, tab);\n%s  }\n%s}\n", ind, env->win, ind, ind);
 }
 
@@ -708,7 +766,7 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
   const Select *s = ch->sel;
   int c = ch->index;
   if (s->interval_join) {
-    emit_interval_join_expire(o, st, env, ind);
+    emit_interval_join_expire(g, o, st, env, ind);
     return;
   }
   if (env->slide && st->partial) {
@@ -785,15 +843,10 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
     SegEnv je = pair_env(env, result_srcwm(jwm, sizeof jwm, ch, "wend")); /* joined rows are not checked again */
     je.cx.wstart = "wstart";
     je.cx.wend = "wend";
-    if ((keep_l || keep_r) && s->njoin_rest) {
-      /* an outer join's other equalities decide whether rows match: they are
-       * tested here, not in a Filter after the join (plan.c) */
-      fprintf(o, "%s          if (!(", ind);
-      for (int i = 0; i < s->njoin_rest; i++) {
-        if (i) fprintf(o, " && ");
-        emit_cond(o, s->join_rest[i], &je.cx);
-      }
-      fprintf(o, ")) continue;\n");
+    if (keep_l || keep_r) {
+      char ind10[200];
+      snprintf(ind10, sizeof ind10, "%s          ", ind);
+      emit_join_rest_test(o, s, &je.cx, ind10);
     }
     if (keep_l) fprintf(o, "%s          matched = true;\n", ind);
     if (keep_r) fprintf(o, "%s          rmatched[ri] = 1;\n", ind);

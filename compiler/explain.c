@@ -101,7 +101,8 @@ void describe_state(const Stage *st, char *buf, size_t n) {
   case STATE_JOIN:
     if (s->interval_join)
       text_add(&t, "per %s, the rows of both sides, in time buckets each dropped once the watermark is %" PRId64
-               " ms past its end", s->join_lkey->text, ijoin_keep_ms(s));
+               " ms past its end%s", s->join_lkey->text, ijoin_keep_ms(s),
+               s->left_join || s->right_join ? ", sending then the rows of a kept side that met none, padded" : "");
     else
       text_add(&t, "per open window, the rows of both sides, hashed on %s when it closes", s->join_lkey->text);
     return;
@@ -324,7 +325,8 @@ static void print_derived_time(FILE *out, const Relation *r) {
     fprintf(out, "%s; watermark = its input's minus ", r->implicit_time ? "an implicit column after the outputs: "
                  "the later time of each pair" : "a joined stream's event time");
     print_ms(out, r->wm_hold_ms);
-    fprintf(out, " (the most a pair's time can trail the row that made it)\n");
+    fprintf(out, " (the most a pair's time can trail the row that made it%s)\n",
+            s->left_join || s->right_join ? ", a bucket more for a padded row, sent when its bucket is dropped" : "");
     return;
   }
   if (!s->window) {

@@ -361,15 +361,21 @@ static void derive_time(Sema *s, Relation *r, Select *sel, SrcLoc *locs) {
   } else {
     /* an interval join's pair goes on when its later row comes, with the
      * later time or a time up to max(hi, -lo) before it: its watermark is
-     * held back that much (cg_rows.c emit_interval_join_row) */
+     * held back that much (cg_rows.c emit_interval_join_row), a bucket more
+     * for an outer join's padded rows (ijoin_hold_ms) */
     if (sel->interval_join) {
       /* its time: a column named ts that is either stream's event time, or
        * (implicit) the pair's later time, whatever else is selected */
-      r->wm_hold_ms = ijoin_keep_ms(sel);
+      r->wm_hold_ms = ijoin_hold_ms(sel);
       if (ts >= 0) {
         Expr *e = sel->out[ts].expr;
         if (e->kind == EX_COLUMN && e->from_idx >= 0 && e->from_idx < 2 && sel->from[e->from_idx].rel &&
-            e->col_idx == sel->from[e->from_idx].rel->time_col)
+            e->col_idx == sel->from[e->from_idx].rel->time_col && join_padded(sel, e->from_idx))
+          diag_error(s->d, locs[ts], "column 'ts' of stream '%s' is NULL in the rows the outer join pads: select "
+                     "the event time of a side it keeps as ts, or rename it (without ts, the time of a row is "
+                     "the later time of its pair, a padded row's own)", r->name);
+        else if (e->kind == EX_COLUMN && e->from_idx >= 0 && e->from_idx < 2 && sel->from[e->from_idx].rel &&
+                 e->col_idx == sel->from[e->from_idx].rel->time_col)
           r->time_col = ts;
         else
           diag_error(s->d, locs[ts], "column 'ts' of stream '%s' must be one of the joined streams' event times, or "

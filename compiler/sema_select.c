@@ -201,7 +201,13 @@ static void check_interval_join(Scope *sc) {
   if (sel->where) {
     PtrVec conj = {0};
     collect_conjuncts(sel->where, &conj, s->arena);
-    for (int i = 0; i < conj.n; i++) time_bound(sc, conj.v[i], &sc->tb);
+    for (int i = 0; i < conj.n; i++)
+      if (time_bound(sc, conj.v[i], &sc->tb) && (sel->left_join || sel->right_join)) {
+        /* WHERE is tested after an outer join: on the padded rows too */
+        diag_error(s->d, ((Expr *)conj.v[i])->loc, "an outer interval join's time bounds go in ON: in WHERE "
+                   "they are tested after the join, and drop every padded row (its times are NULL)");
+        return;
+      }
   }
   TimeBounds *tb = &sc->tb;
   const char *t0 = time_name(sc, 0), *t1 = time_name(sc, 1);
@@ -219,11 +225,6 @@ static void check_interval_join(Scope *sc) {
   if (tb->lo > tb->hi) {
     diag_error(s->d, tb->loc, "these time bounds leave no pair to join: %s.%s - %s.%s would be at least %lld "
                "ms and at most %lld ms", sc->qual[1], t1, sc->qual[0], t0, (long long)tb->lo, (long long)tb->hi);
-    return;
-  }
-  if (sel->left_join || sel->right_join) {
-    diag_error(s->d, sel->from[1].loc, "outer interval joins are not supported yet: write an inner JOIN, or an "
-               "outer join per WINDOW (docs/language.md, \"Joins\")");
     return;
   }
   sel->interval_join = true;

@@ -47,6 +47,7 @@ double air_duration_s(const AirRuntime *rt);     /* --duration, 0 = none */
 int64_t air_default_seed(const AirRuntime *rt);  /* clock seed, equal on all ranks */
 int64_t air_now_ms(void);                        /* wall clock, ms since the epoch */
 bool air_should_stop(const AirRuntime *rt);      /* duration over or signal seen */
+bool air_on_stop_emit(const AirRuntime *rt);     /* --on-stop emit: a stop writes what it closes early */
 AirRuntime *air_vertex_runtime(const AirVertex *v);
 /* Run-time option overrides (options.c). The program's table of every
  * source, table and sink option (air_limits.h's AirOptDef, n rows), given

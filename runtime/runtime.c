@@ -52,6 +52,8 @@ void air_stack_hint(AirRuntime *rt, size_t bytes) {
   rt->stack_bytes = bytes > SIZE_MAX - AIR_STACK_BASE ? SIZE_MAX : AIR_STACK_BASE + bytes;
 }
 
+bool air_on_stop_emit(const AirRuntime *rt) { return rt->on_stop_emit; }
+
 bool air_should_stop(const AirRuntime *rt) {
   if (signalled)
     return true;
