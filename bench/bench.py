@@ -101,7 +101,7 @@ def run_cmd(argv, timeout, stdout=subprocess.DEVNULL, line_cb=None):
 
 
 def compile_query(src, exe, nofuse):
-    argv = [AIRC, src, "-o", exe] + (["--no-fuse"] if nofuse else [])
+    argv = [AIRC, "--timestamp-format", "epoch_ms", src, "-o", exe] + (["--no-fuse"] if nofuse else [])
     r = subprocess.run(argv, capture_output=True, text=True)
     if r.returncode != 0:
         return r.stderr.strip() or "airc failed"

@@ -83,7 +83,7 @@ def main():
         exes = {}
         for q in ("swa", "ysb"):
             exe = os.path.join(work, q)
-            subprocess.run([AIRC, os.path.join(ROOT, "queries", q + ".airq"), "-o", exe], check=True,
+            subprocess.run([AIRC, "--timestamp-format", "epoch_ms", os.path.join(ROOT, "queries", q + ".airq"), "-o", exe], check=True,
                            capture_output=True)
             exes[q] = exe
         variants = ["none", "10s", "1s"]
@@ -131,7 +131,7 @@ def main():
             events = 3 * keys if keys >= 1000000 else 2000000
             rate = max(events // 8, 1)  # about 8 s: several checkpoints of the full state
             open(src, "w").write(STATE % (keys - 1, rate, events))
-            subprocess.run([AIRC, src, "-o", exe], check=True, capture_output=True)
+            subprocess.run([AIRC, "--timestamp-format", "epoch_ms", src, "-o", exe], check=True, capture_output=True)
             shutil.rmtree(os.path.join(work, "ckd"), ignore_errors=True)
             # stopped after 7 s (its checkpoints kept), then resumed from the last
             rc, st, err = run(exe, work, ["--checkpoint-dir", "ckd", "--checkpoint-interval", "1s", "--duration", "7"],

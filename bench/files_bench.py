@@ -92,7 +92,7 @@ def timed(argv, cwd, timeout=900, env=None):
 
 
 def compile_q(src, exe):
-    p = subprocess.run([AIRC, src, "-o", exe], capture_output=True, text=True)
+    p = subprocess.run([AIRC, "--timestamp-format", "epoch_ms", src, "-o", exe], capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit("bench-files: airc %s: %s" % (src, p.stderr))
 

@@ -148,7 +148,7 @@ class Mock:
 
 
 def compile_query(src, exe):
-    p = subprocess.run([AIRC, src, "-o", exe], capture_output=True, text=True)
+    p = subprocess.run([AIRC, "--timestamp-format", "epoch_ms", src, "-o", exe], capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit("bench-kafka: airc %s:\n%s" % (src, p.stderr))
 

@@ -70,7 +70,7 @@ def build(work, name, text):
     with open(src, "w") as f:
         f.write(text)
     exe = os.path.join(work, name)
-    subprocess.run([AIRC, src, "-o", exe], check=True, capture_output=True)
+    subprocess.run([AIRC, "--timestamp-format", "epoch_ms", src, "-o", exe], check=True, capture_output=True)
     return exe
 
 

@@ -508,7 +508,7 @@ struct Relation {
   bool header_skip;      /* csv: ... skipped unchecked (header = 'skip') */
   bool follow;           /* csv stream: read on as the file grows (follow = true), rank 0 alone */
   bool json;             /* csv, stdin, tcp: format = 'json', one object per line */
-  bool ts_iso;           /* a sink: timestamp_format = 'iso', TIMESTAMPs as ISO-8601 text */
+  bool ts_iso;           /* a sink: TIMESTAMPs as ISO-8601 text (timestamp_format, else airc_ts_iso) */
   const char *tcp_listen;  /* tcp: listen = 'host:port', or NULL */
   const char *tcp_connect; /* tcp: connect = 'host:port', or NULL */
   const char *brokers;   /* kafka: bootstrap servers */
@@ -763,6 +763,11 @@ const char *tpl_text(const char *name);
 /* ======================================================================
  * codegen.c, cg_*.c - C from the physical plan (codegen_int.h)
  * ====================================================================== */
+
+/* How results write TIMESTAMPs where no sink's timestamp_format says:
+ * ISO-8601 text (true, the default) or epoch milliseconds (airc
+ * --timestamp-format epoch_ms); kinds.c, set by main.c before sema. */
+extern bool airc_ts_iso;
 
 typedef struct CodegenOptions {
   bool debug;             /* airc -g: #line directives into the query (and back into the C) */

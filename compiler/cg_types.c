@@ -306,7 +306,7 @@ void emit_chain_types(Gen *g, const Chain *ch) {
         max += 20; /* AIR_PUT_DATE_MAX */
         break;
       case TY_TIMESTAMP:
-        if (sink && sink->ts_iso) {
+        if (sink ? sink->ts_iso : airc_ts_iso) {
           fprintf(o, "  p = air_put_ts_iso(p, r->o%d, %s);\n", i, json ? "true" : "false");
           max += 25; /* AIR_PUT_TS_ISO_MAX */
           break;

@@ -25,6 +25,8 @@
 
 #include <strings.h>
 
+bool airc_ts_iso = true;
+
 #define FOR_SRC (1u << REL_SOURCE)
 #define FOR_TAB (1u << REL_TABLE)
 #define FOR_SINK (1u << REL_SINK)
@@ -56,7 +58,7 @@ const OptionKeyDef option_keys[OPT_COUNT] = {
     [OPT_IDLE_TIMEOUT] = {"idle_timeout", FOR_SRC, AIR_OPT_DURATION, NULL, NULL},
     [OPT_TIMEOUT] = {"timeout", FOR_SRC | FOR_TAB | FOR_SINK, AIR_OPT_TIMEOUT, "30 s", NULL},
     [OPT_KAFKA_PROPS] = {"kafka.*", FOR_SRC | FOR_SINK, AIR_OPT_PROPS, NULL, NULL},
-    [OPT_TS_FORMAT] = {"timestamp_format", FOR_SINK, AIR_OPT_FIXED, "epoch_ms",
+    [OPT_TS_FORMAT] = {"timestamp_format", FOR_SINK, AIR_OPT_FIXED, "iso",
                        "option 'timestamp_format' cannot be changed at run time: airc generated the code that "
                        "writes each field for it (change the query and compile again)"},
     [OPT_ADDRESS] = {"address", FOR_TAB | FOR_SINK, AIR_OPT_HOSTPORT, "127.0.0.1:6379", NULL},
@@ -231,7 +233,7 @@ const SinkKindDef sink_kinds[] = {
      .emit_def = cg_kafka_sink_def},
     {.name = "redis",
      .opts = OPT_BIT(OPT_ADDRESS) | OPT_BIT(OPT_PREFIX) | OPT_BIT(OPT_TIMEOUT) | OPT_BIT(OPT_DB) |
-             OPT_BIT(OPT_PASSWORD),
+             OPT_BIT(OPT_PASSWORD) | OPT_BIT(OPT_TS_FORMAT),
      .lib = "-lhiredis",
      .ops = "air_redis_sink_ops",
      .check_insert = sema_check_redis_insert,

@@ -28,6 +28,9 @@ static const char *usage_text =
     "  --check          check the query (syntax, names, types, plan) and stop\n"
     "  --cc CC          the C compiler (default mpicc)\n"
     "  --cflags FLAGS   extra flags for the C compiler, separated by spaces\n"
+    "  --timestamp-format iso|epoch_ms\n"
+    "                   how results write TIMESTAMPs where a sink does not say (its\n"
+    "                   timestamp_format): ISO-8601 text in UTC (default) or epoch ms\n"
     "  --version        print the version\n"
     "  --help           print this help\n"
     "\n"
@@ -180,6 +183,14 @@ static int parse_args(int argc, char **argv, Options *o) {
     else if (strcmp(a, "--no-fuse") == 0) o->no_fuse = true;
     else if (strcmp(a, "--cc") == 0 && i + 1 < argc) o->cc = argv[++i];
     else if (strcmp(a, "--cflags") == 0 && i + 1 < argc) o->cflags = argv[++i];
+    else if ((strcmp(a, "--timestamp-format") == 0 && i + 1 < argc) || strncmp(a, "--timestamp-format=", 19) == 0) {
+      const char *v = a[18] == '=' ? a + 19 : argv[++i];
+      if (strcmp(v, "iso") != 0 && strcmp(v, "epoch_ms") != 0) {
+        fprintf(stderr, "airc: error: --timestamp-format takes 'iso' or 'epoch_ms', not '%s'\n", v);
+        return 1;
+      }
+      airc_ts_iso = strcmp(v, "iso") == 0;
+    }
     else if (strcmp(a, "--version") == 0) {
       printf("airc %s\n", AIRC_VERSION);
       exit(0);

@@ -399,12 +399,15 @@ static void check_options(Sema *s, Stmt *st, Relation *r) {
       diag_error(s->d, slot[OPT_HEADER]->loc, "option 'header' does not apply to format = 'json' (keys name "
                  "the fields)");
   }
+  if (r->sink) r->ts_iso = airc_ts_iso;
   if ((o = slot[OPT_TS_FORMAT])) {
     const char *v = string_opt(s, o);
     if (v && strcasecmp(v, "iso") == 0)
       r->ts_iso = true;
-    else if (v && strcasecmp(v, "epoch_ms") != 0)
-      diag_error(s->d, o->value->loc, "option 'timestamp_format' must be 'epoch_ms' (the default) or 'iso'");
+    else if (v && strcasecmp(v, "epoch_ms") == 0)
+      r->ts_iso = false;
+    else if (v)
+      diag_error(s->d, o->value->loc, "option 'timestamp_format' must be 'iso' (the default) or 'epoch_ms'");
   }
   if ((o = slot[OPT_FOLLOW])) {
     Expr *v = o->value;

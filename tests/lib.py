@@ -54,8 +54,14 @@ class Harness:
 
     def compile(self, airc, d, src, exe, flags=(), label=None):
         """airc [flags] src -o exe in directory d; a FAIL line (with airc's
-        stderr) and False when it fails."""
-        c = subprocess.run([airc] + list(flags) + [src, "-o", exe], cwd=d, capture_output=True,
+        stderr) and False when it fails. TIMESTAMPs are written as epoch
+        ms (--timestamp-format epoch_ms, what the references compute)
+        unless flags say otherwise; the default, ISO text, has cases of
+        its own (tests/README.md)."""
+        flags = list(flags)
+        if not any(f.startswith("--timestamp-format") for f in flags):
+            flags = ["--timestamp-format", "epoch_ms"] + flags
+        c = subprocess.run([airc] + flags + [src, "-o", exe], cwd=d, capture_output=True,
                            text=True, timeout=120)
         if c.returncode != 0:
             self.fail("%s: airc failed" % (label or src), c.stderr)

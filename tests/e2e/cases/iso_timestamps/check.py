@@ -2,7 +2,7 @@
 times parsed here (make_data.py's forms; a row whose ts is none of them is
 bad), per 5 s window: COUNT, SUM(v), MIN and MAX of ts, MAX(t), MIN(t) - 7 s,
 the window's bounds, and the CAST constant, times written as
-'yyyy-MM-dd HH:mm:ss.SSS' (UTC)."""
+'yyyy-MM-dd HH:mm:ss.SSS' (UTC, the default)."""
 import datetime
 import os
 import re

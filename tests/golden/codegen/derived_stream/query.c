@@ -136,11 +136,11 @@ static char *fmt_O1(char *p, const void *row) {
   *p++ = ',';
   p = air_put_i64(p, (int64_t)r->o1);
   *p++ = ',';
-  p = air_put_i64(p, (int64_t)r->o2);
+  p = air_put_ts_iso(p, r->o2, false);
   *p++ = '\n';
   return p;
 }
-enum { LINE_MAX_O1 = 63 }; /* fmt_O1's longest line */
+enum { LINE_MAX_O1 = 68 }; /* fmt_O1's longest line */
 
 typedef struct SrcState0 { /* one instance of source s */
   int64_t wm; /* watermark sent, ms */
@@ -569,7 +569,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "6b614ee4cd333ae2"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "746ded90ad1212e5"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(P1), AIR_ROUTE_HASH, 1);

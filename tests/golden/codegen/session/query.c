@@ -117,13 +117,13 @@ static char *fmt_O0(char *p, const void *row) {
   } else
   p = air_put_i64(p, (int64_t)r->o2);
   *p++ = ',';
-  p = air_put_i64(p, (int64_t)r->o3);
+  p = air_put_ts_iso(p, r->o3, false);
   *p++ = ',';
-  p = air_put_i64(p, (int64_t)r->o4);
+  p = air_put_ts_iso(p, r->o4, false);
   *p++ = '\n';
   return p;
 }
-enum { LINE_MAX_O0 = 111 }; /* fmt_O0's longest line */
+enum { LINE_MAX_O0 = 121 }; /* fmt_O0's longest line */
 
 static AirCsv *g_csv0; /* opened before the run starts */
 typedef struct SrcState0 { /* one instance of source clicks */
@@ -375,7 +375,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "d348794ee3f4c571"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "63d16eb6ddce51dc"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   {
     static const char *const cols[] = {"user_id", "amount", "ts"};

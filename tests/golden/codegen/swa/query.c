@@ -116,11 +116,11 @@ static char *fmt_O0(char *p, const void *row) {
   *p++ = ',';
   p = air_put_i64(p, (int64_t)r->o2);
   *p++ = ',';
-  p = air_put_i64(p, (int64_t)r->o3);
+  p = air_put_ts_iso(p, r->o3, false);
   *p++ = '\n';
   return p;
 }
-enum { LINE_MAX_O0 = 84 }; /* fmt_O0's longest line */
+enum { LINE_MAX_O0 = 89 }; /* fmt_O0's longest line */
 
 typedef struct SrcState0 { /* one instance of source events */
   int64_t wm; /* watermark sent, ms */
@@ -372,7 +372,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "730acab531ad68ad"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "8c8e3710d193b22e"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(O0), AIR_ROUTE_GATHER, 1);

@@ -152,11 +152,11 @@ static char *fmt_O0(char *p, const void *row) {
   *p++ = ',';
   p = air_put_i64(p, (int64_t)r->o1);
   *p++ = ',';
-  p = air_put_i64(p, (int64_t)r->o2);
+  p = air_put_ts_iso(p, r->o2, false);
   *p++ = '\n';
   return p;
 }
-enum { LINE_MAX_O0 = 117 }; /* fmt_O0's longest line */
+enum { LINE_MAX_O0 = 122 }; /* fmt_O0's longest line */
 
 typedef struct SrcState0 { /* one instance of source ad_events */
   int64_t wm; /* watermark sent, ms */
@@ -491,7 +491,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "a555b0bbe6598aa1"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "1d9f72477f092cb9"); /* this code's fingerprint */
   air_options(g_rt, q_options, 56);
   load_tab1();
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));

@@ -193,11 +193,11 @@ static char *fmt_O0(char *p, const void *row) {
   } else
   p = air_put_i64(p, (int64_t)r->o2);
   *p++ = ',';
-  p = air_put_i64(p, (int64_t)r->o3);
+  p = air_put_ts_iso(p, r->o3, false);
   *p++ = '\n';
   return p;
 }
-enum { LINE_MAX_O0 = 96 }; /* fmt_O0's longest line */
+enum { LINE_MAX_O0 = 101 }; /* fmt_O0's longest line */
 
 static AirCsv *g_csv0; /* opened before the run starts */
 static AirCsv *g_csv1; /* opened before the run starts */
@@ -631,7 +631,7 @@ static void source1(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "0222e39754e1a72b"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "d7804f03c4404aa8"); /* this code's fingerprint */
   air_options(g_rt, q_options, 56);
   {
     static const char *const cols[] = {"k", "x", "ts"};
