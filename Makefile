@@ -93,12 +93,13 @@ $(B)/tests/test_%: tests/unit/test_%.c $(B)/libairc.a $(B)/libair.a
 # make check runs its parts two at a time (CHECK_JOBS): most of them wait on
 # processes, sockets and timers as much as they compute, so on two cores
 # this takes about 10 minutes where one at a time takes 17. Each part's
-# output is printed whole when it ends (-Otarget); `make check CHECK_JOBS=1`
+# output is printed whole when it ends (-Otarget), and a failing part does
+# not stop the others (-k); `make check CHECK_JOBS=1`
 # runs them one by one, printing as they go. Every `check-parts: X` below
 # adds a part.
 CHECK_JOBS ?= 2
 check: deps-quiet all
-	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget check-parts
+	@$(MAKE) --no-print-directory -k -j$(CHECK_JOBS) -Otarget check-parts
 
 check-parts: check-e2e check-unit check-golden check-install check-queries
 

@@ -23,7 +23,7 @@ mkdir -p "$D"
 TIMEOUT=${TIMEOUT:-30}
 
 compile() { # compile NAME: $D/NAME.airq -> $D/NAME
-  "$AIRC" "$D/$1.airq" -o "$D/$1" || { echo "cannot compile $1"; exit 1; }
+  "$AIRC" --timestamp-format epoch_ms "$D/$1.airq" -o "$D/$1" || { echo "cannot compile $1"; exit 1; }
 }
 
 # launch NAME ARGS...: mpirun -np $NP $D/NAME in $D, in the background

@@ -42,7 +42,7 @@ run() {
 compile() { # compile NAME [airc flags]: $D/NAME.airq -> $D/NAME
   _n=$1
   shift
-  "$AIRC" "$@" "$D/$_n.airq" -o "$D/$_n" || { echo "cannot compile $_n"; exit 1; }
+  "$AIRC" --timestamp-format epoch_ms "$@" "$D/$_n.airq" -o "$D/$_n" || { echo "cannot compile $_n"; exit 1; }
 }
 
 echo "overload: SWA COUNT(*) per key, 2 s tumbling windows, not fused, $NP ranks"
