@@ -821,7 +821,7 @@ Type check_expr(Scope *sc, Expr *e) {
     if (e->over) {
       diag_error(sc->s->d, e->loc, "%s() OVER (...) is taken in Flink's Top-N form alone: SELECT * FROM (SELECT *, "
                  "ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY x DESC) AS rownum FROM "
-                 "(windowed query)) WHERE rownum <= n", e->name);
+                 "TABLE(TUMBLE(...)) or (windowed query)) WHERE rownum <= n", e->name);
       t = mk_type(TY_ERROR);
       break;
     }

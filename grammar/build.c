@@ -1244,6 +1244,11 @@ Select *build_join_agg(ParseState *ps, Select *sel) {
  *     FROM (windowed query)) [AS t]
  *   WHERE rownum <= n        (or rownum < n, rownum = 1) [AND c ...]
  *
+ * or FROM TABLE(TUMBLE(TABLE s, ...)) [WHERE c] in place of the windowed
+ * query (Flink's form over a window TVF): the windowed query is then that
+ * one, its `*` s's columns and window_start, window_end, window_time
+ * (tvf_ranked).
+ *
  * is the windowed query with ORDER BY k ..., x ... and LIMIT n per
  * partition (Select.limit_part: the leading k's), its rows numbered by the
  * collector (EX_ROW_NUMBER): each window's rows are sorted on rank 0 and cut
@@ -1270,8 +1275,8 @@ static void drop_sub(ParseState *ps, Stmt *s) {
 static bool rn_error(ParseState *ps, SrcLoc l, const char *what) {
   AirqLoc at = {l.line, l.col, l.line, l.col + l.len, l.len, 0, 0};
   airq_error_at(ps, &at, "%s; Flink's Top-N form is SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
-                         "window_start, window_end ORDER BY x DESC) AS rownum FROM (windowed query)) WHERE "
-                         "rownum <= n",
+                         "window_start, window_end ORDER BY x DESC) AS rownum FROM TABLE(TUMBLE(...)) or "
+                         "(windowed query)) WHERE rownum <= n",
                 what);
   return false;
 }
@@ -1307,6 +1312,14 @@ static void split_rank_where(Expr *w, RankWhere *rw) {
   rw->tail = &w->next;
 }
 
+/* The ranked query's column named name; window_start, window_end and
+ * window_time written as those words match whatever their case. */
+static const SelectItem *ranked_col(const Select *base, const char *name, bool word) {
+  const SelectItem *b = base->items;
+  while (b && (word ? strcasecmp(written_name(b), name) : strcmp(written_name(b), name)) != 0) b = b->next;
+  return b;
+}
+
 /* Each column the other conditions name: a picked one (as OVER's). */
 typedef struct RankCols {
   ParseState *ps;
@@ -1324,7 +1337,7 @@ static bool rank_col(void *ctx, const Expr *e) {
     rc->ok = rn_error(rc->ps, e->loc, "IN (SELECT ...) is not taken in the conditions beside rownum <= n");
     return false;
   }
-  bool word = e->kind == EX_WINDOW_START || e->kind == EX_WINDOW_END;
+  bool word = window_column(e);
   if (e->kind != EX_COLUMN && !word) return true;
   const FromItem *f = &rc->sel->from[0];
   if (e->kind == EX_COLUMN && e->qual && strcmp(e->qual, f->alias ? f->alias : f->name) != 0) {
@@ -1337,10 +1350,7 @@ static bool rank_col(void *ctx, const Expr *e) {
   if (e->kind == EX_COLUMN) ((Expr *)e)->qual = NULL; /* the one FROM item's */
   const char *name = word ? e->text : e->name;
   const SelectItem *b = NULL;
-  if (strcmp(name, rc->rn) != 0) {
-    b = rc->base->items;
-    while (b && strcmp(written_name(b), name) != 0) b = b->next;
-  }
+  if (strcmp(name, rc->rn) != 0) b = ranked_col(rc->base, name, word);
   int pos = -1;
   for (int k = 0; k < rc->nsrc && pos < 0 && (b || strcmp(name, rc->rn) == 0); k++)
     if (rc->src[k] == b) pos = k;
@@ -1363,6 +1373,117 @@ static bool window_word(const Expr *e) {
          (e->kind == EX_COLUMN && (strcasecmp(e->name, "window_start") == 0 || strcasecmp(e->name, "window_end") == 0));
 }
 
+/* A new output item of the rows a window TVF gives: e named name. */
+static void tvf_item(ParseState *ps, ItemList *l, Expr *e, const char *name, const char *alias) {
+  e->text = name;
+  e->depth = e->lhs ? 2 : 1;
+  SelectItem *it = arena_alloc(ps->arena, sizeof(SelectItem));
+  it->expr = e;
+  it->alias = alias;
+  it->alias_loc = e->loc;
+  APPEND_ITEM(*l, it);
+}
+
+/* The columns `*` gives in SELECT *, ROW_NUMBER() OVER (...) FROM
+ * TABLE(TUMBLE(TABLE s, ...)): s's columns in their order (a stream
+ * declared before with its columns, a WITH query or derived stream whose
+ * select list names them all), then window_start, window_end and
+ * window_time, as Flink's window TVFs add them; false (reported) when s's
+ * columns are not known here. */
+static bool tvf_star(ParseState *ps, const FromItem *f, ItemList *l) {
+  const Select *q = NULL;
+  const ColumnDef *cols = NULL;
+  bool found = false, named = false; /* named: by some statement before */
+  const Stmt *w = NULL; /* a WITH query (a FROM subquery is named by no TVF) */
+  for (const Stmt *s = ps->sub_head; s && !w; s = s->next)
+    if (s->name && !s->subquery && strcmp(s->name, f->name) == 0) w = s;
+  if (w) {
+    q = w->select;
+    found = named = true;
+  } else {
+    for (const Stmt *s = ps->head; s; s = s->next)
+      if (s->name && strcmp(s->name, f->name) == 0 && (named = true) &&
+          (s->kind == ST_CREATE_STREAM || s->kind == ST_CREATE_STREAM_AS || s->kind == ST_CREATE_TABLE)) {
+        found = s->kind != ST_CREATE_TABLE;
+        q = s->kind == ST_CREATE_STREAM_AS ? s->select : NULL;
+        cols = s->kind == ST_CREATE_STREAM ? s->cols : NULL;
+      }
+  }
+  for (const SelectItem *it = q ? q->items : NULL; it; it = it->next)
+    if (it->expr->kind == EX_STAR) {
+      found = false;
+      break;
+    }
+  AirqLoc at = {f->loc.line, f->loc.col, f->loc.line, f->loc.col + f->loc.len, f->loc.len, 0, 0};
+  if (!found && !named) {
+    airq_error_at(ps, &at, "unknown stream '%s': a window TVF's table is a stream declared before, or a WITH "
+                           "query", f->name);
+    return false;
+  }
+  if (!found || (!q && !cols)) {
+    airq_error_at(ps, &at, "SELECT *, ROW_NUMBER() over a window TVF takes the columns of '%s' from a stream "
+                           "declared before with its columns, or from a WITH query or derived stream that names "
+                           "each of them (no *); else name the window's rows in a subquery: FROM (SELECT a, b, "
+                           "window_start, window_end FROM TABLE(TUMBLE(...)))",
+                  f->name);
+    return false;
+  }
+  for (const ColumnDef *c = cols; c; c = c->next) {
+    Expr *e = new_expr(ps->arena, EX_COLUMN, f->loc);
+    e->name = c->name;
+    tvf_item(ps, l, e, c->name, NULL);
+  }
+  for (const SelectItem *it = q ? q->items : NULL; it; it = it->next) {
+    Expr *e = new_expr(ps->arena, EX_COLUMN, f->loc);
+    e->name = written_name(it);
+    tvf_item(ps, l, e, e->name, NULL);
+  }
+  tvf_item(ps, l, new_expr(ps->arena, EX_WINDOW_START, f->loc), "window_start", "window_start");
+  tvf_item(ps, l, new_expr(ps->arena, EX_WINDOW_END, f->loc), "window_end", "window_end");
+  Expr *t = new_expr(ps->arena, EX_BINARY, f->loc); /* WINDOW_TIME: WINDOW_END - 1 ms */
+  t->op = OP_SUB;
+  t->lhs = new_expr(ps->arena, EX_WINDOW_END, f->loc);
+  t->lhs->text = "window_end";
+  t->lhs->depth = 1;
+  t->rhs = new_expr(ps->arena, EX_INTERVAL, f->loc);
+  t->rhs->ival = 1;
+  t->rhs->text = "1 ms";
+  t->rhs->depth = 1;
+  tvf_item(ps, l, t, "window_time", "window_time");
+  return true;
+}
+
+/* SELECT *, ROW_NUMBER() OVER (...) AS rownum FROM TABLE(TUMBLE(...)):
+ * the windowed query it ranks, as if written in a subquery (Flink's window
+ * Top-N straight over a window TVF): mid's items, `*` the TVF's rows'
+ * columns (tvf_star), but the row number; NULL (reported) when not so. */
+static Select *tvf_ranked(ParseState *ps, const Select *mid, const SelectItem *rn) {
+  if (mid->group_by || mid->having || mid->order_by || mid->limit) {
+    rn_error(ps, mid->loc, "this ROW_NUMBER() query is not the Top-N form");
+    return NULL;
+  }
+  ItemList items = {0};
+  for (SelectItem *it = mid->items; it; it = it->next) {
+    if (it == rn) continue;
+    if (it->expr->kind == EX_STAR && !it->expr->qual) {
+      if (!tvf_star(ps, &mid->from[0], &items)) return NULL;
+      continue;
+    }
+    SelectItem *c = arena_alloc(ps->arena, sizeof(SelectItem));
+    *c = *it;
+    c->next = NULL;
+    APPEND_ITEM(items, c);
+  }
+  if (!items.head) {
+    rn_error(ps, mid->loc, "this ROW_NUMBER() query is not the Top-N form");
+    return NULL;
+  }
+  Select *base = arena_alloc(ps->arena, sizeof(Select));
+  *base = *mid;
+  base->items = items.head;
+  return base;
+}
+
 Select *build_row_number(ParseState *ps, Select *sel) {
   if (sel->nfrom != 1 || sel->from[0].tvf) return sel;
   Stmt *s2 = sub_stmt(ps, sel->from[0].name);
@@ -1383,18 +1504,20 @@ Select *build_row_number(ParseState *ps, Select *sel) {
   if (strcasecmp(call->name, "ROW_NUMBER") != 0)
     return rn_error(ps, call->loc, "only ROW_NUMBER() is taken with OVER") ? sel : NULL;
   if (!rn->alias) return rn_error(ps, call->loc, "ROW_NUMBER() needs a name (AS rownum)") ? sel : NULL;
-  if (mid->nfrom == 1 && mid->from[0].tvf)
-    return rn_error(ps, mid->from[0].loc, "ROW_NUMBER() over a window TVF needs the window's rows named in a "
-                                          "subquery: FROM (SELECT a, b, window_start, window_end FROM TABLE(TUMBLE(...)))")
-               ? sel : NULL;
-  if (!star || other || mid->nfrom != 1 || mid->where || mid->group_by || mid->window || mid->having ||
-      mid->order_by || mid->limit)
-    return rn_error(ps, mid->loc, "this ROW_NUMBER() query is not the Top-N form") ? sel : NULL;
-  Stmt *s1 = sub_stmt(ps, mid->from[0].name);
-  Select *base = s1 ? s1->select : NULL;
-  if (!base || !base->window || base->order_by || base->limit)
-    return rn_error(ps, mid->from[0].loc, "ROW_NUMBER() ranks the rows of a windowed query written in its FROM")
-               ? sel : NULL;
+  Stmt *s1 = NULL;
+  Select *base;
+  if (mid->nfrom == 1 && mid->from[0].tvf) { /* Flink's form: over the window TVF's rows */
+    if (!(base = tvf_ranked(ps, mid, rn))) return NULL;
+  } else {
+    if (!star || other || mid->nfrom != 1 || mid->where || mid->group_by || mid->window || mid->having ||
+        mid->order_by || mid->limit)
+      return rn_error(ps, mid->loc, "this ROW_NUMBER() query is not the Top-N form") ? sel : NULL;
+    s1 = sub_stmt(ps, mid->from[0].name);
+    base = s1 ? s1->select : NULL;
+    if (!base || !base->window || base->order_by || base->limit)
+      return rn_error(ps, mid->from[0].loc, "ROW_NUMBER() ranks the rows of a windowed query written in its FROM")
+                 ? sel : NULL;
+  }
   /* PARTITION BY: the window and keys */
   int nwin = 0, nkeys = 0;
   for (const Expr *p = call->over_part; p; p = p->next) {
@@ -1455,7 +1578,8 @@ Select *build_row_number(ParseState *ps, Select *sel) {
       src[nsrc++] = NULL;
       continue;
     }
-    if (e->kind != EX_COLUMN && e->kind != EX_WINDOW_START && e->kind != EX_WINDOW_END)
+    bool word = window_column(e);
+    if (e->kind != EX_COLUMN && !word)
       return rn_error(ps, e->loc, "the query over ROW_NUMBER() picks columns by name") ? sel : NULL;
     const char *name = e->kind == EX_COLUMN ? e->name : e->text; /* window_end: the column so named */
     SelectItem *c = arena_alloc(ps->arena, sizeof(SelectItem));
@@ -1463,8 +1587,7 @@ Select *build_row_number(ParseState *ps, Select *sel) {
     if (strcmp(name, rn->alias) == 0) {
       c->expr = dnode(&d, EX_ROW_NUMBER, call);
     } else {
-      SelectItem *b = base->items;
-      while (b && strcmp(written_name(b), name) != 0) b = b->next;
+      SelectItem *b = (SelectItem *)ranked_col(base, name, word);
       if (!b) {
         AirqLoc at = {e->loc.line, e->loc.col, e->loc.line, e->loc.col + e->loc.len, e->loc.len, 0, 0};
         airq_error_at(ps, &at, "unknown column '%s': the ranked query writes no column of that name", name);
@@ -1547,6 +1670,6 @@ Select *build_row_number(ParseState *ps, Select *sel) {
   r->top_n = true;
   r->loc = sel->loc;
   drop_sub(ps, s2);
-  drop_sub(ps, s1);
+  if (s1) drop_sub(ps, s1);
   return r;
 }
