@@ -333,8 +333,8 @@ def q18(d):
 
 def q19(d):
     rows = window_top(d, ("auction",), "price", 10)
-    return (BID_HEADER + ["window_start", "window_end", "rank_number"],
-            [bid_cols(b) + (s, s + 10 * SEC, i) for b, s, i in rows], True)
+    return (BID_HEADER + ["window_start", "window_end", "window_time", "rank_number"],
+            [bid_cols(b) + (s, s + 10 * SEC, s + 10 * SEC - 1, i) for b, s, i in rows], True)
 
 
 def q20(d):

@@ -51,7 +51,7 @@ expect() {
     nexmark/q16) echo "stdout|channel,day,minute,total_bids,rank1_bids,rank2_bids,rank3_bids,total_bidders,rank1_bidders,rank2_bidders,rank3_bidders,total_auctions,rank1_auctions,rank2_auctions,rank3_auctions|" ;;
     nexmark/q17) echo "stdout|auction,day,total_bids,rank1_bids,rank2_bids,rank3_bids,min_price,max_price,avg_price,sum_price|" ;;
     nexmark/q18) echo "stdout|auction,bidder,price,channel,url,dateTime,extra|" ;;
-    nexmark/q19) echo "stdout|auction,bidder,price,channel,url,dateTime,extra,window_start,window_end,rank_number|" ;;
+    nexmark/q19) echo "stdout|auction,bidder,price,channel,url,dateTime,extra,window_start,window_end,window_time,rank_number|" ;;
     nexmark/q20) echo "stdout|auction,bidder,price,channel,url,bid_dateTime,bid_extra,itemName,description,initialBid,reserve,auction_dateTime,expires,seller,category,auction_extra|" ;;
     nexmark/q21) echo "stdout|auction,bidder,price,channel,channel_id|" ;;
     nexmark/q22) echo "stdout|auction,bidder,price,channel,dir1,dir2,dir3|" ;;
