@@ -1363,6 +1363,12 @@ static bool rank_col(void *ctx, const Expr *e) {
       airq_error_at(rc->ps, &at, "the conditions beside rownum <= n filter the rows written, after they are "
                                  "numbered: pick '%s' among the columns of the query over ROW_NUMBER()", name);
     rc->ok = false;
+  } else if (word && b) { /* the picked column, by its name there (WINDOW_TIME: window_time) */
+    Expr *c = (Expr *)e;
+    c->kind = EX_COLUMN;
+    c->name = written_name(b);
+    c->name_loc = c->loc;
+    c->lhs = c->rhs = NULL;
   }
   return false; /* a column: no children */
 }
@@ -1401,13 +1407,14 @@ static bool tvf_star(ParseState *ps, const FromItem *f, ItemList *l) {
     q = w->select;
     found = named = true;
   } else {
-    for (const Stmt *s = ps->head; s; s = s->next)
-      if (s->name && strcmp(s->name, f->name) == 0 && (named = true) &&
-          (s->kind == ST_CREATE_STREAM || s->kind == ST_CREATE_STREAM_AS || s->kind == ST_CREATE_TABLE)) {
-        found = s->kind != ST_CREATE_TABLE;
-        q = s->kind == ST_CREATE_STREAM_AS ? s->select : NULL;
-        cols = s->kind == ST_CREATE_STREAM ? s->cols : NULL;
-      }
+    for (const Stmt *s = ps->head; s; s = s->next) {
+      if (!s->name || strcmp(s->name, f->name) != 0) continue;
+      named = true;
+      if (s->kind != ST_CREATE_STREAM && s->kind != ST_CREATE_STREAM_AS && s->kind != ST_CREATE_TABLE) continue;
+      found = s->kind != ST_CREATE_TABLE; /* the last one declared */
+      q = s->kind == ST_CREATE_STREAM_AS ? s->select : NULL;
+      cols = s->kind == ST_CREATE_STREAM ? s->cols : NULL;
+    }
   }
   for (const SelectItem *it = q ? q->items : NULL; it; it = it->next)
     if (it->expr->kind == EX_STAR) {

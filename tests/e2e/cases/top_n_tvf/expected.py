@@ -61,7 +61,8 @@ def tumble(size):
 arg = sys.argv[1] if len(sys.argv) > 1 else ""
 if arg.endswith("hop.csv"):
     rows = top_n(BIDS, lambda t: hop_starts(t, 20000, 10000), 20000,
-                 lambda r, ws, we, wt: (r["k"], r["v"], wt), [], [(1, False, None)], 2)
+                 lambda r, ws, we, wt: (r["k"], r["v"], wt), [], [(1, False, None)], 2,
+                 lambda o, rn: o[2] >= 29999)
     print_result(["k", "v", "WINDOW_TIME", "rownum"], rows)
 elif arg.endswith("dedup.csv"):
     rows = top_n([r for r in BIDS if r["s"] is not None and r["s"] != "web"], tumble(5000), 5000,
