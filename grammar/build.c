@@ -1393,7 +1393,9 @@ static void tvf_item(ParseState *ps, ItemList *l, Expr *e, const char *name, con
 /* The columns `*` gives in SELECT *, ROW_NUMBER() OVER (...) FROM
  * TABLE(TUMBLE(TABLE s, ...)): s's columns in their order (a stream
  * declared before with its columns, a WITH query or derived stream whose
- * select list names them all), then window_start, window_end and
+ * select list names them all, and its implicit ts after them when the
+ * DESCRIPTOR names ts and no output is so named: sema refuses a DESCRIPTOR
+ * that is not the event time), then window_start, window_end and
  * window_time, as Flink's window TVFs add them; false (reported) when s's
  * columns are not known here. */
 static bool tvf_star(ParseState *ps, const FromItem *f, ItemList *l) {
@@ -1440,9 +1442,16 @@ static bool tvf_star(ParseState *ps, const FromItem *f, ItemList *l) {
     e->name = c->name;
     tvf_item(ps, l, e, c->name, NULL);
   }
+  bool time = false; /* a query's event time among its outputs (else the implicit ts after them) */
   for (const SelectItem *it = q ? q->items : NULL; it; it = it->next) {
     Expr *e = new_expr(ps->arena, EX_COLUMN, f->loc);
     e->name = written_name(it);
+    tvf_item(ps, l, e, e->name, NULL);
+    time |= f->tvf_time && strcmp(e->name, f->tvf_time) == 0;
+  }
+  if (q && !time && f->tvf_time && strcmp(f->tvf_time, "ts") == 0) { /* DESCRIPTOR(ts): the implicit ts */
+    Expr *e = new_expr(ps->arena, EX_COLUMN, f->loc);
+    e->name = "ts";
     tvf_item(ps, l, e, e->name, NULL);
   }
   tvf_item(ps, l, new_expr(ps->arena, EX_WINDOW_START, f->loc), "window_start", "window_start");

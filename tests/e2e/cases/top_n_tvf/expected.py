@@ -75,9 +75,9 @@ elif arg.endswith("cond.csv"):
     print_result(["k", "v", "s", "ts", "window_start", "window_end", "window_time", "rownum"], rows)
 elif arg.endswith("derived.csv"):
     d = [dict(k=r["k"], v2=r["v"] * 2, ts=r["ts"]) for r in BIDS if r["v"] is not None]
-    rows = top_n(d, tumble(30000), 30000, lambda r, ws, we, wt: (we, r["k"], r["v2"]), [],
+    rows = top_n(d, tumble(30000), 30000, lambda r, ws, we, wt: (we, r["k"], r["v2"], r["ts"]), [],
                  [(2, True, None), (1, False, None)], 4)
-    print_result(["window_end", "k", "v2", "rownum"], rows)
+    print_result(["window_end", "k", "v2", "ts", "rownum"], rows)
 else:
     rows = top_n(BIDS, tumble(10000), 10000,
                  lambda r, ws, we, wt: (r["k"], r["v"], r["s"], r["ts"], ws, we, wt), [0], [(1, True, None)], 3)
