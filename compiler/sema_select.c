@@ -273,14 +273,8 @@ static void check_join(Scope *sc) {
     }
     if (!l && !sel->table_join && time_bound(sc, c, &sc->tb)) /* an interval join's */
       continue;
-    if (!l && !sel->table_join) { /* another condition: tested on each pair (on an outer join, as it matches) */
+    if (!l) { /* another condition: tested on each pair (on an outer join, as it matches) */
       vec_push(s->arena, &rest, c);
-      continue;
-    }
-    if (!l) {
-      diag_error(s->d, c->loc, "JOIN ON with a TABLE must be an equality between an expression over '%s' and one "
-                 "over '%s' (test other conditions in WHERE)", sc->qual[0], sc->qual[1]);
-      bad = true;
       continue;
     }
     if (sel->join_lkey || (key_at >= 0 && i != key_at)) {
@@ -292,9 +286,14 @@ static void check_join(Scope *sc) {
   }
   if (!sel->join_lkey) {
     if (bad) return;
-    diag_error(s->d, sel->join_on->loc, "JOIN ON needs an equality between an expression over '%s' and one over "
-               "'%s': the key the rows meet on (an interval join's too: ON %s.k = %s.k AND ...)",
-               sc->qual[0], sc->qual[1], sc->qual[0], sc->qual[1]);
+    if (sel->table_join)
+      diag_error(s->d, sel->join_on->loc, "JOIN ON with a TABLE needs an equality between an expression over '%s' "
+                 "and one over '%s': the lookup of its row (ON %s.k = %s.key AND ...)",
+                 sc->qual[0], sc->qual[1], sc->qual[0], sc->qual[1]);
+    else
+      diag_error(s->d, sel->join_on->loc, "JOIN ON needs an equality between an expression over '%s' and one over "
+                 "'%s': the key the rows meet on (an interval join's too: ON %s.k = %s.k AND ...)",
+                 sc->qual[0], sc->qual[1], sc->qual[0], sc->qual[1]);
     return;
   }
   sel->join_rest = (Expr **)rest.v;
@@ -303,9 +302,6 @@ static void check_join(Scope *sc) {
     diag_error(s->d, sel->from[1].loc, "%s JOIN with a TABLE: a table's rows are looked up by the stream's, never "
                "emitted on their own; put the stream first and write LEFT JOIN (docs/language.md, \"Joins\")",
                sel->left_join ? "FULL" : "RIGHT");
-  else if (sel->left_join && sel->table_join && rest.n)
-    diag_error(s->d, ((Expr *)rest.v[0])->loc, "a LEFT JOIN with a table matches on its PRIMARY KEY alone: "
-               "test other conditions in WHERE, or in a CASE over the joined columns");
   check_table_key(sc);
 }
 
