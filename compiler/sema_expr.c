@@ -608,6 +608,30 @@ static Type check_call(Scope *sc, Expr *e) {
   }
   if (fk == FN_NONE) {
     diag_error(d, e->loc, "unknown function '%s'", e->name);
+    /* what a Flink user types, and airc's form of it */
+    static const struct { const char *name, *note; } flink[] = {
+        {"TUMBLE", "Flink's group window GROUP BY TUMBLE(ts, INTERVAL ...) is written GROUP BY k WINDOW TUMBLING "
+                   "(SIZE ...), or FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ...)) GROUP BY "
+                   "window_start, window_end, k"},
+        {"HOP", "Flink's group window GROUP BY HOP(ts, slide, size) is written GROUP BY k WINDOW HOPPING (SIZE ..., "
+                "ADVANCE BY ...), or FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), slide, size))"},
+        {"SESSION", "Flink's group window GROUP BY SESSION(ts, gap) is written GROUP BY k WINDOW SESSION (GAP ...)"},
+        {"TUMBLE_START", "a window's start is WINDOW_START (window_start over a window TVF)"},
+        {"HOP_START", "a window's start is WINDOW_START (window_start over a window TVF)"},
+        {"SESSION_START", "a window's start is WINDOW_START"},
+        {"TUMBLE_END", "a window's end is WINDOW_END (window_end over a window TVF)"},
+        {"HOP_END", "a window's end is WINDOW_END (window_end over a window TVF)"},
+        {"SESSION_END", "a window's end is WINDOW_END"},
+        {"TUMBLE_ROWTIME", "a window's last millisecond is WINDOW_TIME"},
+        {"HOP_ROWTIME", "a window's last millisecond is WINDOW_TIME"},
+        {"UNIX_TIMESTAMP", "CAST(ts AS BIGINT) is a TIMESTAMP's epoch milliseconds (seconds: CAST(ts AS BIGINT) / 1000)"},
+        {"TO_TIMESTAMP_LTZ", "CAST(ms AS TIMESTAMP) makes a TIMESTAMP of epoch milliseconds; TO_TIMESTAMP(s) of text"},
+    };
+    for (size_t i = 0; i < sizeof flink / sizeof flink[0]; i++)
+      if (strcasecmp(e->name, flink[i].name) == 0) {
+        diag_note(d, e->loc, "%s", flink[i].note);
+        return mk_type(TY_ERROR);
+      }
     Names ns = {0};
     for (int k = 1; k <= FN_LAST; k++)
       if (!func_defs[k].op) names_add(sc->s->arena, &ns, func_defs[k].name);
