@@ -792,6 +792,28 @@ static bool may_be_null(Scope *sc, const Expr *e, Type t) {
  * a window, over a stream that has a column of that name (a derived
  * stream's, named as Flink names them): that column. */
 static void window_word_column(Scope *sc, Expr *e) {
+  if (e->kind == EX_COLUMN && e->qual && sc->sel && sc->sel->window && e->name) {
+    /* L.window_start of a window TVF L (Flink's window join): the window's */
+    bool st = strcasecmp(e->name, "window_start") == 0, en = strcasecmp(e->name, "window_end") == 0,
+         tm = strcasecmp(e->name, "window_time") == 0;
+    for (int i = 0; i < sc->nfrom && (st || en || tm); i++) {
+      if (!sc->qual[i] || strcmp(sc->qual[i], e->qual) != 0 || !sc->sel->from[i].tvf || !sc->rel[i] ||
+          find_col(sc->rel[i], e->name) >= 0)
+        continue;
+      e->text = st ? "WINDOW_START" : en ? "WINDOW_END" : "WINDOW_TIME";
+      e->qual = NULL;
+      if (tm) { /* WINDOW_END - 1 ms, as the parser makes WINDOW_TIME */
+        e->kind = EX_BINARY;
+        e->op = OP_SUB;
+        e->lhs = new_expr(sc->s->arena, EX_WINDOW_END, e->loc);
+        e->rhs = new_expr(sc->s->arena, EX_INTERVAL, e->loc);
+        e->rhs->ival = 1;
+      } else {
+        e->kind = st ? EX_WINDOW_START : EX_WINDOW_END;
+      }
+      return;
+    }
+  }
   bool word = e->kind == EX_WINDOW_START || e->kind == EX_WINDOW_END ||
               (e->kind == EX_BINARY && e->op == OP_SUB && e->lhs->kind == EX_WINDOW_END && e->text &&
                strcasecmp(e->text, "WINDOW_TIME") == 0);

@@ -232,9 +232,49 @@ static void check_interval_join(Scope *sc) {
   sel->ij_hi = tb->hi;
 }
 
+/* Which window bound e names as a window TVF's column (L.window_start,
+ * L.window_end, L.window_time, of a FROM item that is a window TVF): 1, 2,
+ * 3; else 0. */
+static int tvf_window_word(const Scope *sc, const Expr *e) {
+  if (e->kind != EX_COLUMN || !e->qual || !e->name) return 0;
+  int w = strcasecmp(e->name, "window_start") == 0 ? 1 : strcasecmp(e->name, "window_end") == 0 ? 2
+          : strcasecmp(e->name, "window_time") == 0 ? 3 : 0;
+  for (int i = 0; i < sc->nfrom && w; i++)
+    if (sc->qual[i] && strcmp(sc->qual[i], e->qual) == 0 && sc->sel->from[i].tvf && sc->rel[i] &&
+        find_col(sc->rel[i], e->name) < 0)
+      return w;
+  return 0;
+}
+
+/* ON without the conjuncts L.window_start = R.window_start (window_end,
+ * window_time) of two window TVFs, as Flink's window joins are written:
+ * the rows of a windowed join's pair share their window anyway. */
+static Expr *drop_window_equalities(const Scope *sc, Expr *e) {
+  if (!e) return NULL;
+  if (e->kind == EX_BINARY && e->op == OP_AND) {
+    Expr *l = drop_window_equalities(sc, e->lhs), *r = drop_window_equalities(sc, e->rhs);
+    if (!l || !r) return l ? l : r;
+    e->lhs = l;
+    e->rhs = r;
+    return e;
+  }
+  if (e->kind == EX_BINARY && e->op == OP_EQ && tvf_window_word(sc, e->lhs) &&
+      tvf_window_word(sc, e->lhs) == tvf_window_word(sc, e->rhs) && strcmp(e->lhs->qual, e->rhs->qual) != 0)
+    return NULL;
+  return e;
+}
+
 static void check_join(Scope *sc) {
   Sema *s = sc->s;
   Select *sel = sc->sel;
+  if (sel->join_on && sel->window && sel->from[0].tvf && sel->from[1].tvf) {
+    Expr *on = drop_window_equalities(sc, sel->join_on);
+    if (!on)
+      diag_error(s->d, sel->join_on->loc, "this window join's ON names only the window: it needs the key the "
+                 "rows meet on as well (ON L.k = R.k AND L.window_start = R.window_start ...)");
+    sel->join_on = on;
+    if (!on) return;
+  }
   if (!sel->join_on) {
     diag_error(s->d, sel->from[1].loc, "JOIN needs an ON condition");
     return;
