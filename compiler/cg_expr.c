@@ -438,6 +438,7 @@ static void emit_cast(FILE *out, const Expr *e, const Ctx *cx) {
     case TY_VARCHAR: fprintf(out, "q_str_cut((char[%d]){0}, %d, ", cap, to.len); break;
     case TY_DOUBLE: fprintf(out, "q_f64_str((char[%d]){0}, %d, ", cap, to.len); break;
     case TY_DATE: fprintf(out, "q_date_str((char[%d]){0}, %d, ", cap, to.len); break;
+    case TY_TIMESTAMP: fprintf(out, "q_ts_str((char[%d]){0}, %d, ", cap, to.len); break;
     case TY_BOOL: fprintf(out, "q_str_cut((char[%d]){0}, %d, (", cap, to.len); break;
     default: fprintf(out, "q_i64_str((char[%d]){0}, %d, (int64_t)", cap, to.len); break;
     }

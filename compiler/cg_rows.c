@@ -608,11 +608,19 @@ void emit_ops(Gen *g, FILE *o, const Stage *st, int from, int to, SegEnv *env, c
       else
         fprintf(o, "%s%s = air_hash_find(tab%d, tkp, air_hash_bytes(tkp, sizeof *tkp));\n", ind2, tdecl, t->index);
       if (blk) fprintf(o, "%s} while (0);\n", ind2);
+      env->cx.home[1] = HOME_TABLE;
+      if (s->left_join && s->njoin_rest) { /* ON's other conditions decide the match (plan.c) */
+        fprintf(o, "%sif (t && !(", ind2);
+        for (int i = 0; i < s->njoin_rest; i++) {
+          if (i) fprintf(o, " && ");
+          emit_cond(o, s->join_rest[i], &env->cx);
+        }
+        fprintf(o, ")) t = NULL; /* no match: padded */\n");
+      }
       if (s->left_join)
         fprintf(o, "%s/* LEFT JOIN: a row without a match goes on, the table's columns NULL */\n", ind2);
       else
         fprintf(o, "%sif (!t) {\n%s  %sunmatched++;\n%s  break;\n%s}\n", ind2, ind2, env->cnt, ind2, ind2);
-      env->cx.home[1] = HOME_TABLE;
       break;
     }
     case OP_AGGREGATION:

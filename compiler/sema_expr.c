@@ -608,6 +608,30 @@ static Type check_call(Scope *sc, Expr *e) {
   }
   if (fk == FN_NONE) {
     diag_error(d, e->loc, "unknown function '%s'", e->name);
+    /* what a Flink user types, and airc's form of it */
+    static const struct { const char *name, *note; } flink[] = {
+        {"TUMBLE", "Flink's group window GROUP BY TUMBLE(ts, INTERVAL ...) is written GROUP BY k WINDOW TUMBLING "
+                   "(SIZE ...), or FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ...)) GROUP BY "
+                   "window_start, window_end, k"},
+        {"HOP", "Flink's group window GROUP BY HOP(ts, slide, size) is written GROUP BY k WINDOW HOPPING (SIZE ..., "
+                "ADVANCE BY ...), or FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), slide, size))"},
+        {"SESSION", "Flink's group window GROUP BY SESSION(ts, gap) is written GROUP BY k WINDOW SESSION (GAP ...)"},
+        {"TUMBLE_START", "a window's start is WINDOW_START (window_start over a window TVF)"},
+        {"HOP_START", "a window's start is WINDOW_START (window_start over a window TVF)"},
+        {"SESSION_START", "a window's start is WINDOW_START"},
+        {"TUMBLE_END", "a window's end is WINDOW_END (window_end over a window TVF)"},
+        {"HOP_END", "a window's end is WINDOW_END (window_end over a window TVF)"},
+        {"SESSION_END", "a window's end is WINDOW_END"},
+        {"TUMBLE_ROWTIME", "a window's last millisecond is WINDOW_TIME"},
+        {"HOP_ROWTIME", "a window's last millisecond is WINDOW_TIME"},
+        {"UNIX_TIMESTAMP", "CAST(ts AS BIGINT) is a TIMESTAMP's epoch milliseconds (seconds: CAST(ts AS BIGINT) / 1000)"},
+        {"TO_TIMESTAMP_LTZ", "CAST(ms AS TIMESTAMP) makes a TIMESTAMP of epoch milliseconds; TO_TIMESTAMP(s) of text"},
+    };
+    for (size_t i = 0; i < sizeof flink / sizeof flink[0]; i++)
+      if (strcasecmp(e->name, flink[i].name) == 0) {
+        diag_note(d, e->loc, "%s", flink[i].note);
+        return mk_type(TY_ERROR);
+      }
     Names ns = {0};
     for (int k = 1; k <= FN_LAST; k++)
       if (!func_defs[k].op) names_add(sc->s->arena, &ns, func_defs[k].name);
@@ -768,6 +792,28 @@ static bool may_be_null(Scope *sc, const Expr *e, Type t) {
  * a window, over a stream that has a column of that name (a derived
  * stream's, named as Flink names them): that column. */
 static void window_word_column(Scope *sc, Expr *e) {
+  if (e->kind == EX_COLUMN && e->qual && sc->sel && sc->sel->window && e->name) {
+    /* L.window_start of a window TVF L (Flink's window join): the window's */
+    bool st = strcasecmp(e->name, "window_start") == 0, en = strcasecmp(e->name, "window_end") == 0,
+         tm = strcasecmp(e->name, "window_time") == 0;
+    for (int i = 0; i < sc->nfrom && (st || en || tm); i++) {
+      if (!sc->qual[i] || strcmp(sc->qual[i], e->qual) != 0 || !sc->sel->from[i].tvf || !sc->rel[i] ||
+          find_col(sc->rel[i], e->name) >= 0)
+        continue;
+      e->text = st ? "WINDOW_START" : en ? "WINDOW_END" : "WINDOW_TIME";
+      e->qual = NULL;
+      if (tm) { /* WINDOW_END - 1 ms, as the parser makes WINDOW_TIME */
+        e->kind = EX_BINARY;
+        e->op = OP_SUB;
+        e->lhs = new_expr(sc->s->arena, EX_WINDOW_END, e->loc);
+        e->rhs = new_expr(sc->s->arena, EX_INTERVAL, e->loc);
+        e->rhs->ival = 1;
+      } else {
+        e->kind = st ? EX_WINDOW_START : EX_WINDOW_END;
+      }
+      return;
+    }
+  }
   bool word = e->kind == EX_WINDOW_START || e->kind == EX_WINDOW_END ||
               (e->kind == EX_BINARY && e->op == OP_SUB && e->lhs->kind == EX_WINDOW_END && e->text &&
                strcasecmp(e->text, "WINDOW_TIME") == 0);

@@ -232,9 +232,49 @@ static void check_interval_join(Scope *sc) {
   sel->ij_hi = tb->hi;
 }
 
+/* Which window bound e names as a window TVF's column (L.window_start,
+ * L.window_end, L.window_time, of a FROM item that is a window TVF): 1, 2,
+ * 3; else 0. */
+static int tvf_window_word(const Scope *sc, const Expr *e) {
+  if (e->kind != EX_COLUMN || !e->qual || !e->name) return 0;
+  int w = strcasecmp(e->name, "window_start") == 0 ? 1 : strcasecmp(e->name, "window_end") == 0 ? 2
+          : strcasecmp(e->name, "window_time") == 0 ? 3 : 0;
+  for (int i = 0; i < sc->nfrom && w; i++)
+    if (sc->qual[i] && strcmp(sc->qual[i], e->qual) == 0 && sc->sel->from[i].tvf && sc->rel[i] &&
+        find_col(sc->rel[i], e->name) < 0)
+      return w;
+  return 0;
+}
+
+/* ON without the conjuncts L.window_start = R.window_start (window_end,
+ * window_time) of two window TVFs, as Flink's window joins are written:
+ * the rows of a windowed join's pair share their window anyway. */
+static Expr *drop_window_equalities(const Scope *sc, Expr *e) {
+  if (!e) return NULL;
+  if (e->kind == EX_BINARY && e->op == OP_AND) {
+    Expr *l = drop_window_equalities(sc, e->lhs), *r = drop_window_equalities(sc, e->rhs);
+    if (!l || !r) return l ? l : r;
+    e->lhs = l;
+    e->rhs = r;
+    return e;
+  }
+  if (e->kind == EX_BINARY && e->op == OP_EQ && tvf_window_word(sc, e->lhs) &&
+      tvf_window_word(sc, e->lhs) == tvf_window_word(sc, e->rhs) && strcmp(e->lhs->qual, e->rhs->qual) != 0)
+    return NULL;
+  return e;
+}
+
 static void check_join(Scope *sc) {
   Sema *s = sc->s;
   Select *sel = sc->sel;
+  if (sel->join_on && sel->window && sel->from[0].tvf && sel->from[1].tvf) {
+    Expr *on = drop_window_equalities(sc, sel->join_on);
+    if (!on)
+      diag_error(s->d, sel->join_on->loc, "this window join's ON names only the window: it needs the key the "
+                 "rows meet on as well (ON L.k = R.k AND L.window_start = R.window_start ...)");
+    sel->join_on = on;
+    if (!on) return;
+  }
   if (!sel->join_on) {
     diag_error(s->d, sel->from[1].loc, "JOIN needs an ON condition");
     return;
@@ -273,14 +313,8 @@ static void check_join(Scope *sc) {
     }
     if (!l && !sel->table_join && time_bound(sc, c, &sc->tb)) /* an interval join's */
       continue;
-    if (!l && !sel->table_join) { /* another condition: tested on each pair (on an outer join, as it matches) */
+    if (!l) { /* another condition: tested on each pair (on an outer join, as it matches) */
       vec_push(s->arena, &rest, c);
-      continue;
-    }
-    if (!l) {
-      diag_error(s->d, c->loc, "JOIN ON with a TABLE must be an equality between an expression over '%s' and one "
-                 "over '%s' (test other conditions in WHERE)", sc->qual[0], sc->qual[1]);
-      bad = true;
       continue;
     }
     if (sel->join_lkey || (key_at >= 0 && i != key_at)) {
@@ -292,9 +326,14 @@ static void check_join(Scope *sc) {
   }
   if (!sel->join_lkey) {
     if (bad) return;
-    diag_error(s->d, sel->join_on->loc, "JOIN ON needs an equality between an expression over '%s' and one over "
-               "'%s': the key the rows meet on (an interval join's too: ON %s.k = %s.k AND ...)",
-               sc->qual[0], sc->qual[1], sc->qual[0], sc->qual[1]);
+    if (sel->table_join)
+      diag_error(s->d, sel->join_on->loc, "JOIN ON with a TABLE needs an equality between an expression over '%s' "
+                 "and one over '%s': the lookup of its row (ON %s.k = %s.key AND ...)",
+                 sc->qual[0], sc->qual[1], sc->qual[0], sc->qual[1]);
+    else
+      diag_error(s->d, sel->join_on->loc, "JOIN ON needs an equality between an expression over '%s' and one over "
+                 "'%s': the key the rows meet on (an interval join's too: ON %s.k = %s.k AND ...)",
+                 sc->qual[0], sc->qual[1], sc->qual[0], sc->qual[1]);
     return;
   }
   sel->join_rest = (Expr **)rest.v;
@@ -303,9 +342,6 @@ static void check_join(Scope *sc) {
     diag_error(s->d, sel->from[1].loc, "%s JOIN with a TABLE: a table's rows are looked up by the stream's, never "
                "emitted on their own; put the stream first and write LEFT JOIN (docs/language.md, \"Joins\")",
                sel->left_join ? "FULL" : "RIGHT");
-  else if (sel->left_join && sel->table_join && rest.n)
-    diag_error(s->d, ((Expr *)rest.v[0])->loc, "a LEFT JOIN with a table matches on its PRIMARY KEY alone: "
-               "test other conditions in WHERE, or in a CASE over the joined columns");
   check_table_key(sc);
 }
 

@@ -1139,6 +1139,21 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Pars
     }
   }
   airq_error_at(ps, yypcontext_location(ctx), "%s", msg);
+  /* Flink spellings airc has no room for: say what to write */
+  char before[KW_MAX * 2];
+  SrcLoc bat;
+  const AirqLoc *tl = yypcontext_location(ctx);
+  bool after = word_before(ps, tl, before, sizeof before, &bat);
+  if (tok == YYSYMBOL_DISTINCT && after && strcasecmp(before, "SELECT") == 0) {
+    diag_note(ps->d, airq_srcloc(tl), "SELECT DISTINCT is not supported: write GROUP BY over the columns it "
+              "keeps (SELECT k, WINDOW_END FROM s GROUP BY k WINDOW TUMBLING (SIZE ...))");
+    return 0;
+  }
+  if (tok == YYSYMBOL_FOR && !from) {
+    diag_note(ps->d, airq_srcloc(tl), "a TABLE is loaded when the program starts and looked up as it is: "
+              "write JOIN t ON ..., without FOR SYSTEM_TIME AS OF");
+    return 0;
+  }
   suggest_keyword(ps, ctx, tok, exp, nexp);
   return 0;
 }

@@ -387,6 +387,18 @@ Stmt *build_subquery(ParseState *ps, const char *name, const AirqLoc *nl, Select
 }
 
 FromItem build_from_subquery(ParseState *ps, const AirqLoc *l, Select *sel, const char *alias, const AirqLoc *al) {
+  if (sel->nfrom == 1 && sel->from[0].tvf && sel->window == sel->from[0].tvf && sel->items && !sel->items->next &&
+      sel->items->expr->kind == EX_STAR && !sel->items->expr->qual && !sel->where && !sel->group_by &&
+      !sel->having && !sel->order_by && !sel->limit) {
+    /* (SELECT * FROM TABLE(TUMBLE(...))) L, as Flink's window joins are
+     * written: the window TVF itself, named L */
+    FromItem f = sel->from[0];
+    if (alias) {
+      f.alias = alias;
+      f.alias_loc = airq_srcloc(al);
+    }
+    return f;
+  }
   if (!alias) {
     char buf[32];
     snprintf(buf, sizeof buf, "subquery_%d", ++ps->nsub);

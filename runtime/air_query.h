@@ -229,6 +229,13 @@ static inline int64_t q_str_daten(const char *s) { return q_str_timen(s, air_par
 /* CAST(ts AS DATE): the midnight UTC of its day (a DATE is the ms of one) */
 static inline int64_t q_ts_date(int64_t ts) { return air_tumble_start(ts, 86400000); }
 /* CAST(d AS VARCHAR(n)): 'yyyy-MM-dd', cut to n bytes */
+/* CAST(TIMESTAMP AS VARCHAR(n)): 'yyyy-MM-dd HH:mm:ss.SSS' in UTC, as
+ * results write it (and Flink casts a TIMESTAMP(3)), cut to n bytes */
+static inline const char *q_ts_str(char *buf, size_t n, int64_t t) {
+  char tmp[AIR_PUT_TS_ISO_MAX + 1];
+  *air_put_ts_iso(tmp, t, false) = '\0';
+  return q_str_cut(buf, n, tmp);
+}
 static inline const char *q_date_str(char *buf, size_t n, int64_t d) {
   char tmp[AIR_PUT_DATE_MAX + 1];
   *air_put_date(tmp, d, false) = '\0';

@@ -1,6 +1,7 @@
 """Reference for timestamp_formats: per (10 s window, k), on standard
 output COUNT(*), MAX(at), MIN(ts) and the window's bounds as ISO text
-(UTC, to the ms); in ms.csv MAX(at), MIN(ts) and WINDOW_END as epoch ms;
+(UTC, to the ms), MAX(at) cast to VARCHAR(30) (the same text) and MIN(ts)
+to VARCHAR(10) (its day); in ms.csv MAX(at), MIN(ts) and WINDOW_END as epoch ms;
 in out.jsonl MIN(at) and WINDOW_END as JSON strings of ISO text. A NULL
 (empty) at is skipped; with none in a group its MAX is NULL (an empty
 field, JSON null). Rows by WINDOW_END, then k."""
@@ -44,7 +45,8 @@ elif sys.argv[1:] == ["out.jsonl"]:
                          separators=(",", ":")))
 else:
     assert not sys.argv[1:], sys.argv
-    print("k,n,last_at,first,WINDOW_START,WINDOW_END")
+    print("k,n,last_at,first,WINDOW_START,WINDOW_END,last_text,day_text")
     for (end, k), g in sorted(groups.items()):
-        print(csv_line((k, len(g), iso(mx((a for a, _ in g), max)), iso(min(t for _, t in g)), iso(end - 10000),
-                        iso(end))))
+        last = iso(mx((a for a, _ in g), max))
+        print(csv_line((k, len(g), last, iso(min(t for _, t in g)), iso(end - 10000), iso(end), last,
+                        iso(min(t for _, t in g))[:10])))
