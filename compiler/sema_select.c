@@ -599,6 +599,14 @@ static void check_order(Scope *sc, const char *stream) {
       diag_error(s->d, e->loc, "ORDER BY must name a column of the select list (its name, its position, or its "
                                "expression)");
   }
+  /* Flink's Top-N ranks NULL as the smallest value, airc's ORDER BY after
+   * every value: where they differ and the query does not say, say so */
+  int k = 0;
+  for (const OrderItem *o = sel->order_by; o && sel->top_n; o = o->next, k++)
+    if (k >= sel->limit_part && o->out >= 0 && o->nulls == NULLS_DEFAULT && sel->out[o->out].type.nullable)
+      diag_warning(s->d, o->expr->loc, "'%s' may be NULL: NULL ranks %s here (after every value, first with DESC), "
+                   "%s in Flink; write NULLS FIRST or NULLS LAST to say which", sel->out[o->out].name,
+                   o->desc ? "first" : "last", o->desc ? "last" : "first");
 }
 
 void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
