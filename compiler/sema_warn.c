@@ -159,7 +159,23 @@ static int const_truth(const Expr *e, const Expr **count) {
   return t;
 }
 
+/* x = NULL (or <>, <, ... NULL) is NULL whatever x is: never true. */
+static void warn_null_compare(void *ctx, Expr *e) {
+  Sema *s = ctx;
+  if (e->kind == EX_BINARY && e->op >= OP_EQ && e->op <= OP_GE &&
+      (e->lhs->kind == EX_NULL || e->rhs->kind == EX_NULL)) {
+    const Expr *x = e->lhs->kind == EX_NULL ? e->rhs : e->lhs;
+    diag_warning(s->d, e->loc, "a comparison with NULL is NULL, never true: write %s IS %sNULL",
+                 x->text ? x->text : "x", e->op == OP_NE ? "NOT " : "");
+  }
+  expr_each_child(e, warn_null_compare, s);
+}
+
 void warn_conditions(Sema *s, Select *sel) {
+  if (sel->where) warn_null_compare(s, sel->where);
+  if (sel->having) warn_null_compare(s, sel->having);
+  if (sel->join_on) warn_null_compare(s, sel->join_on);
+  for (SelectItem *it = sel->items; it; it = it->next) warn_null_compare(s, it->expr);
   const Expr *count = NULL;
   if (sel->where && sel->where->type.kind == TY_BOOL &&
       const_truth(sel->where, &count) == TRUTH_FALSE)
