@@ -317,7 +317,8 @@ check-ckpt-stress: all
 	@python3 tests/ckpt/run.py 10
 
 # Bad rows that fail a run: a csv source or table with no good row,
-# max_bad_rows as a count and a percentage; a table's bad rows counted once.
+# max_bad_rows as a count and a percentage; a table's bad rows counted once;
+# a header read as a record (header = false) says to write header = true.
 .PHONY: check-badrows
 check-parts: check-badrows
 check-badrows: all

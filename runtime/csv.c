@@ -98,6 +98,7 @@ struct AirCsv {
   long line;      /* 1-based line number at pos */
   uint64_t index; /* records seen after the header */
   bool start;     /* nothing consumed yet: a byte order mark may come */
+  bool no_header; /* header = false: a bad first line may be a header after all */
   Span *spans;    /* field boundaries of the current record */
   int nspans;     /* allocated entries of spans */
   long bad;       /* rows passed to air_csv_bad_row */
@@ -185,6 +186,7 @@ static AirCsv *reader_new(AirRuntime *rt, const AirCsvDef *def, int fd) {
   c->time_col = def->table ? -1 : def->time_col;
   c->tmsg = !def->table && def->time_from_message;
   c->tproc = !def->table && def->proc_time;
+  c->no_header = def->header == AIR_CSV_NO_HEADER;
   c->bound = def->wm_bound_ms;
   c->maxts = c->row.wm = AIR_WM_NONE;
   c->fd = fd;
@@ -387,6 +389,7 @@ AirCsv *air_csv_open(AirRuntime *rt, const AirCsvDef *def) {
       MPI_Bcast(c->buf + at, (int)k, MPI_CHAR, 0, rt->comm);
     }
     c->eof = true;
+    c->no_header = d.header == AIR_CSV_NO_HEADER;
     if (d.header != AIR_CSV_NO_HEADER) check_header(c, &d);
   }
   if (c->error) air_fatal(rt, "%s", c->error);
@@ -531,6 +534,8 @@ void air_csv_bad_row(AirCsv *c, long line, const char *why) {
       fprintf(stderr, "%s:%ld (%s): %s\n", c->path, line, from, why);
     else
       fprintf(stderr, "%s:%ld: %s\n", c->path, line, why);
+    if (line == 1 && c->no_header && !c->tcp)
+      fputs("  (if line 1 names the columns, the file has a header: say header = true)\n", stderr);
   }
   char msg[768];
   if (c->rt && c->bad_limit == AIR_BAD_COUNT &&

@@ -199,7 +199,31 @@ def main():
         data, bad, out = table_data(40, {5, 6, 20})
         case(work, "table max 2 of 3 bad", TABLE.format(opt=", max_bad_rows = 2"), "t.csv", data,
              bad, out, "table 't' ('t.csv'): more than max_bad_rows = 2 bad rows")
+        header_hint(work)
     return h.summary()
+
+
+def header_hint(work):
+    """A file with a header read with header = false: its first line is a
+    bad row, and the message says what to write; the bad first record of
+    a file with header = true (its line 2) has no such note."""
+    d = os.path.join(work, "header_hint")
+    os.makedirs(d, exist_ok=True)
+    for name, opt, data, want in (("no header", "", "k,v,ts\n1,2,1000\n", True),
+                                  ("header", ", header = true", "k,v,ts\nx,2,1000\n3,4,2000\n", False)):
+        with open(os.path.join(d, "in.csv"), "w") as f:
+            f.write(data)
+        with open(os.path.join(d, "q.airq"), "w") as f:
+            f.write("CREATE STREAM r (k BIGINT, v INT, ts TIMESTAMP) WITH (source = 'csv', path = 'in.csv'%s);\n"
+                    "SELECT k, v FROM r;\n" % opt)
+        if not h.compile(AIRC, d, "q.airq", "q"):
+            continue
+        r = subprocess.run([MPIRUN, "-np", "1", "./q"], cwd=d, capture_output=True, text=True, timeout=60)
+        has = "say header = true" in r.stderr
+        if r.returncode == 0 and "bad rows 1" in r.stderr and has == want:
+            h.ok("header hint, %s: %s" % (name, "says header = true" if want else "no note"))
+        else:
+            h.fail("header hint, %s: exit %d, note %s" % (name, r.returncode, has), r.stderr)
 
 
 if __name__ == "__main__":
