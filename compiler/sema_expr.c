@@ -800,7 +800,7 @@ static void window_word_column(Scope *sc, Expr *e) {
       if (!sc->qual[i] || strcmp(sc->qual[i], e->qual) != 0 || !sc->sel->from[i].tvf || !sc->rel[i] ||
           find_col(sc->rel[i], e->name) >= 0)
         continue;
-      e->text = st ? "WINDOW_START" : en ? "WINDOW_END" : "WINDOW_TIME";
+      e->text = e->name; /* a result column's name as written: window_start */
       e->qual = NULL;
       if (tm) { /* WINDOW_END - 1 ms, as the parser makes WINDOW_TIME */
         e->kind = EX_BINARY;

@@ -551,6 +551,20 @@ static bool window_column(const Expr *e) {
           e->text && strcasecmp(e->text, "WINDOW_TIME") == 0);
 }
 
+/* t.window_start, t.window_end or t.window_time of a window TVF t of sel's
+ * FROM (by its alias, else its stream's name). */
+static bool tvf_window_column(const Select *sel, const Expr *e) {
+  if (e->kind != EX_COLUMN || !e->qual || !e->name ||
+      (strcasecmp(e->name, "window_start") != 0 && strcasecmp(e->name, "window_end") != 0 &&
+       strcasecmp(e->name, "window_time") != 0))
+    return false;
+  for (int i = 0; i < sel->nfrom; i++) {
+    const FromItem *f = &sel->from[i];
+    if (f->tvf && strcmp(f->alias ? f->alias : f->name, e->qual) == 0) return true;
+  }
+  return false;
+}
+
 /* The window of a query whose FROM is a window TVF; and in a windowed
  * query, GROUP BY window_start, window_end (as Flink's window aggregations
  * are written) groups by the window, which it does anyway: they are
@@ -576,7 +590,7 @@ bool build_tvf_window(ParseState *ps, Select *sel) {
   if (!sel->window) return true;
   Expr **p = &sel->group_by;
   while (*p) {
-    if (window_column(*p))
+    if (window_column(*p) || tvf_window_column(sel, *p))
       *p = (*p)->next;
     else
       p = &(*p)->next;

@@ -2,8 +2,9 @@
 rows with equal num (a FULL JOIN: a row of either side that met none goes
 on with the other's columns NULL; the window's bounds given by COALESCE),
 and the inner pairs with a.id < b.id with the window's start, end and last
-millisecond (epoch ms: the harness compiles with --timestamp-format=epoch_ms).
-Two queries on standard output, lines q1, q2 (compared sorted)."""
+millisecond (epoch ms: the harness compiles with --timestamp-format=epoch_ms);
+per 10 s window and num of a, COUNT(*). Three queries on standard output,
+lines q1, q2, q3 (compared sorted)."""
 import os
 import sys
 
@@ -33,4 +34,9 @@ for w in wins:
         if not any(x[1] == y[1] for x in la):
             q1.append("q1," + csv_line((None, None, y[1], y[0], w, w + 5000)))
 assert len(q1) > 60 and len(q2) > 10 and any(",,," in line for line in q1)
-print("\n".join(q1 + q2))
+q3 = ["q3,window_start,num,n,window_time"]
+counts = {}
+for _, n, t in a:
+    counts[(tumble_start(t, 10000), n)] = counts.get((tumble_start(t, 10000), n), 0) + 1
+q3 += ["q3," + csv_line((w, n, c, w + 9999)) for (w, n), c in sorted(counts.items())]
+print("\n".join(q1 + q2 + q3))
