@@ -232,6 +232,7 @@ struct AirRuntime {
   AirQueue **outq;        /* per (destination rank, edge): [d * AIR_MAX_EDGES + edge], NULL for self */
   struct Inflight *inflight; /* the comm loop's MPI_Issends in flight, as outq (comm.c) */
   bool barrier_posted;    /* the comm loop's end barrier was posted (comm.c) */
+  MPI_Request end_barrier; /* ... its request (valid once barrier_posted; MPI_REQUEST_NULL once complete) */
   atomic_int live;        /* vertex threads still running on this rank */
   pthread_t main_thread;  /* the one thread that may call MPI */
   pthread_mutex_t fatal_mu;

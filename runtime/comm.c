@@ -106,23 +106,21 @@ static void nap_us(long us) {
   nanosleep(&ts, NULL);
 }
 
+/* No MPI operation of ours is left that MPI_Finalize would wait on: the
+ * end barrier, when this rank posted it, completed (every rank posted it,
+ * in the comm loop or on its way out, air_fatal_main). */
+static bool barrier_done(AirRuntime *rt) {
+  if (!rt->barrier_posted || rt->end_barrier == MPI_REQUEST_NULL) return true;
+  int flag = 0;
+  MPI_Test(&rt->end_barrier, &flag, MPI_STATUS_IGNORE);
+  return flag;
+}
+
 static _Noreturn void die(void) {
   fflush(NULL);
   _exit(1);
 }
 
-/* Every rank agreed to end. When none has MPI traffic pending (each one's
- * sends completed, the end barrier nowhere posted) they leave through
- * MPI_Finalize: no rank is then an "abnormal" exit the launcher cleans up
- * by killing the others (mpirun's status would be 9, the kill's, instead
- * of 1). Otherwise they leave at one word and the launcher may still see
- * a kill. */
-static _Noreturn void die_agreed(bool finalize) {
-  fflush(NULL);
-  if (finalize)
-    MPI_Finalize();
-  _exit(1);
-}
 
 /* One step of quieting this rank's MPI traffic on the way out: receive and
  * drop whatever other ranks sent (batches, progress, stop and cut words),
@@ -167,6 +165,30 @@ static bool quiet_step(AirRuntime *rt) {
 #define FATAL_ACK_S 5.0     /* rank 0 waits this long for the others to say they go */
 #define FATAL_QUIET_S 2.0   /* a rank waits this long for its sends to complete */
 
+/* Every rank agreed to end. When none has MPI traffic pending (each one's
+ * sends completed, the end barrier nowhere posted) they leave through
+ * MPI_Finalize: no rank is then an "abnormal" exit the launcher cleans up
+ * by killing the others (mpirun's status would be 9, the kill's, instead
+ * of 1). The job's status is then rank 0's: the others leave with 0 once
+ * finalized, and rank 0 with 1 a moment after them, because a rank that
+ * leaves with 1 while another is still finishing MPI_Finalize gets that
+ * one killed all the same (seen once in about 30 runs of two ranks).
+ * Otherwise they leave at one word and the launcher may still see a kill. */
+static _Noreturn void die_agreed(AirRuntime *rt, bool finalize) {
+  fflush(NULL);
+  double t = air_mono_s();
+  while (finalize && !barrier_done(rt) && air_mono_s() - t < FATAL_QUIET_S) {
+    quiet_step(rt);
+    nap_us(50);
+  }
+  if (finalize && barrier_done(rt)) {
+    MPI_Finalize();
+    if (rt->rank != 0) _exit(0);
+    if (rt->world > 1) nap_us(200 * 1000);
+  }
+  _exit(1);
+}
+
 /* A fatal error on any rank ends every rank with status 1. Rank 0 prints
  * the messages (its own and the others', each once), tells every rank to
  * end, and waits for each to answer; a rank answers once its batches in
@@ -175,6 +197,15 @@ static bool quiet_step(AirRuntime *rt) {
  * sends all out at once. */
 void air_fatal_main(AirRuntime *rt) {
   char *msg = rt->fatal_msg; /* empty when another rank's error brought us here */
+  /* Every rank comes here or has posted the end barrier (the comm loop
+   * posts it when its rank is done). The others post it now; rank 0 once
+   * every one has answered, so that no rank sees it complete and ends as
+   * if the run were over. Completed, all may leave through MPI_Finalize
+   * (die_agreed). */
+  if (rt->rank != 0 && !rt->barrier_posted) {
+    MPI_Ibarrier(rt->comm, &rt->end_barrier);
+    rt->barrier_posted = true;
+  }
   if (rt->rank != 0) {
     MPI_Request req = MPI_REQUEST_NULL;
     if (msg[0])
@@ -195,7 +226,7 @@ void air_fatal_main(AirRuntime *rt) {
         bool quiet;
         while (!(quiet = quiet_step(rt)) && air_mono_s() - t1 < FATAL_QUIET_S)
           nap_us(50);
-        ok = quiet && !rt->barrier_posted;
+        ok = quiet;
         MPI_Send(&ok, 1, MPI_CHAR, 0, AIR_TAG_FATAL, rt->comm);
         /* then all leave at once, at rank 0's second word (2: finalize),
          * taking what others still send until then */
@@ -204,7 +235,7 @@ void air_fatal_main(AirRuntime *rt) {
           MPI_Iprobe(0, AIR_TAG_FATAL, rt->comm, &flag, MPI_STATUS_IGNORE);
           if (flag) {
             MPI_Recv(&go, 1, MPI_CHAR, 0, AIR_TAG_FATAL, rt->comm, MPI_STATUS_IGNORE);
-            die_agreed(go == 2);
+            die_agreed(rt, go == 2);
           }
           quiet_step(rt);
           nap_us(50);
@@ -268,15 +299,19 @@ void air_fatal_main(AirRuntime *rt) {
     if (n <= 1) { /* an answer (only after told; error texts are longer) */
       all_ok &= n == 1 && text[0] == 1;
       if (++acks == rt->world - 1) { /* every rank waits for the word: go */
+        if (!rt->barrier_posted) {
+          MPI_Ibarrier(rt->comm, &rt->end_barrier);
+          rt->barrier_posted = true;
+        }
         double t1 = air_mono_s();
         bool quiet;
-        while (!(quiet = quiet_step(rt)) && air_mono_s() - t1 < FATAL_QUIET_S)
+        while (!(quiet = quiet_step(rt) && barrier_done(rt)) && air_mono_s() - t1 < FATAL_QUIET_S)
           nap_us(50);
-        char go = all_ok && quiet && !rt->barrier_posted ? 2 : 1;
+        char go = all_ok && quiet ? 2 : 1;
         for (int r = 1; r < rt->world; r++)
           MPI_Send(&go, 1, MPI_CHAR, r, AIR_TAG_FATAL, rt->comm);
         if (go == 2)
-          die_agreed(true);
+          die_agreed(rt, true);
         /* rank 0 leaves last */
         t1 = air_mono_s();
         while (air_mono_s() - t1 < 0.05)
@@ -297,7 +332,7 @@ void air_fatal_main(AirRuntime *rt) {
   }
   fflush(stderr);
   if (rt->world == 1)
-    die_agreed(quiet_step(rt));
+    die_agreed(rt, quiet_step(rt));
   die();
 }
 
@@ -371,7 +406,7 @@ void air_comm_run(AirRuntime *rt) {
   rt->inflight = inf; /* for a fatal error's way out */
   long idle_us = AIR_IDLE_MIN_US;
   bool local_done = false, stop_told = false;
-  MPI_Request barrier = MPI_REQUEST_NULL;
+  rt->end_barrier = MPI_REQUEST_NULL;
   for (;;) {
     air_fatal_poll(rt);
     poll_stop(rt, &stop_told);
@@ -386,13 +421,13 @@ void air_comm_run(AirRuntime *rt) {
     if (!local_done && atomic_load(&rt->live) == 0 && sends_drained(rt, inf)) {
       local_done = true;
       air_progress_poll(rt, true); /* the last report goes before the barrier */
-      MPI_Ibarrier(rt->comm, &barrier);
+      MPI_Ibarrier(rt->comm, &rt->end_barrier);
       rt->barrier_posted = true;
     }
     air_progress_poll(rt, local_done);
     if (local_done) {
       int flag = 0;
-      MPI_Test(&barrier, &flag, MPI_STATUS_IGNORE);
+      MPI_Test(&rt->end_barrier, &flag, MPI_STATUS_IGNORE);
       if (flag && air_progress_settled(rt))
         break;
     }
