@@ -198,14 +198,10 @@ static _Noreturn void die_agreed(AirRuntime *rt, bool finalize) {
 void air_fatal_main(AirRuntime *rt) {
   char *msg = rt->fatal_msg; /* empty when another rank's error brought us here */
   /* Every rank comes here or has posted the end barrier (the comm loop
-   * posts it when its rank is done). The others post it now; rank 0 once
-   * every one has answered, so that no rank sees it complete and ends as
-   * if the run were over. Completed, all may leave through MPI_Finalize
-   * (die_agreed). */
-  if (rt->rank != 0 && !rt->barrier_posted) {
-    MPI_Ibarrier(rt->comm, &rt->end_barrier);
-    rt->barrier_posted = true;
-  }
+   * posts it when its rank is done). Here the others post it at rank 0's
+   * word, and rank 0 once every one has answered: so no rank sees it
+   * complete while another could still take it for the end of the run.
+   * Completed, all may leave through MPI_Finalize (die_agreed). */
   if (rt->rank != 0) {
     MPI_Request req = MPI_REQUEST_NULL;
     if (msg[0])
@@ -220,6 +216,10 @@ void air_fatal_main(AirRuntime *rt) {
          * answer with one byte, 1 when we may finalize */
         char none, ok, go;
         MPI_Recv(&none, 1, MPI_CHAR, 0, AIR_TAG_FATAL, rt->comm, MPI_STATUS_IGNORE);
+        if (!rt->barrier_posted) {
+          MPI_Ibarrier(rt->comm, &rt->end_barrier);
+          rt->barrier_posted = true;
+        }
         if (req != MPI_REQUEST_NULL)
           MPI_Wait(&req, MPI_STATUS_IGNORE);
         double t1 = air_mono_s();
