@@ -121,7 +121,6 @@ static _Noreturn void die(void) {
   _exit(1);
 }
 
-
 /* One step of quieting this rank's MPI traffic on the way out: receive and
  * drop whatever other ranks sent (batches, progress, stop and cut words),
  * so their sends complete, and test our own batches in flight. True when
@@ -166,14 +165,14 @@ static bool quiet_step(AirRuntime *rt) {
 #define FATAL_QUIET_S 2.0   /* a rank waits this long for its sends to complete */
 
 /* Every rank agreed to end. When none has MPI traffic pending (each one's
- * sends completed, the end barrier nowhere posted) they leave through
- * MPI_Finalize: no rank is then an "abnormal" exit the launcher cleans up
- * by killing the others (mpirun's status would be 9, the kill's, instead
- * of 1). The job's status is then rank 0's: the others leave with 0 once
- * finalized, and rank 0 with 1 a moment after them, because a rank that
- * leaves with 1 while another is still finishing MPI_Finalize gets that
- * one killed all the same (seen once in about 30 runs of two ranks).
- * Otherwise they leave at one word and the launcher may still see a kill. */
+ * sends completed, the end barrier completed: barrier_done) they leave
+ * through MPI_Finalize: no rank is then an "abnormal" exit the launcher
+ * cleans up by killing the others (mpirun's status would be 9, the kill's,
+ * instead of 1). The job's status is then rank 0's: the others leave with
+ * 0 once finalized, and rank 0 with 1 a moment after them, because a rank
+ * that leaves with 1 while another is still finishing MPI_Finalize gets
+ * that one killed all the same. Otherwise (a rank not quiet in time) they
+ * leave at one word, and the launcher may still see a kill. */
 static _Noreturn void die_agreed(AirRuntime *rt, bool finalize) {
   fflush(NULL);
   double t = air_mono_s();
