@@ -305,6 +305,11 @@ typedef struct OrderItem {
   struct OrderItem *next;
 } OrderItem;
 
+/* EMIT: when an updating query (GROUP BY or aggregates without WINDOW)
+ * writes its changes. EMIT_NONE: not said (an updating query's default is
+ * EMIT_CHANGES; a window's is its close, which EMIT FINAL also says). */
+typedef enum { EMIT_NONE, EMIT_FINAL, EMIT_CHANGES, EMIT_EVERY } EmitMode;
+
 typedef struct Select Select;
 struct Select {
   SrcLoc loc;         /* location of SELECT */
@@ -328,6 +333,9 @@ struct Select {
                        * holds for the rows written, after the cut and the numbering (on rank 0) */
   const char **rank_names; /* the names they read the output columns by (the ranked query's), nout */
   Expr *having;       /* HAVING condition, or NULL */
+  EmitMode emit;      /* EMIT ..., or EMIT_NONE */
+  Expr *emit_every;   /* EMIT EVERY's interval (EX_INTERVAL), or NULL */
+  SrcLoc emit_loc;    /* where EMIT is */
 
   /* --- filled by sema.c --- */
   QueryKind qkind;    /* see QueryKind */
@@ -350,6 +358,20 @@ struct Select {
    * event time by the other's): from[1].ts - from[0].ts in [ij_lo, ij_hi] ms */
   bool interval_join;
   int64_t ij_lo, ij_hi;
+  /* An updating query: aggregates without a WINDOW (sema_select.c's
+   * check_updating). The rows are aggregated in tumbling intervals of
+   * `window` (size emit_ms: EMIT EVERY's interval, 1 ms for EMIT CHANGES,
+   * all of time for EMIT FINAL), each row in the interval of
+   * max(ts, its source's watermark + 1), so none is late; when an interval
+   * closes, the final stage merges its accumulators into the key's running
+   * ones (a table of its own: C<n>, cg_rows.c's emit_updates) and writes
+   * what changed: +I, -U and +U, -D, ordered by key. */
+  bool updating;
+  int64_t emit_ms;
+  /* Its input is updating (a derived stream of an updating query): each
+   * row adds (+I, +U) or takes back (-U, -D) itself, weight +1 or -1; every
+   * aggregate then must take rows back (AggDef.retract). */
+  bool retract;
 };
 
 /* How long past its own time an interval join's row can still meet one of
@@ -370,6 +392,10 @@ static inline int64_t ijoin_bucket_ms(const Select *s) {
 static inline int64_t ijoin_hold_ms(const Select *s) {
   return ijoin_keep_ms(s) + (s->left_join || s->right_join ? ijoin_bucket_ms(s) : 0);
 }
+
+/* Do the query's result rows carry a change (O's op): an updating query's,
+ * or the rows of one passed on (a query over an updating stream). */
+static inline bool select_changes(const Select *s) { return s->updating || s->retract; }
 
 /* Are FROM item f's columns NULL in the rows an outer join pads (f = 1 of a
  * LEFT JOIN, f = 0 of a RIGHT JOIN, both of a FULL JOIN)? */
@@ -499,6 +525,7 @@ struct Relation {
                             the most its event time can be behind its window's end */
   bool ingestion_time;   /* the time column is wall-clock ingestion time */
   bool implicit_time;    /* REL_DERIVED: the time column is the implicit ts after the outputs */
+  bool updating;         /* REL_DERIVED: the changes of an updating query (rows carry an op) */
   int key_col;           /* TABLE: PRIMARY KEY column index */
   const SourceKindDef *source; /* REL_SOURCE/REL_TABLE: where rows come from (NULL: not given) */
   const SinkKindDef *sink;     /* REL_SINK: where rows go (NULL: not given) */
@@ -923,6 +950,8 @@ extern const int nsink_kinds;
 typedef struct AggDef {
   const char *name;          /* as written (upper case); NULL for AGG_NONE */
   bool star;                 /* the '*' form: COUNT(*) */
+  bool retract;              /* over an updating input: its update takes cx->weight (+1 or -1), so a
+                              * row's old version is taken back exactly (sums and counts) */
   Type (*result)(Type arg);  /* its type over an argument of type arg; TY_ERROR: not over it */
   /* cg_expr.c: the accumulator's members for aggregate j; one row's update (is_new: the
    * accumulator is fresh); merging partial p into acc; its value from accumulator cx->acc */

@@ -602,10 +602,12 @@ void cg_count_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char *i
   if (a->agg == AGG_COUNT && a->args->type.nullable) { /* COUNT(x): the rows x is not NULL in */
     fprintf(o, "%sif (!", ind);
     emit_null_cond(o, a->args, cx);
-    fprintf(o, ") acc->a%d++;\n", j);
+    if (cx->weight) fprintf(o, ") acc->a%d += %s;\n", j, cx->weight);
+    else fprintf(o, ") acc->a%d++;\n", j);
     return;
   }
-  fprintf(o, "%sacc->a%d++;\n", ind, j);
+  if (cx->weight) fprintf(o, "%sacc->a%d += %s;\n", ind, j, cx->weight);
+  else fprintf(o, "%sacc->a%d++;\n", ind, j);
 }
 
 /* acc->a<j><suffix> += the argument (v when arg_begin took it): exactly for
@@ -618,10 +620,13 @@ static void sum_update(FILE *o, const Expr *a, int j, const Ctx *cx, const char 
     fprintf(o, "%sair_xsum_add(&acc->a%d%s, ", in, j, suffix);
   else
     fprintf(o, "%sacc->a%d%s = (int64_t)((uint64_t)acc->a%d%s + (uint64_t)(int64_t)", in, j, suffix, j, suffix);
+  if (cx->weight) fputs("(", o); /* a row taken back: minus its value */
   if (open) fputs("v", o);
   else emit_expr(o, a->args, cx);
+  if (cx->weight) fprintf(o, ") * %s", cx->weight);
   fprintf(o, ");\n");
-  if (a->type.nullable || *suffix) fprintf(o, "%sacc->a%dn++;\n", in, j);
+  if ((a->type.nullable || *suffix) && cx->weight) fprintf(o, "%sacc->a%dn += %s;\n", in, j, cx->weight);
+  else if (a->type.nullable || *suffix) fprintf(o, "%sacc->a%dn++;\n", in, j);
   arg_end(o, open, ind);
 }
 

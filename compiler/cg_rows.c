@@ -53,6 +53,7 @@ static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx0, const char
   rc.row_ts = ts;
   const Ctx *cx = &rc;
   fprintf(o, "%sif (is_new || %s > acc->maxts) acc->maxts = %s;\n", ind, ts, ts);
+  if (s->updating) fprintf(o, "%sacc->rows += %s;\n", ind, cx->weight ? cx->weight : "1");
   if (s->topn_rows) { /* the row as the Top-N keeps it, into the first n */
     Ctx wc = rc;
     char wend[64];
@@ -104,6 +105,7 @@ static void emit_acc_update(FILE *o, const Chain *ch, const Ctx *cx0, const char
 void emit_acc_merge(FILE *o, const Chain *ch, const char *ind) {
   const Select *s = ch->sel;
   fprintf(o, "%sif (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;\n", ind);
+  if (s->updating) fprintf(o, "%sacc->rows += p->rows;\n", ind);
   if (s->topn_rows)
     fprintf(o, "%sq_top_merge(acc->top, &acc->ntop, p->top, p->ntop, %lld, sizeof acc->top[0], cmp_TR%d);\n", ind,
             (long long)s->limit, ch->index);
@@ -184,6 +186,16 @@ static void emit_slice_update(FILE *o, const Chain *ch, const SegEnv *env, const
 static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, const char *ind) {
   const WindowSpec *w = ch->sel->window;
   const char *ts = env->ts;
+  if (ch->sel->updating) {
+    /* an updating query drops no row: one behind its source's watermark
+     * goes into the interval of the watermark's next ms, still open
+     * everywhere (EMIT FINAL: all of time is one interval) */
+    if (ch->sel->emit == EMIT_FINAL)
+      fprintf(o, "%sconst int64_t uts = 0;\n", ind);
+    else
+      fprintf(o, "%sconst int64_t uts = %s > %s ? %s : %s + 1;\n", ind, ts, env->wm, ts, env->wm);
+    ts = "uts";
+  }
   const Select *s = ch->sel;
   const Expr *k0 = s->nkeys == 1 ? s->keys[0] : NULL;
   char ind2[160], acc[160];
@@ -465,6 +477,7 @@ static void emit_out_row(FILE *o, const Stage *st, const SegEnv *env, const char
   const Select *s = ch->sel;
   fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
   fprintf(o, "%sout.ts = %s;\n%sout.srcwm = %s;\n", ind, env->ts, ind, env->wm);
+  if (s->retract) fprintf(o, "%sout.op = r->op; /* the change it is, on */\n", ind);
   if (env->cx.wend) fprintf(o, "%sout.wend = %s;\n", ind, env->cx.wend);
   emit_out_cols(o, s, "out", ind, &env->cx);
   emit_send_all(o, st, env, "out", ind);
@@ -481,6 +494,7 @@ static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, cons
   snprintf(port, sizeof port, env->outs, e->id);
   fprintf(o, "%s%s row;\n%smemset(&row, 0, sizeof row);\n%srow.ts = %s;\n", ind, rt, ind, ind, env->ts);
   fprintf(o, "%srow.srcwm = %s;\n", ind, env->wm);
+  if (s->retract) fprintf(o, "%srow.op = r->op; /* the change it is, on */\n", ind);
   if (env->cx.wstart) fprintf(o, "%srow.wstart = %s;\n%srow.wend = %s;\n", ind, env->cx.wstart, ind, env->cx.wend);
   /* a join's first input holds from[0] only, its second from[1] only */
   Payload pay = edge_payload(g->ph, e);
@@ -664,6 +678,27 @@ static const char *result_srcwm(char *buf, size_t n, const Chain *ch, const char
   return buf;
 }
 
+/* HAVING's condition between `pre` and `post` (one statement), mapped to its line. */
+static void emit_having(FILE *o, const Select *s, const Ctx *cx, const char *ind, const char *pre, const char *post) {
+  text_comment(o, ind, "HAVING ", s->having);
+  Mapped mp;
+  FILE *mo = map_begin(&mp, o, s->having->loc.line);
+  fprintf(mo, "%s%s", ind, pre);
+  emit_cond(mo, s->having, cx);
+  fprintf(mo, "%s\n", post);
+  map_end(&mp);
+}
+
+/* The group keys into result row `var`. */
+static void emit_key_copy(FILE *o, const Select *s, const char *var, const char *ind) {
+  for (int i = 0; i < s->nkeys; i++) {
+    if (s->keys[i]->type.kind == TY_VARCHAR)
+      fprintf(o, "%smemcpy(%s.k%d, key->k%d, sizeof %s.k%d);\n", ind, var, i, i, var, i);
+    else
+      fprintf(o, "%s%s.k%d = key->k%d;\n", ind, var, i, i);
+  }
+}
+
 /* The O row of one closed window of key `key` with accumulators `acc`. */
 void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char *ind,
                                const char *skip) {
@@ -689,24 +724,15 @@ void emit_window_result(FILE *o, const Stage *st, const SegEnv *env, const char 
     return;
   }
   if (s->having) {
-    text_comment(o, ind, "HAVING ", s->having);
-    Mapped mp;
-    FILE *mo = map_begin(&mp, o, s->having->loc.line);
-    fprintf(mo, "%sif (!(", ind);
-    emit_cond(mo, s->having, &cx);
-    fprintf(mo, ")) %s;\n", skip);
-    map_end(&mp);
+    char post[32];
+    snprintf(post, sizeof post, ")) %s;", skip);
+    emit_having(o, s, &cx, ind, "if (!(", post);
   }
   fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
   fprintf(o, "%sout.wend = wend;\n%sout.ts = acc->maxts;\n", ind, ind);
   char srcwm[96];
   fprintf(o, "%sout.srcwm = %s;\n", ind, result_srcwm(srcwm, sizeof srcwm, ch, "wend"));
-  for (int i = 0; i < s->nkeys; i++) {
-    if (s->keys[i]->type.kind == TY_VARCHAR)
-      fprintf(o, "%smemcpy(out.k%d, key->k%d, sizeof out.k%d);\n", ind, i, i, i);
-    else
-      fprintf(o, "%sout.k%d = key->k%d;\n", ind, i, i);
-  }
+  emit_key_copy(o, s, "out", ind);
   emit_out_cols(o, s, "out", ind, &cx);
   emit_send_all(o, st, env, "out", ind);
 }
@@ -765,6 +791,59 @@ static void emit_close_slices(const Stage *st, const SegEnv *env, FILE *o, const
   fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
   emit_send_partial(o, st, env, kp, ap, 1, ind6);
   fprintf(o, "%s    }\n%s    air_slide_recycle_extra(%s, tab);\n%s  }\n%s}\n", ind, ind, sl, ind, ind);
+}
+
+/* An updating query's closed interval (Select.updating): each key's
+ * accumulators of the interval merged into its running ones (C<n>, in
+ * stage<id>.cum), and what changed written: +I for a key new to the result,
+ * -U then +U for one whose row changed, -D for one gone (its rows all taken
+ * back, or HAVING no longer holds). A key whose row did not change writes
+ * nothing. Every row has the interval's last ms as its time. */
+static void emit_updates(FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  int c = ch->index;
+  char srcwm[96];
+  result_srcwm(srcwm, sizeof srcwm, ch, "wend");
+  fprintf(o, "%sconst int64_t wend = ws + INT64_C(%" PRId64 ");\n", ind, s->window->size_ms);
+  fprintf(o, "%sbool fresh;\n%sC%d *cu = air_hash_upsert(stage%d.cum, key, hash_K%d(key), &fresh);\n", ind, ind, c,
+          st->id, c);
+  fprintf(o, "%sif (fresh) memset(cu, 0, sizeof *cu);\n", ind);
+  fprintf(o, "%s{ /* the interval's rows into the key's */\n", ind);
+  fprintf(o, "%s  const bool is_new = cu->acc.rows == 0; /* none left: begins anew */\n", ind);
+  fprintf(o, "%s  if (is_new) memset(&cu->acc, 0, sizeof cu->acc);\n", ind);
+  fprintf(o, "%s  A%d *acc = &cu->acc;\n%s  const A%d *p = ap;\n", ind, c, ind, c);
+  char ind2[160];
+  indent_more(ind2, sizeof ind2, ind);
+  emit_acc_merge(o, ch, ind2);
+  fprintf(o, "%s}\n", ind);
+  fprintf(o, "%sconst A%d *acc = &cu->acc;\n", ind, c);
+  fprintf(o, "%sO%d now;\n%smemset(&now, 0, sizeof now);\n", ind, c, ind);
+  fprintf(o, "%sbool vis = acc->rows > 0;\n", ind);
+  fprintf(o, "%sif (vis) {\n", ind);
+  emit_key_copy(o, s, "now", ind2);
+  Ctx cx = {.sel = s, .post = true, .key = "key", .acc = "acc", .implicit_ts = {-1, -1}};
+  emit_out_cols(o, s, "now", ind2, &cx);
+  if (s->having) emit_having(o, s, &cx, ind2, "vis = ", ";");
+  fprintf(o, "%s}\n", ind);
+  fprintf(o, "%sbool same = cu->shown && vis", ind);
+  for (int i = 0; i < s->nout; i++) fprintf(o, " &&\n%s    memcmp(&now.o%d, &cu->last.o%d, sizeof now.o%d) == 0", ind, i, i, i);
+  fprintf(o, ";\n");
+  fprintf(o, "%sif (cu->shown && !same) { /* its row as written, taken back */\n", ind);
+  fprintf(o, "%s  O%d old = cu->last;\n", ind, c);
+  fprintf(o, "%s  old.op = vis ? AIR_OP_UPDATE_BEFORE : AIR_OP_DELETE;\n", ind);
+  fprintf(o, "%s  old.wend = wend;\n%s  old.ts = wend - 1;\n%s  old.srcwm = %s;\n", ind, ind, ind, srcwm);
+  char ind3[160];
+  indent_more(ind3, sizeof ind3, ind);
+  emit_send_all(o, st, env, "old", ind3);
+  fprintf(o, "%s}\n", ind);
+  fprintf(o, "%sif (vis && !same) {\n", ind);
+  fprintf(o, "%s  now.op = cu->shown ? AIR_OP_UPDATE_AFTER : AIR_OP_INSERT;\n", ind);
+  fprintf(o, "%s  now.wend = wend;\n%s  now.ts = wend - 1;\n%s  now.srcwm = %s;\n", ind, ind, ind, srcwm);
+  emit_send_all(o, st, env, "now", ind3);
+  fprintf(o, "%s  cu->last = now;\n", ind);
+  fprintf(o, "%s}\n", ind);
+  fprintf(o, "%scu->shown = vis;\n", ind);
 }
 
 /* Close every window the watermark `wm` passed: send its partials (partial
@@ -885,6 +964,10 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
     }
     fprintf(o, "%s      air_join_index_free(&jx);\n", ind);
     fprintf(o, "%s      air_vec_free(&acc->left);\n%s      air_vec_free(&acc->right);\n", ind, ind);
+  } else if (s->updating) {
+    char ind6[200];
+    snprintf(ind6, sizeof ind6, "%s      ", ind);
+    emit_updates(o, st, env, ind6);
   } else {
     fprintf(o, "%s      const A%d *acc = ap;\n", ind, c);
     fprintf(o, "%s      const int64_t wstart = ws, wend = ws + INT64_C(%" PRId64 ");\n", ind, s->window->size_ms);

@@ -77,6 +77,7 @@ static void emit_r_struct(Gen *g, const Chain *ch, const char *name, int only_fr
   fprintf(o, "  int64_t ts; /* event time, ms */\n");
   fprintf(o, "  int64_t wstart, wend; /* the window of a joined row, ms */\n");
   fprintf(o, "  int64_t srcwm; /* its source's watermark when it was read: windows ending by then are closed to it */\n");
+  if (s->retract) fprintf(o, "  int64_t op; /* AIR_OP_*: the row is added (+I, +U) or taken back (-U, -D) */\n");
   for (int f = 0; f < s->nfrom; f++) {
     if (only_from >= 0 && f != only_from) continue;
     const Relation *r = s->from[f].rel;
@@ -131,6 +132,7 @@ void emit_chain_types(Gen *g, const Chain *ch) {
     if (s->topn_rows) emit_topn_row(o, ch);
     fprintf(o, "typedef struct A%d { /* accumulators */\n", c);
     fprintf(o, "  int64_t maxts; /* event time: the latest contributing row's */\n");
+    if (s->updating) fprintf(o, "  int64_t rows; /* rows added less rows taken back: none left, the key is gone */\n");
     for (int j = 0; j < s->naggs; j++) {
       agg_defs[s->aggs[j]->agg].field(o, s->aggs[j], j);
     }
@@ -190,6 +192,7 @@ void emit_chain_types(Gen *g, const Chain *ch) {
   fprintf(o, "typedef struct O%d { /* a result row */\n", c);
   fprintf(o, "  int64_t wend; /* window end, ms */\n  int64_t ts; /* event time, ms */\n");
   fprintf(o, "  int64_t srcwm; /* for a derived stream's readers: windows ending by then are closed to it */\n");
+  if (select_changes(s)) fprintf(o, "  int64_t op; /* AIR_OP_*: +I, -U, +U or -D */\n");
   if (ch->windowed && ch->join_at < 0)
     for (int i = 0; i < s->nkeys; i++) {
       snprintf(nm, sizeof nm, "k%d", i);
@@ -200,6 +203,9 @@ void emit_chain_types(Gen *g, const Chain *ch) {
     field_decl(o, s->out[i].type, nm, s->out[i].name);
   }
   fprintf(o, "} O%d;\n", c);
+  if (s->updating) /* an updating query's running state of one key (cg_rows.c's emit_updates) */
+    fprintf(o, "typedef struct C%d { /* a key's running aggregates */\n  A%d acc;\n  O%d last; /* its row as last written */\n"
+               "  int64_t shown; /* 1: last is in the result (written, not deleted since) */\n} C%d;\n", c, c, c, c);
 
   if (!ch->derived) {
     /* result order and format for the collector */
@@ -222,6 +228,8 @@ void emit_chain_types(Gen *g, const Chain *ch) {
         char f = pass == 0 ? 'k' : 'o';
         fprintf(o, "  if ((r = %s(a->%c%d, b->%c%d)) != 0) return r;\n", order_fn(t), f, i, f, i);
       }
+      if (pass == 0 && select_changes(s)) /* a key's -U before its +U */
+        fprintf(o, "  if ((r = q_cmp_i64(a->op, b->op)) != 0) return r;\n");
     }
     fprintf(o, "  return q_cmp_i64(a->ts, b->ts);\n}\n");
     if (s->limit_part > 0) { /* ROW_NUMBER()'s partition: the first ORDER BY items, equal */
@@ -262,13 +270,20 @@ void emit_chain_types(Gen *g, const Chain *ch) {
     const Relation *sink = ch->ops[ch->nops - 1].rel;
     bool json = sink && sink->json;
     size_t max = 1; /* '\n' */
+    const bool opcol = select_changes(s) && s->emit != EMIT_FINAL;
+    if (opcol) { /* the change first: Flink's +I, -U, +U, -D */
+      if (json) fprintf(o, "  memcpy(p, \"{\\\"op\\\":\\\"\", 7);\n  p += 7;\n");
+      fprintf(o, "  memcpy(p, air_op_name(r->op), 2);\n  p += 2;\n");
+      fprintf(o, "  *p++ = '%s';\n", json ? "\\\"" : ",");
+      max += json ? 10 : 3;
+    }
     for (int i = 0; i < s->nout; i++) {
       Type t = s->out[i].type;
       if (json) {
         /* the literal before the value: "{" or "," and the key, as C text */
         Buf k;
         buf_open(&k);
-        fputs(i ? "," : "{", k.f);
+        fputs(i || opcol ? "," : "{", k.f);
         json_key(k.f, s->out[i].name);
         fputc(':', k.f);
         char *ks = buf_take(&k);
@@ -278,7 +293,7 @@ void emit_chain_types(Gen *g, const Chain *ch) {
         fprintf(o, ", %zu);\n  p += %zu;\n", kn, kn);
         free(ks);
         max += kn;
-      } else if (i) {
+      } else if (i) { /* (the op column wrote its own) */
         fprintf(o, "  *p++ = ',';\n");
         max += 1;
       }
@@ -343,6 +358,7 @@ static void json_key(FILE *o, const char *n) {
 char *csv_header(const Select *s) {
   Buf b;
   buf_open(&b);
+  if (select_changes(s) && s->emit != EMIT_FINAL) fputs("op,", b.f); /* fmt_O's change column */
   for (int i = 0; i < s->nout; i++) {
     const char *n = s->out[i].name;
     if (i) fputc(',', b.f);

@@ -598,6 +598,8 @@ void emit_stage(Gen *g, const Stage *st) {
   if (sliced) fprintf(fields.f, "  AirSlide *win; /* open slices and windows: key -> state */\n");
   else if (windows) fprintf(fields.f, "  AirWindows *win; /* open windows: key -> state */\n");
   if (session) fprintf(fields.f, "  AirSessions *win; /* open sessions per key */\n");
+  const bool cum = s->updating && windows && !st->partial && !is_join_stage(st);
+  if (cum) fprintf(fields.f, "  AirHash *cum; /* key -> its running aggregates and row (C%d) */\n", c);
   c_comment(desc.f, g->pl->chains[c].label);
   fprintf(desc.f, ", ");
   for (int i = st->first; i <= st->last; i++)
@@ -711,6 +713,8 @@ void emit_stage(Gen *g, const Stage *st) {
     else if (is_join_stage(st)) fprintf(f, "  air_windows_load(r, %s.win, load_J%d, NULL, NULL);\n", ctxn, c);
     else if (windows && save) fprintf(f, "  air_windows_save(w, %s.win, NULL);\n", ctxn);
     else if (windows) fprintf(f, "  air_windows_load(r, %s.win, NULL, %s_route, NULL);\n", ctxn, fn);
+    if (cum && save) fprintf(f, "  air_hash_save(w, %s.cum, NULL);\n", ctxn);
+    else if (cum) fprintf(f, "  air_hash_load(r, %s.cum, NULL, %s_route, NULL);\n", ctxn, fn);
     fprintf(f, "}\n");
   }
   if (results) {
@@ -747,5 +751,6 @@ void emit_stage(Gen *g, const Stage *st) {
     fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(J%d));\n", ctxn, c, c);
   else if (windows)
     fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(A%d));\n", ctxn, c, c);
+  if (cum) fprintf(su, "    %s.cum = air_hash_new(sizeof(K%d), sizeof(C%d), 1024);\n", ctxn, c, c);
   fprintf(su, "  }\n");
 }

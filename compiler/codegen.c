@@ -180,6 +180,7 @@ void stage_ctx(const Stage *st, Ctx *cx, bool in_loop) {
   memset(cx, 0, sizeof *cx);
   cx->sel = ch->sel;
   cx->implicit_ts[0] = cx->implicit_ts[1] = -1;
+  if (ch->sel->retract && !in_loop) cx->weight = "air_op_weight(r->op)"; /* O and R rows carry it */
   int f = st->leg;
   const Relation *src = leg_source(st);
   if (st->first == 0) {

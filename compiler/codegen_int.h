@@ -55,6 +55,7 @@ struct Ctx {
   const char *acc;          /* post: the accumulator pointer */
   const char *wstart, *wend; /* window bounds in scope (NULL: none) */
   const char *row_ts;       /* an aggregate's update: the row's event time */
+  const char *weight;       /* a row of an updating stream: +1 or -1 (its op), or NULL (always +1) */
 };
 
 /* cg_expr.c: the IN sets written so far (codegen_emit resets them). */

@@ -337,7 +337,16 @@ static void derive_time(Sema *s, Relation *r, Select *sel, SrcLoc *locs) {
       r->wm_bound_ms = in->wm_bound_ms;
     }
   }
-  if (sel->window) {
+  if (sel->updating) {
+    /* an updating query's rows have their interval's last ms as event time:
+     * its watermark trails the query's by 1 ms (cg_rows.c's emit_updates) */
+    if (ts >= 0) {
+      diag_error(s->d, locs[ts], "column 'ts' of stream '%s' must be renamed: the event time of an updating "
+                 "stream is the time of each change (its emission), the implicit column ts", r->name);
+      return;
+    }
+    r->wm_hold_ms = 1;
+  } else if (sel->window) {
     if (ts >= 0) {
       Type t = r->cols[ts].type;
       if (t.kind == TY_TIMESTAMP || is_err(t))
@@ -428,6 +437,10 @@ static void check_derived(Sema *s, Stmt *st) {
     c->ysb_field = -1;
   }
   r->ncols = sel->nout;
+  r->updating = select_changes(sel);
+  if (sel->updating && sel->emit == EMIT_FINAL)
+    diag_error(s->d, sel->emit_loc, "a stream of EMIT FINAL's table is not supported (it comes at the end of the "
+               "input, after all time): write EMIT EVERY or EMIT CHANGES, whose changes its readers aggregate");
   derive_time(s, r, sel, locs);
   if (s->d->nerrors != before)
     mark_broken(s, r);

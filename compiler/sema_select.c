@@ -401,6 +401,90 @@ static void check_window(Sema *s, WindowSpec *w) {
 }
 
 /* ---------------------------------------------------------------------
+ * Updating queries: aggregates without a WINDOW (airc.h, Select.updating)
+ * --------------------------------------------------------------------- */
+
+/* All of time as one interval: EMIT FINAL's, closed by the end of input. */
+#define UPDATING_FINAL_MS (INT64_C(1) << 62)
+
+/* An updating query: its emission interval as a tumbling window of the
+ * plan (every later phase sees a window), and what it cannot take. */
+static void check_updating(Scope *sc) {
+  Select *sel = sc->sel;
+  Sema *s = sc->s;
+  int64_t ms = 1; /* EMIT CHANGES, the default: every millisecond of event time that changed a key */
+  if (sel->emit == EMIT_FINAL) {
+    ms = UPDATING_FINAL_MS;
+  } else if (sel->emit == EMIT_EVERY) {
+    Expr *e = sel->emit_every;
+    init_ann(e);
+    e->type = mk_type(TY_INTERVAL);
+    if (e->kind != EX_INTERVAL || e->ival <= 0) {
+      diag_error(s->d, e->loc, "EMIT EVERY needs a positive interval such as 10 SECONDS");
+    } else if (e->ival > AIRC_MAX_SPAN_MS) {
+      diag_error(s->d, e->loc, "EMIT EVERY's interval is longer than the TIMESTAMP range; "
+                 "EMIT FINAL writes the table once, at the end of the input");
+    } else {
+      ms = e->ival;
+    }
+  }
+  if (sel->order_by || sel->limit) {
+    diag_error(s->d, sel->order_by ? sel->order_by->expr->loc : sel->limit_loc,
+               "an updating query (GROUP BY without WINDOW) takes no ORDER BY or LIMIT: each emission's "
+               "changes are written in the order of the GROUP BY keys");
+    sel->order_by = NULL; /* said once */
+    sel->limit = 0;
+    return;
+  }
+  if (sel->expand > 1 || sel->topn_rows) {
+    diag_error(s->d, sel->loc, "aggregates over DISTINCT values and Top-N need a WINDOW here: an updating "
+               "query (GROUP BY without WINDOW) does not keep their sets yet");
+    return;
+  }
+  WindowSpec *w = arena_alloc(s->arena, sizeof(WindowSpec));
+  w->kind = WIN_TUMBLING;
+  w->loc = sel->loc;
+  w->size_ms = w->advance_ms = ms;
+  sel->window = w;
+  sel->updating = true;
+  sel->emit_ms = ms;
+}
+
+/* A query over an updating stream: a row adds or takes itself back, so
+ * only an unwindowed aggregation of aggregates that take rows back, or
+ * rows passed on one by one (a filter, a table's lookup) can read it. */
+static void check_retract(Scope *sc, bool sjoin) {
+  Select *sel = sc->sel;
+  Sema *s = sc->s;
+  int f = sc->rel[0] && sc->rel[0]->updating ? 0 : 1;
+  const Relation *r = sc->rel[f];
+  if (sjoin || (sel->window && !sel->updating)) {
+    diag_error(s->d, sel->from[f].loc,
+               "'%s' is an updating stream (the changes of a GROUP BY without WINDOW): %s over it is not "
+               "supported; aggregate it without a WINDOW (EMIT EVERY gives its state at each interval)",
+               r->name, sjoin ? "a JOIN of two streams" : "a WINDOW");
+    diag_note(s->d, r->loc, "'%s' is declared here", r->name);
+    return;
+  }
+  for (int j = 0; j < sel->naggs; j++) {
+    const Expr *a = sel->aggs[j];
+    if (!agg_defs[a->agg].retract) {
+      diag_error(s->d, a->loc,
+                 "%s cannot take rows back, and '%s' is an updating stream whose rows are taken back when "
+                 "they change: over it, use COUNT, SUM or AVG",
+                 agg_defs[a->agg].name, r->name);
+      diag_note(s->d, r->loc, "'%s' is declared here", r->name);
+      return;
+    }
+  }
+  if (sel->emit == EMIT_FINAL && !sel->updating) {
+    diag_error(s->d, sel->emit_loc, "EMIT FINAL is for aggregates: this query passes each change on");
+    return;
+  }
+  sel->retract = true;
+}
+
+/* ---------------------------------------------------------------------
  * SELECT
  * --------------------------------------------------------------------- */
 
@@ -420,6 +504,17 @@ static void resolve_from(Scope *sc) {
   Sema *s = sc->s;
   Select *sel = sc->sel;
   sc->nfrom = sel->nfrom;
+  if (sel->comma_join && sel->nfrom == 2) {
+    /* FROM table, stream (Nexmark's q4: FROM auction A, bid B): an inner
+     * join is the same either way, and a table is looked up by the
+     * stream's rows, so it goes second ('*' lists the stream's columns first) */
+    const Relation *a = scope_find(s, sel->from[0].name), *b = scope_find(s, sel->from[1].name);
+    if (a && b && a->kind == REL_TABLE && b->kind != REL_TABLE) {
+      FromItem t = sel->from[0];
+      sel->from[0] = sel->from[1];
+      sel->from[1] = t;
+    }
+  }
   for (int i = 0; i < sel->nfrom; i++) {
     FromItem *f = &sel->from[i];
     f->rel = NULL;
@@ -756,11 +851,13 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
     diag_error(s->d, sc.tb.loc, "a JOIN whose ON bounds one stream's event time by the other's is an interval "
                "join, and takes no WINDOW: drop the bound, or the WINDOW (to aggregate an interval join's rows "
                "per window, write the join in WITH and aggregate that)");
+  } else if (!sel->window && aggq && !sjoin) {
+    check_updating(&sc);
   } else if (!sel->window) {
     if (sel->nkeys)
-      diag_error(s->d, sel->keys[0]->loc, "GROUP BY needs a WINDOW clause");
+      diag_error(s->d, sel->keys[0]->loc, "GROUP BY over a JOIN of two streams needs a WINDOW clause");
     else if (sel->naggs)
-      diag_error(s->d, sel->aggs[0]->loc, "aggregate %s needs a WINDOW clause",
+      diag_error(s->d, sel->aggs[0]->loc, "aggregate %s over a JOIN of two streams needs a WINDOW clause",
                  expr_label(sel->aggs[0]));
     if (sjoin && on_ok)
       check_interval_join(&sc);
@@ -774,6 +871,11 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
   }
   if (sel->having && !aggq)
     diag_error(s->d, sel->having->loc, "HAVING needs GROUP BY or an aggregate");
+  if ((sc.rel[0] && sc.rel[0]->updating) || (sc.nfrom == 2 && sc.rel[1] && sc.rel[1]->updating))
+    check_retract(&sc, sjoin);
+  else if (sel->emit != EMIT_NONE && sel->emit != EMIT_FINAL && !sel->updating)
+    diag_error(s->d, sel->emit_loc, "EMIT %s is for updating queries (GROUP BY without WINDOW): a WINDOW's "
+               "result is written once, when it closes", sel->emit == EMIT_EVERY ? "EVERY" : "CHANGES");
 
   bool keys_ok = true;
   for (int k = 0; k < sel->nkeys; k++)

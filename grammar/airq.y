@@ -109,6 +109,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
   OrderItem *ord;
   OrderList ords;
   OrderLimit ordlim;
+  EmitPart emit;
 }
 
 /* literals and names */
@@ -169,6 +170,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %type <ords> order_list
 %type <ordlim> opt_order_limit
 %type <ordlim> opt_limit
+%type <emit> opt_emit
 %type <str> unit
 
 %%
@@ -400,17 +402,22 @@ select:
       $$->limit = $9.limit;
       $$->limit_loc = airq_srcloc(&$9.limit_loc);
     }
+    $$->emit = $10.mode;
+    $$->emit_every = $10.every;
+    $$->emit_loc = airq_srcloc(&$10.loc);
     CHECK($$ = build_row_number(ps, $$));
     CHECK($$ = build_join_agg(ps, $$));
     CHECK($$ = build_distinct(ps, $$));
   }
 ;
 
-// opt_emit = ("EMIT" ("FINAL" | "CHANGES"))?: ksqlDB's; airc writes each
-// window once, when it closes (EMIT FINAL)
+// opt_emit = ("EMIT" ("FINAL" | "CHANGES" | "EVERY" duration))?: when an
+// updating query (GROUP BY without WINDOW) writes its changes; a window's
+// result is written once, when it closes (EMIT FINAL)
 opt_emit:
-  %empty
-| EMIT IDENT { CHECK(build_emit(ps, &@2, $2)); }
+  %empty { $$.mode = EMIT_NONE; $$.every = NULL; $$.loc = @$; }
+| EMIT IDENT { $$.mode = build_emit(ps, &@2, $2, false); $$.every = NULL; $$.loc = @1; if (!$$.mode) YYERROR; }
+| EMIT IDENT duration { $$.mode = build_emit(ps, &@2, $2, true); $$.every = $3; $$.loc = @1; if (!$$.mode) YYERROR; }
 ;
 
 // opt_order_limit = ("ORDER" "BY" order_item ("," order_item)*)? ("LIMIT" integer)?

@@ -606,14 +606,24 @@ Expr *build_window_time(ParseState *ps, const AirqLoc *l) {
 }
 
 /* EMIT FINAL (what airc does) or EMIT CHANGES (refused). */
-bool build_emit(ParseState *ps, const AirqLoc *l, const char *word) {
-  if (strcasecmp(word, "FINAL") == 0) return true;
-  if (strcasecmp(word, "CHANGES") == 0)
-    airq_error_at(ps, l, "EMIT CHANGES is not supported: airc writes each window's result once, when the "
-                         "window closes (EMIT FINAL)");
-  else
-    airq_error_at(ps, l, "expected FINAL or CHANGES after EMIT");
-  return false;
+int build_emit(ParseState *ps, const AirqLoc *l, const char *word, bool duration) {
+  int mode = strcasecmp(word, "FINAL") == 0     ? EMIT_FINAL
+             : strcasecmp(word, "CHANGES") == 0 ? EMIT_CHANGES
+             : strcasecmp(word, "EVERY") == 0   ? EMIT_EVERY
+                                                : EMIT_NONE;
+  if (mode == EMIT_NONE) {
+    airq_error_at(ps, l, "expected FINAL, CHANGES or EVERY after EMIT");
+    return 0;
+  }
+  if (mode == EMIT_EVERY && !duration) {
+    airq_error_at(ps, l, "EMIT EVERY needs an interval: EMIT EVERY 10 SECONDS");
+    return 0;
+  }
+  if (mode != EMIT_EVERY && duration) {
+    airq_error_at(ps, l, "only EMIT EVERY takes an interval");
+    return 0;
+  }
+  return mode;
 }
 
 void build_suggest_unit(ParseState *ps, const AirqLoc *loc, const char *word) {

@@ -45,6 +45,8 @@ typedef struct GroupWin { Expr *group_by; WindowSpec *window; } GroupWin;
 
 /* ORDER BY items and LIMIT. */
 typedef struct OrderList { OrderItem *head, *tail; } OrderList;
+/* EMIT: how an updating query writes its changes (EMIT_NONE: not said) */
+typedef struct EmitPart { int mode; Expr *every; AirqLoc loc; } EmitPart;
 typedef struct OrderLimit { OrderItem *order; int64_t limit; AirqLoc limit_loc; bool has_limit; } OrderLimit;
 
 /* The join part of a FROM clause. */
@@ -132,7 +134,8 @@ bool build_tvf(ParseState *ps, FromItem *f, const char *fn, const AirqLoc *fl, c
                Expr *durs, const char *alias, const AirqLoc *al);
 bool build_tvf_window(ParseState *ps, Select *sel);
 Expr *build_window_time(ParseState *ps, const AirqLoc *l);
-bool build_emit(ParseState *ps, const AirqLoc *l, const char *word);
+/* EMIT's word (FINAL, CHANGES, EVERY; `duration`: one follows): its EmitMode, 0 after an error */
+int build_emit(ParseState *ps, const AirqLoc *l, const char *word, bool duration);
 Select *build_distinct(ParseState *ps, Select *sel);
 Select *build_join_agg(ParseState *ps, Select *sel);
 Select *build_row_number(ParseState *ps, Select *sel);

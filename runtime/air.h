@@ -754,6 +754,13 @@ AirParse air_parse_date(AirField f, int64_t *out);
 /* a DATE (the ms of a midnight UTC) as 'yyyy-MM-dd', in double quotes when quote */
 enum { AIR_PUT_DATE_MAX = 20 }; /* a year of int64 ms: up to 9 digits and a sign */
 char *air_put_date(char *p, int64_t day_ms, bool quote);
+/* The change a row of an updating query is (Flink's RowKind, as it prints
+ * them): an insert, a key's old row before its update and new row after it,
+ * a delete. The odd ones take a row back (weight -1 for an aggregate over
+ * them), the even ones add one. */
+enum { AIR_OP_INSERT = 0, AIR_OP_UPDATE_BEFORE = 1, AIR_OP_UPDATE_AFTER = 2, AIR_OP_DELETE = 3 };
+static inline const char *air_op_name(int64_t op) { return &"+I-U+U-D"[(op & 3) * 2]; }
+static inline int64_t air_op_weight(int64_t op) { return (op & 1) ? -1 : 1; }
 /* ts as 'yyyy-MM-dd HH:mm:ss.SSS' (UTC), in double quotes when quote (JSON) */
 enum { AIR_PUT_TS_ISO_MAX = 25 };
 char *air_put_ts_iso(char *p, int64_t ts, bool quote);

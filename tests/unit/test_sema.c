@@ -81,6 +81,12 @@ static void expect_errors(const char *src, int nerr, const char *want) {
 
 static void expect_error(const char *src, const char *want) { expect_errors(src, 1, want); }
 
+static void expect_ok(const char *src) {
+  Run r;
+  expect_clean(&r, src);
+  run_free(&r);
+}
+
 static void assert_out(const Select *sel, int i, const char *name, TypeKind kind, int len) {
   assert_true(i < sel->nout);
   assert_string_equal(sel->out[i].name, name);
@@ -534,8 +540,22 @@ static void test_sema_aggregate_misuse(void **state) {
                "column 'k' must appear in GROUP BY or be used in an aggregate");
   expect_error(EV "SELECT SUM(s) FROM ev" WIN ";", "SUM needs a numeric argument, not VARCHAR(9)");
   expect_error(EV "SELECT SUM(*) FROM ev" WIN ";", "only COUNT(*) takes '*'");
-  expect_error(EV "SELECT COUNT(*) FROM ev;", "aggregate COUNT(*) needs a WINDOW clause");
-  expect_error(EV "SELECT k, COUNT(*) FROM ev GROUP BY k;", "GROUP BY needs a WINDOW clause");
+  expect_ok(EV "SELECT COUNT(*) FROM ev;"); /* updating queries */
+  expect_ok(EV "SELECT k, COUNT(*) FROM ev GROUP BY k EMIT EVERY 1 SECOND;");
+  expect_error(EV "SELECT k, COUNT(*) FROM ev GROUP BY k ORDER BY k;", "an updating query (GROUP BY without "
+               "WINDOW) takes no ORDER BY or LIMIT");
+  expect_error(EV "SELECT k, COUNT(*) FROM ev GROUP BY k" WIN " EMIT CHANGES;", "EMIT CHANGES is for updating "
+               "queries");
+  expect_error(EV "SELECT k, COUNT(*) FROM ev GROUP BY k EMIT EVERY 0 SECONDS;", "EMIT EVERY needs a positive "
+               "interval");
+  expect_error(EV "CREATE STREAM u AS SELECT k, MAX(v) AS m FROM ev GROUP BY k;\n"
+                  "SELECT m, MAX(k) FROM u GROUP BY m;", "MAX cannot take rows back");
+  expect_error(EV "CREATE STREAM u AS SELECT k, SUM(v) AS m FROM ev GROUP BY k;\n"
+                  "SELECT m, COUNT(*) FROM u GROUP BY m" WIN ";", "a WINDOW over it is not supported");
+  expect_error(EV "CREATE STREAM u AS SELECT k, SUM(v) AS m FROM ev GROUP BY k EMIT FINAL;\n"
+                  "SELECT m FROM u;", "a stream of EMIT FINAL's table is not supported");
+  expect_ok(EV "CREATE STREAM u AS SELECT k, SUM(v) AS m FROM ev GROUP BY k;\n"
+               "SELECT m, COUNT(*) AS n, SUM(k), AVG(k) FROM u WHERE m > 1 GROUP BY m HAVING COUNT(*) > 1;");
   expect_error(EV "SELECT k FROM ev GROUP BY COUNT(*)" WIN ";",
                "aggregate function COUNT is not allowed in GROUP BY");
   expect_error(EV "SELECT k FROM ev HAVING k > 1;", "HAVING needs GROUP BY or an aggregate");
@@ -821,7 +841,7 @@ static void test_sema_several_errors_reported(void **state) {
   run_src(&r, EV
           "SELECT nope FROM ev;\n"
           "SELECT k FROM ev WHERE s = 1;\n"
-          "SELECT COUNT(*) FROM ev;\n"
+          "SELECT COUNT(*) FROM ev ORDER BY 1;\n"
           "SELECT k FROM missing;\n"
           "SELECT zz FROM missing;\n" /* the stream, not also zz */
           "CREATE STREAM d AS SELECT nope2 FROM ev;\n"
@@ -835,7 +855,7 @@ static void test_sema_several_errors_reported(void **state) {
   assert_null(strstr(r.msgs, "'whatever'"));
   assert_non_null(strstr(r.msgs, "t.airq:2:8: error: unknown column 'nope'"));
   assert_non_null(strstr(r.msgs, "t.airq:3:"));
-  assert_non_null(strstr(r.msgs, "t.airq:4:8: error: aggregate COUNT(*) needs a WINDOW clause"));
+  assert_non_null(strstr(r.msgs, "t.airq:4:34: error: an updating query"));
   assert_non_null(strstr(r.msgs, "t.airq:5:15: error: unknown stream 'missing'"));
   assert_non_null(strstr(r.msgs, "t.airq:7:27: error: unknown column 'nope2'"));
   run_free(&r);
