@@ -336,6 +336,8 @@ struct Select {
   EmitMode emit;      /* EMIT ..., or EMIT_NONE */
   Expr *emit_every;   /* EMIT EVERY's interval (EX_INTERVAL), or NULL */
   SrcLoc emit_loc;    /* where EMIT is */
+  Expr *state_ttl;    /* WITH (state_ttl = duration): EX_INTERVAL, or NULL */
+  SrcLoc state_ttl_loc;
 
   /* --- filled by sema.c --- */
   QueryKind qkind;    /* see QueryKind */
@@ -368,6 +370,7 @@ struct Select {
    * what changed: +I, -U and +U, -D, ordered by key. */
   bool updating;
   int64_t emit_ms;
+  int64_t ttl_ms;     /* state_ttl in ms; 0: none (state kept for ever) */
   /* Its input is updating (a derived stream of an updating query): each
    * row adds (+I, +U) or takes back (-U, -D) itself, weight +1 or -1; every
    * aggregate then must take rows back (AggDef.retract). */

@@ -450,6 +450,31 @@ static void check_updating(Scope *sc) {
   sel->emit_ms = ms;
 }
 
+/* WITH (state_ttl = d): how long an updating query keeps a key no row
+ * touched, in event time (Select.ttl_ms). A window's state ends with it. */
+static void check_state_ttl(Scope *sc, bool sjoin) {
+  Select *sel = sc->sel;
+  Sema *s = sc->s;
+  Expr *e = sel->state_ttl;
+  init_ann(e);
+  e->type = mk_type(TY_INTERVAL);
+  if (e->kind != EX_INTERVAL || e->ival <= 0) {
+    diag_error(s->d, e->loc, "state_ttl must be a positive interval such as 1 HOUR");
+    return;
+  }
+  if (!sel->updating || sjoin) {
+    diag_error(s->d, sel->state_ttl_loc, "state_ttl is for updating queries (GROUP BY without WINDOW): %s",
+               sel->window ? "a window's state ends when the window closes" : "this query keeps no state");
+    return;
+  }
+  if (sel->emit == EMIT_FINAL) {
+    diag_error(s->d, sel->state_ttl_loc, "state_ttl drops keys idle that long, and EMIT FINAL writes the table "
+               "once, at the end: write EMIT EVERY or EMIT CHANGES");
+    return;
+  }
+  sel->ttl_ms = e->ival;
+}
+
 /* A query over an updating stream: a row adds or takes itself back, so
  * only an unwindowed aggregation of aggregates that take rows back, or
  * rows passed on one by one (a filter, a table's lookup) can read it. */
@@ -871,6 +896,7 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
   }
   if (sel->having && !aggq)
     diag_error(s->d, sel->having->loc, "HAVING needs GROUP BY or an aggregate");
+  if (sel->state_ttl) check_state_ttl(&sc, sjoin);
   if ((sc.rel[0] && sc.rel[0]->updating) || (sc.nfrom == 2 && sc.rel[1] && sc.rel[1]->updating))
     check_retract(&sc, sjoin);
   else if (sel->emit != EMIT_NONE && sel->emit != EMIT_FINAL && !sel->updating)

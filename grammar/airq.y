@@ -110,6 +110,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
   OrderList ords;
   OrderLimit ordlim;
   EmitPart emit;
+  TtlPart ttl;
 }
 
 /* literals and names */
@@ -171,6 +172,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %type <ordlim> opt_order_limit
 %type <ordlim> opt_limit
 %type <emit> opt_emit
+%type <ttl> opt_state_ttl
 %type <str> unit
 
 %%
@@ -378,7 +380,7 @@ option:
 
 // select = "SELECT" items "FROM" from_item join? ("WHERE" expr)? group_window ("HAVING" expr)?
 select:
-  SELECT select_list FROM from_item opt_join opt_where group_window opt_having opt_order_limit opt_emit {
+  SELECT select_list FROM from_item opt_join opt_where group_window opt_having opt_order_limit opt_emit opt_state_ttl {
     $$ = arena_alloc(ps->arena, sizeof(Select));
     $$->loc = airq_srcloc(&@1);
     $$->items = $2.head;
@@ -405,6 +407,8 @@ select:
     $$->emit = $10.mode;
     $$->emit_every = $10.every;
     $$->emit_loc = airq_srcloc(&$10.loc);
+    $$->state_ttl = $11.ttl;
+    $$->state_ttl_loc = airq_srcloc(&$11.loc);
     CHECK($$ = build_row_number(ps, $$));
     CHECK($$ = build_join_agg(ps, $$));
     CHECK($$ = build_distinct(ps, $$));
@@ -418,6 +422,21 @@ opt_emit:
   %empty { $$.mode = EMIT_NONE; $$.every = NULL; $$.loc = @$; }
 | EMIT IDENT { $$.mode = build_emit(ps, &@2, $2, false); $$.every = NULL; $$.loc = @1; if (!$$.mode) YYERROR; }
 | EMIT IDENT duration { $$.mode = build_emit(ps, &@2, $2, true); $$.every = $3; $$.loc = @1; if (!$$.mode) YYERROR; }
+;
+
+// opt_state_ttl = ("WITH" "(" "state_ttl" "=" duration ")")?: how long an
+// updating query keeps a key (or a join a row) that nothing touched, in
+// event time (Flink's table.exec.state.ttl)
+opt_state_ttl:
+  %empty { $$.ttl = NULL; $$.loc = @$; }
+| WITH '(' opt_key '=' duration ')' {
+    if (strcasecmp($3, "state_ttl") != 0) {
+      airq_error_at(ps, &@3, "a query takes one option, state_ttl (WITH (state_ttl = 1 HOUR)), not '%s'", $3);
+      YYERROR;
+    }
+    $$.ttl = $5;
+    $$.loc = @3;
+  }
 ;
 
 // opt_order_limit = ("ORDER" "BY" order_item ("," order_item)*)? ("LIMIT" integer)?

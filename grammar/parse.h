@@ -47,6 +47,8 @@ typedef struct GroupWin { Expr *group_by; WindowSpec *window; } GroupWin;
 typedef struct OrderList { OrderItem *head, *tail; } OrderList;
 /* EMIT: how an updating query writes its changes (EMIT_NONE: not said) */
 typedef struct EmitPart { int mode; Expr *every; AirqLoc loc; } EmitPart;
+/* A query's WITH (state_ttl = duration): NULL when not given */
+typedef struct TtlPart { Expr *ttl; AirqLoc loc; } TtlPart;
 typedef struct OrderLimit { OrderItem *order; int64_t limit; AirqLoc limit_loc; bool has_limit; } OrderLimit;
 
 /* The join part of a FROM clause. */
