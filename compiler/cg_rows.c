@@ -809,6 +809,11 @@ static void emit_updates(FILE *o, const Stage *st, const SegEnv *env, const char
   fprintf(o, "%sbool fresh;\n%sC%d *cu = air_hash_upsert(stage%d.cum, key, hash_K%d(key), &fresh);\n", ind, ind, c,
           st->id, c);
   fprintf(o, "%sif (fresh) memset(cu, 0, sizeof *cu);\n", ind);
+  if (s->ttl_ms) { /* (keys idle longer are also swept away: emit_ttl_sweep) */
+    fprintf(o, "%sif (cu->acc.rows != 0 && cu->acc.maxts <= ws - INT64_C(%" PRId64 ")) {\n", ind, s->ttl_ms);
+    fprintf(o, "%s  /* idle for state_ttl: its state begins anew, its row is written as new (+I) */\n", ind);
+    fprintf(o, "%s  memset(cu, 0, sizeof *cu);\n%s  air_stat_add(g_rt, AIR_STAT_EXPIRED, 1);\n%s}\n", ind, ind, ind);
+  }
   fprintf(o, "%s{ /* the interval's rows into the key's */\n", ind);
   fprintf(o, "%s  const bool is_new = cu->acc.rows == 0; /* none left: begins anew */\n", ind);
   fprintf(o, "%s  if (is_new) memset(&cu->acc, 0, sizeof cu->acc);\n", ind);
@@ -844,6 +849,22 @@ static void emit_updates(FILE *o, const Stage *st, const SegEnv *env, const char
   fprintf(o, "%s  cu->last = now;\n", ind);
   fprintf(o, "%s}\n", ind);
   fprintf(o, "%scu->shown = vis;\n", ind);
+}
+
+/* state_ttl: the keys no row touched for that long, swept from the running
+ * state. A row still to come is in an interval starting after wm - size,
+ * so a key idle for state_ttl before that would begin anew anyway
+ * (emit_updates): dropping it changes no result. A sweep each half TTL. */
+static void emit_ttl_sweep(FILE *o, const Stage *st, const char *ind) {
+  const Select *s = st->chain->sel;
+  int64_t every = s->ttl_ms / 2 > 0 ? s->ttl_ms / 2 : 1;
+  fprintf(o, "%sif (wm != AIR_WM_END && wm >= INT64_MIN / 2 && wm - stage%d.swept >= INT64_C(%" PRId64 ")) {\n", ind,
+          st->id, every);
+  fprintf(o, "%s  int64_t t[2] = {wm - INT64_C(%" PRId64 ") - INT64_C(%" PRId64 "), 0};\n", ind, s->window->size_ms,
+          s->ttl_ms);
+  fprintf(o, "%s  air_hash_retain(&stage%d.cum, keep_C%d, t);\n", ind, st->id, st->chain->index);
+  fprintf(o, "%s  air_stat_add(g_rt, AIR_STAT_EXPIRED, t[1]);\n%s  stage%d.swept = wm;\n%s}\n", ind, ind, st->id,
+          ind);
 }
 
 /* Close every window the watermark `wm` passed: send its partials (partial
@@ -976,6 +997,7 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
     emit_window_result(o, st, env, ind6, "continue");
   }
   fprintf(o, "%s    }\n%s    air_windows_recycle(%s, tab);\n%s  }\n%s}\n", ind, ind, env->win, ind, ind);
+  if (s->updating && s->ttl_ms && !st->partial) emit_ttl_sweep(o, st, ind);
 }
 
 /* Watermark wm to every output of a stage (ports named by env->outs). The

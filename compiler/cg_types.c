@@ -206,6 +206,10 @@ void emit_chain_types(Gen *g, const Chain *ch) {
   if (s->updating) /* an updating query's running state of one key (cg_rows.c's emit_updates) */
     fprintf(o, "typedef struct C%d { /* a key's running aggregates */\n  A%d acc;\n  O%d last; /* its row as last written */\n"
                "  int64_t shown; /* 1: last is in the result (written, not deleted since) */\n} C%d;\n", c, c, c, c);
+  if (s->updating && s->ttl_ms) /* a sweep of the keys idle for state_ttl (t[0]: the cut, t[1]: counted) */
+    fprintf(o, "static bool keep_C%d(const void *v, void *cx) {\n  const C%d *c = v;\n  int64_t *t = cx;\n"
+               "  if (c->acc.rows == 0 && !c->shown) return false; /* nothing left: no key */\n"
+               "  if (c->acc.maxts > t[0]) return true;\n  t[1]++;\n  return false;\n}\n", c, c);
 
   if (!ch->derived) {
     /* result order and format for the collector */

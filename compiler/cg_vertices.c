@@ -600,6 +600,7 @@ void emit_stage(Gen *g, const Stage *st) {
   if (session) fprintf(fields.f, "  AirSessions *win; /* open sessions per key */\n");
   const bool cum = s->updating && windows && !st->partial && !is_join_stage(st);
   if (cum) fprintf(fields.f, "  AirHash *cum; /* key -> its running aggregates and row (C%d) */\n", c);
+  if (cum && s->ttl_ms) fprintf(fields.f, "  int64_t swept; /* the watermark of the last state_ttl sweep */\n");
   c_comment(desc.f, g->pl->chains[c].label);
   fprintf(desc.f, ", ");
   for (int i = st->first; i <= st->last; i++)
@@ -752,5 +753,6 @@ void emit_stage(Gen *g, const Stage *st) {
   else if (windows)
     fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(A%d));\n", ctxn, c, c);
   if (cum) fprintf(su, "    %s.cum = air_hash_new(sizeof(K%d), sizeof(C%d), 1024);\n", ctxn, c, c);
+  if (cum && s->ttl_ms) fprintf(su, "    %s.swept = INT64_MIN / 2;\n", ctxn);
   fprintf(su, "  }\n");
 }

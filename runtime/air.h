@@ -202,6 +202,7 @@ typedef enum {
   AIR_STAT_STATE_SETTLED, /* the same outside table doublings */
   AIR_STAT_OUTPUT_US,  /* microseconds collectors spent merging and writing windowed results */
   AIR_STAT_CAST_ERRORS, /* text CAST to a number or BOOLEAN, or TO_TIMESTAMP'd, that was none (gave 0) */
+  AIR_STAT_EXPIRED,    /* keys of updating queries dropped by state_ttl (idle that long in event time) */
   AIR_STAT_SOURCE_LAG, /* a gauge, not a count: messages behind the newest offsets of the
                           kafka partitions this rank reads, as last measured (kafka.c) */
   AIR_STAT_COUNT,
@@ -293,6 +294,9 @@ bool air_hash_next_h(const AirHash *h, size_t *pos, const void **key,
  * gives them in that order, and the table takes no upsert or find until
  * air_hash_clear. */
 void air_hash_sort(AirHash *h, int (*cmp)(const void *, const void *));
+/* Drops the entries keep() refuses (the table is made anew, *hp replaced);
+ * returns how many it dropped. */
+size_t air_hash_retain(AirHash **hp, bool (*keep)(const void *val, void *ctx), void *ctx);
 /* The same for 8-byte keys that are one int64_t ordered as signed (a
  * BIGINT or TIMESTAMP group key): a radix sort, without comparisons. */
 void air_hash_sort_i64(AirHash *h);

@@ -597,3 +597,27 @@ void air_hash_load(AirCkptR *r, AirHash *h, AirCkptValLoadFn val, AirCkptRouteFn
   free(key);
   free(tmp);
 }
+
+/* Drops the entries whose value keep() refuses: the table is made anew
+ * with the others (there is no delete; a sweep is rare, and its cost that
+ * of one pass), *hp replaced. Returns how many were dropped. */
+size_t air_hash_retain(AirHash **hp, bool (*keep)(const void *val, void *ctx), void *ctx) {
+  AirHash *h = *hp;
+  size_t pos = 0, gone = 0;
+  const void *k;
+  void *v;
+  while (air_hash_next(h, &pos, &k, &v))
+    if (!keep(v, ctx)) gone++;
+  if (!gone) return 0;
+  AirHash *n = air_hash_new(h->key_size, h->val_size, h->count - gone + 16);
+  uint64_t hash;
+  pos = 0;
+  while (air_hash_next_h(h, &pos, &k, &v, &hash)) {
+    if (!keep(v, ctx)) continue;
+    bool is_new;
+    memcpy(air_hash_upsert(n, k, hash, &is_new), v, h->val_size);
+  }
+  air_hash_free(h);
+  *hp = n;
+  return gone;
+}

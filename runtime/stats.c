@@ -33,7 +33,7 @@ void air_stat_thread(int64_t *counts) { tl_count = counts; }
 bool air_stat_carried(AirStat s) {
   return s == AIR_STAT_EVENTS_IN || s == AIR_STAT_FILTERED || s == AIR_STAT_UNMATCHED || s == AIR_STAT_LATE ||
          s == AIR_STAT_DROPPED || s == AIR_STAT_BAD_ROWS || s == AIR_STAT_WINDOWS || s == AIR_STAT_DIV_ZERO ||
-         s == AIR_STAT_CAST_ERRORS;
+         s == AIR_STAT_CAST_ERRORS || s == AIR_STAT_EXPIRED;
 }
 
 void air_stat_add(AirRuntime *rt, AirStat s, int64_t n) {
@@ -147,6 +147,9 @@ static void print_summary(AirRuntime *rt, const Summary *m, const int64_t *per_r
     fprintf(stderr, "airc: %s: %lld value%s of text could not be converted (CAST to a number, BOOLEAN, "
                     "TIMESTAMP or DATE, TO_TIMESTAMP) and became NULL\n",
             q, (long long)m->count[AIR_STAT_CAST_ERRORS], m->count[AIR_STAT_CAST_ERRORS] == 1 ? "" : "s");
+  if (m->count[AIR_STAT_EXPIRED])
+    fprintf(stderr, "airc: %s: state_ttl dropped %lld idle key%s\n", q, (long long)m->count[AIR_STAT_EXPIRED],
+            m->count[AIR_STAT_EXPIRED] == 1 ? "" : "s");
   if (m->has_lat)
     fprintf(stderr, "airc: %s: event-time latency ms: mean %.1f, p50 %.1f, p99 %.1f, max %.1f\n",
             q, m->mean, m->p50, m->p99, m->max);
@@ -179,12 +182,13 @@ static void write_json(AirRuntime *rt, const Summary *m) {
   fprintf(f,
           "{\"events_in\":%lld,\"events_per_s\":%.1f,\"windows\":%lld,\"late\":%lld,"
           "\"dropped\":%lld,\"unmatched\":%lld,\"bad_rows\":%lld,\"filtered\":%lld,"
-          "\"div_zero\":%lld,\"cast_errors\":%lld,\"bytes_sent\":%lld,\"messages\":%lld,\"latency_ms\":{\"mean\":",
+          "\"div_zero\":%lld,\"cast_errors\":%lld,\"expired\":%lld,\"bytes_sent\":%lld,\"messages\":%lld,\"latency_ms\":{\"mean\":",
           (long long)m->count[AIR_STAT_EVENTS_IN], m->rate, (long long)m->count[AIR_STAT_WINDOWS],
           (long long)m->count[AIR_STAT_LATE], (long long)m->count[AIR_STAT_DROPPED],
           (long long)m->count[AIR_STAT_UNMATCHED], (long long)m->count[AIR_STAT_BAD_ROWS],
           (long long)m->count[AIR_STAT_FILTERED], (long long)m->count[AIR_STAT_DIV_ZERO],
-          (long long)m->count[AIR_STAT_CAST_ERRORS], (long long)m->count[AIR_STAT_BYTES_SENT],
+          (long long)m->count[AIR_STAT_CAST_ERRORS], (long long)m->count[AIR_STAT_EXPIRED],
+          (long long)m->count[AIR_STAT_BYTES_SENT],
           (long long)m->count[AIR_STAT_MESSAGES]);
   json_num(f, m->has_lat, m->mean);
   fputs(",\"p50\":", f);
