@@ -248,6 +248,11 @@ typedef struct WatermarkDef {
 
 typedef enum { WIN_NONE, WIN_TUMBLING, WIN_HOPPING, WIN_SESSION } WindowKind;
 
+/* EMIT: when an updating query (GROUP BY or aggregates without WINDOW)
+ * writes its changes. EMIT_NONE: not said (an updating query's default is
+ * EMIT_CHANGES; a window's is its close, which EMIT FINAL also says). */
+typedef enum { EMIT_NONE, EMIT_FINAL, EMIT_CHANGES, EMIT_EVERY } EmitMode;
+
 typedef struct WindowSpec {
   WindowKind kind;    /* see WindowKind */
   SrcLoc loc;         /* location of the window kind keyword */
@@ -257,6 +262,7 @@ typedef struct WindowSpec {
   int64_t size_ms;    /* sema: window size in ms (0 for SESSION) */
   int64_t advance_ms; /* sema: slide in ms (== size_ms for TUMBLING) */
   int64_t gap_ms;     /* sema: session gap in ms */
+  EmitMode emit;      /* sema: an updating query's emission intervals (EMIT_NONE: a written WINDOW) */
 } WindowSpec;
 
 typedef struct SelectItem SelectItem;
@@ -304,11 +310,6 @@ typedef struct OrderItem {
   int out;            /* sema: the output column it orders by */
   struct OrderItem *next;
 } OrderItem;
-
-/* EMIT: when an updating query (GROUP BY or aggregates without WINDOW)
- * writes its changes. EMIT_NONE: not said (an updating query's default is
- * EMIT_CHANGES; a window's is its close, which EMIT FINAL also says). */
-typedef enum { EMIT_NONE, EMIT_FINAL, EMIT_CHANGES, EMIT_EVERY } EmitMode;
 
 typedef struct Select Select;
 struct Select {

@@ -69,7 +69,7 @@ void describe_state(const Stage *st, char *buf, size_t n) {
   Text t = {buf, n, 0};
   buf[0] = '\0';
   const Select *s = st->chain->sel;
-  const char *per = st->state.slice_ms ? "per open slice" : "per open window";
+  const char *per = st->state.slice_ms ? "per open slice" : s->updating ? "per open interval" : "per open window";
   char tb[256];
   switch (st->state.kind) {
   case STATE_NONE: return;
@@ -84,6 +84,12 @@ void describe_state(const Stage *st, char *buf, size_t n) {
     text_list(&t, s->aggs, s->naggs);
     if (s->topn_rows) text_add(&t, "%s", topn_label(s, tb, sizeof tb));
     slices(&t, st);
+    if (s->updating && !st->partial) {
+      char a[32];
+      text_add(&t, "; and per key its running aggregates and last row, ");
+      if (s->ttl_ms) text_add(&t, "dropped once idle for %s (state_ttl)", explain_ms(s->ttl_ms, a, sizeof a));
+      else text_add(&t, "kept for ever (unbounded: WITH (state_ttl = ...) bounds it)");
+    }
     return;
   case STATE_DENSE:
     text_add(&t, "%s, an array indexed by %s - %lld (%lld keys) -> ", per, s->keys[0]->text,
@@ -148,7 +154,7 @@ void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n) {
   const Chain *to = ph->stages[e->to].chain, *from = fs->chain;
   switch (edge_payload(ph, e)) {
   case PAY_ROWS: {
-    text_add(&t, "event time, source watermark, window bounds");
+    text_add(&t, "event time, source watermark, window bounds%s", to->sel->retract ? ", op" : "");
     text_used(&t, to, 0);
     if (to->sel->nfrom < 2 || !reads_any(to, 1)) return;
     /* from[1]'s columns exist once its StaticJoin or Join ran */
@@ -184,7 +190,8 @@ void describe_payload(const Physical *ph, const PEdge *e, char *buf, size_t n) {
     }
     return;
   case PAY_RESULTS:
-    text_add(&t, "window end, event time, source watermark");
+    text_add(&t, "%s, event time, source watermark%s", from->sel->updating ? "emission" : "window end",
+             select_changes(from->sel) ? ", op" : "");
     if (from->windowed && from->join_at < 0 && from->sel->nkeys) {
       text_add(&t, ", key (");
       text_list(&t, from->sel->keys, from->sel->nkeys);
@@ -208,6 +215,12 @@ const char *explain_ms(int64_t ms, char *buf, size_t n) {
 const char *explain_window(const WindowSpec *w, char *buf, size_t n) {
   char a[32], b[32];
   buf[0] = '\0';
+  if (w && w->emit != EMIT_NONE) { /* an updating query's intervals */
+    if (w->emit == EMIT_EVERY) snprintf(buf, n, "no window: EMIT EVERY %s", explain_ms(w->size_ms, a, sizeof a));
+    else if (w->emit == EMIT_FINAL) snprintf(buf, n, "no window: EMIT FINAL (the table at the end of the input)");
+    else snprintf(buf, n, "no window: EMIT CHANGES (per ms of event time)");
+    return buf;
+  }
   switch (w ? w->kind : WIN_NONE) {
   case WIN_TUMBLING: snprintf(buf, n, "TUMBLING size %s", explain_ms(w->size_ms, a, sizeof a)); break;
   case WIN_HOPPING:
@@ -330,7 +343,13 @@ static void print_derived_time(FILE *out, const Relation *r) {
     return;
   }
   if (!s->window) {
-    fprintf(out, "the event time of its input's rows; watermark = its input's\n");
+    fprintf(out, "the event time of its input's rows; watermark = its input's%s\n",
+            r->updating ? "; each row a change (+I, -U, +U, -D)" : "");
+    return;
+  }
+  if (s->updating) {
+    fprintf(out, "an implicit column after the outputs: the time of each change (its emission's last ms); "
+                 "watermark = its query's minus 1 ms; each row a change (+I, -U, +U, -D)\n");
     return;
   }
   if (r->implicit_time)
@@ -360,7 +379,7 @@ static void print_edge(FILE *out, const Physical *ph, const PEdge *e) {
   case XR_LOCAL: fprintf(out, "function call\n"); return;
   case XR_ROWHASH: fprintf(out, "rows spread by hash(row) %% ranks\n"); return;
   case XR_SAME: fprintf(out, "rows of stream %s, on the same rank\n", from->chain->derived->name); return;
-  case XR_GATHER: fprintf(out, "results to rank 0\n"); return;
+  case XR_GATHER: fprintf(out, "%s to rank 0\n", select_changes(s) ? "changes (+I, -U, +U, -D)" : "results"); return;
   case XR_SINGLE:
     fprintf(out, "%s to rank 0 (no key)\n",
             !to->final ? "rows" : to->state.slice_ms ? "per-rank partial aggregates per slice" : "per-rank partial aggregates");
@@ -501,7 +520,12 @@ void explain_print(FILE *out, const Physical *ph) {
         if (i == st->first && st->final) fprintf(out, "(final)");
       }
       if (ops[st->first].kind == OP_SINK) {
-        if (ch->windowed) {
+        if (ch->sel->updating) {
+          fprintf(out, "; %s once the watermark passes its end, ordered by ",
+                  ch->sel->emit == EMIT_FINAL ? "the table" : "each emission's changes");
+          print_keys(out, ch->sel);
+          if (!ch->sel->nkeys) fprintf(out, "the output columns");
+        } else if (ch->windowed) {
           fprintf(out, "; each window's rows once the watermark passes its end, ordered by WINDOW_END");
           for (const OrderItem *oi = ch->sel->order_by; oi; oi = oi->next)
             fprintf(out, ", %s%s%s", ch->sel->out[oi->out].name, oi->desc ? " DESC" : "", nulls_word(oi));

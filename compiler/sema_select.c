@@ -445,9 +445,18 @@ static void check_updating(Scope *sc) {
   w->kind = WIN_TUMBLING;
   w->loc = sel->loc;
   w->size_ms = w->advance_ms = ms;
+  w->emit = sel->emit == EMIT_NONE ? EMIT_CHANGES : sel->emit;
   sel->window = w;
   sel->updating = true;
   sel->emit_ms = ms;
+  const Relation *in = sc->rel[0];
+  if (in && relation_unbounded(in) && sel->emit == EMIT_FINAL)
+    diag_warning(s->d, sel->emit_loc, "'%s' has no end, and EMIT FINAL writes the table at the end of the input: "
+                 "only a stop with --on-stop emit writes it; EMIT EVERY writes its changes as they come", in->name);
+  else if (in && relation_unbounded(in) && !sel->state_ttl)
+    diag_warning(s->d, sel->nkeys ? sel->keys[0]->loc : sel->loc,
+                 "this updating query keeps every key it has seen, and '%s' has no end: its state grows with "
+                 "the keys; WITH (state_ttl = 1 HOUR) after EMIT drops the keys idle that long", in->name);
 }
 
 /* WITH (state_ttl = d): how long an updating query keeps a key no row
