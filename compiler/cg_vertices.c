@@ -506,8 +506,11 @@ void cg_redis_sink_def(FILE *su, const Chain *ch, const Relation *r) {
       }
   fprintf(su, "%s};\n    static AirRedisSinkDef sdef = {\n        .name = ", nkey ? "" : "-1");
   c_str(su, r->name);
-  fprintf(su, ",\n        .columns = rcols,\n        .ncolumns = %d,\n        .key_fields = rkeys,\n        .nkey = %d,\n    };\n",
+  fprintf(su, ",\n        .columns = rcols,\n        .ncolumns = %d,\n        .key_fields = rkeys,\n        .nkey = %d,\n",
           sel->nout, nkey);
+  if (sel->updating) /* upserts: a hash per key, made anew by each change */
+    fprintf(su, "        .upsert = true,\n        .ops = %s,\n", sel->emit != EMIT_FINAL ? "true" : "false");
+  fprintf(su, "    };\n");
   opt_read(su, "  ", "sdef.address", "air_opt_str", r, OPT_ADDRESS);
   /* the prefix's default: the sink's name and ':' */
   fprintf(su, "    sdef.prefix = air_opt_given(g_rt, %d) ? air_opt_str(g_rt, %d) : ", opt_row(r, OPT_PREFIX),

@@ -614,6 +614,10 @@ typedef struct AirRedisSinkDef {
   int ncolumns;
   const int *key_fields;    /* the result columns of the group key, in GROUP BY order */
   int nkey;
+  /* an updating query's (upsert form): one hash per group key, no window
+   * end in its name, made anew by each row; ops: each line starts with its
+   * change (+I, -U, +U, -D): -U writes nothing, -D deletes the hash */
+  bool upsert, ops;
 } AirRedisSinkDef;
 
 /* sink = 'tcp' (tcp.c): the lines to a server. */

@@ -13,6 +13,11 @@
  * when the query does not select it. HSET of the same fields overwrites: a
  * rerun writes the same hashes again instead of adding to them.
  *
+ * An updating query's rows are upserts (AirRedisSinkDef.upsert): the key
+ * has no window end, each +I or +U row is DEL then HSET (a NULL column
+ * leaves no old value behind), a -D row is DEL, a -U row nothing: the
+ * hashes are the query's table as of the last emission written.
+ *
  * Commands are appended to hiredis' output buffer and sent pipelined:
  * every write the FILE makes (one per collector flush, or per 64 KiB) sends
  * them all and then reads every reply. An error reply, a lost connection
@@ -89,6 +94,20 @@ static void line(void *ctx, const char *p, size_t n) {
   int64_t wend = s->wends[s->whead];
   s->whead = (s->whead + 1) % s->wcap;
   s->wn--;
+  char op = 'I'; /* the change: +I, -U, +U, -D; I for a table's row */
+  if (d->ops) {
+    if (n < 3 || p[2] != ',') {
+      air_sink_fail(&s->err, "a result row without its change (internal error)");
+      return;
+    }
+    op = p[0] == '-' ? (p[1] == 'D' ? 'D' : 'u') : p[1];
+    p += 3;
+    n -= 3;
+    if (op == 'u') { /* the old row of an update: the +U after it writes the new */
+      s->written++;
+      return;
+    }
+  }
   if (n + 1 > s->bcap) {
     s->bcap = 2 * n + 64;
     s->buf = grow(s->buf, s->bcap);
@@ -146,7 +165,22 @@ static void line(void *ctx, const char *p, size_t n) {
     kl += start[2 * f + 1];
     s->key[kl++] = ':';
   }
-  kl += (size_t)snprintf(s->key + kl, s->kcap - kl, "%lld", (long long)wend);
+  if (d->upsert) { /* the group key alone names the hash: made anew (+I, +U) or deleted (-D) */
+    kl -= kl > plen; /* no ':' after the last key field */
+    const char *del[2] = {"DEL", s->key};
+    size_t dell[2] = {3, kl};
+    if (redisAppendCommandArgv(s->c, 2, del, dell) != REDIS_OK) {
+      air_sink_fail(&s->err, "cannot send: %s", s->c->errstr);
+      return;
+    }
+    s->pending++;
+    if (op == 'D') {
+      s->written++;
+      return;
+    }
+  } else {
+    kl += (size_t)snprintf(s->key + kl, s->kcap - kl, "%lld", (long long)wend);
+  }
   /* argv: HSET key column value ... (values point into buf) */
   s->argv[0] = "HSET";
   s->argl[0] = 4;

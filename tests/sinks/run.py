@@ -147,6 +147,55 @@ def redis_expected(ref, prefix):
     return {"%s%s:%s:%s" % (prefix, r[0], r[1], r[4]): dict(zip(COLUMNS, r)) for r in as_strings(ref)}
 
 
+UPDATING = """SELECT key, name, COUNT(*) AS n, SUM(v) AS s FROM events GROUP BY key, name
+HAVING SUM(v) % 3 = 0 EMIT EVERY 1 SECOND;
+"""
+
+
+def redis_upsert(srv, d, rows):
+    """An updating query into redis: one hash per group key (no window end
+    in its name), the query's table as of its last emission: a group whose
+    sum is no multiple of 3 at the end has no hash, even when it had one
+    after an earlier emission (a -D). A stale hash of a key the result has
+    is replaced whole (DEL, then HSET), one it has not is left alone."""
+    acc, shown_once = {}, set()
+    for second in sorted({ts // 1000 for *_, ts in rows}):  # the emissions (rows in time order, none late)
+        for k, name, v, ts in rows:
+            if ts // 1000 == second:
+                a = acc.setdefault((k, name), [0, 0])
+                a[0] += 1
+                a[1] += v
+        shown_once |= {g for g, a in acc.items() if a[1] % 3 == 0}
+    want = {"upd:%s:%s" % (k, name): {"key": str(k), "name": name, "n": str(n), "s": str(t)}
+            for (k, name), (n, t) in acc.items() if t % 3 == 0}
+    assert want and shown_once - {g for g, a in acc.items() if a[1] % 3 == 0}, "no group deleted by the end"
+    sink = ("CREATE SINK out WITH (sink = 'redis', address = '%s:%d', prefix = 'upd:');\n" % (HOST, srv.port))
+    for np, variant in VARIANTS:
+        exe = compile_query(d, STREAM.format(source="source = 'csv', path = 'in.csv'") + sink + "INSERT INTO out " +
+                            UPDATING, "upd_" + variant, "redis upsert " + variant)
+        if not exe:
+            continue
+        label = "redis upsert np=%d %s" % (np, variant)
+        srv.cli("FLUSHALL")
+        stale = sorted(want)[0]
+        srv.cli("HSET", stale, "gone", "x")  # replaced whole by the key's row
+        srv.cli("HSET", "upd:other", "keep", "y")  # no key of the result: left
+        r = run(d, exe, np)
+        got = {}
+        for key in srv.cli("--scan", "--pattern", "upd:*").splitlines():  # hashes of any number of fields
+            part = srv.cli("HGETALL", key).splitlines()
+            got[key] = dict(zip(part[0::2], part[1::2]))
+        if r.returncode != 0:
+            h.fail("%s: exit %d" % (label, r.returncode), r.stderr)
+        elif got != dict(want, **{"upd:other": {"keep": "y"}}):
+            h.fail(label + ": the hashes differ from the final table",
+                   unified_diff(["%s %s" % kv for kv in sorted(want.items())],
+                                ["%s %s" % kv for kv in sorted(got.items())], "expected", label))
+        else:
+            h.ok("%s: %d hashes, the final table (groups deleted by HAVING gone, a stale hash replaced)" %
+                 (label, len(want)))
+
+
 def redis_cases(work):
     srv = Redis(work)
     try:
@@ -211,6 +260,7 @@ def redis_cases(work):
                 h.fail("%s: exit %d" % (label, r.returncode), r.stderr)
         srv.cli("CONFIG", "SET", "requirepass", "")
         srv.password = None
+        redis_upsert(srv, d, rows)
         # an error reply: a key of the results already holds a string
         first = sorted(want)[0]
         srv.cli("SET", first, "not a hash")
