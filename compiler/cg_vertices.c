@@ -477,8 +477,8 @@ void cg_kafka_sink_def(FILE *su, const Chain *ch, const Relation *r) {
     c_str(su, r->props[i]);
   }
   fprintf(su, "%s};\n    static AirKafkaSinkDef sdef = {\n", r->nprops ? "" : "NULL");
-  fprintf(su, "        .key_fields = kkeys,\n        .nkey = %d,\n        .json = %s,\n    };\n", nkey,
-          r->json ? "true" : "false");
+  fprintf(su, "        .key_fields = kkeys,\n        .nkey = %d,\n        .json = %s,\n        .ops = %s,\n    };\n",
+          nkey, r->json ? "true" : "false", select_changes(ch->sel) && ch->sel->emit != EMIT_FINAL ? "true" : "false");
   opt_read(su, "  ", "sdef.brokers", "air_opt_str", r, OPT_BROKERS);
   opt_read(su, "  ", "sdef.topic", "air_opt_str", r, OPT_TOPIC);
   opt_read(su, "  ", "sdef.timeout_ms", "air_opt_i64", r, OPT_TIMEOUT);

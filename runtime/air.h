@@ -567,6 +567,10 @@ typedef struct AirKafkaSinkDef {
   const int *key_fields;    /* the result columns of a message's key (the group key) */
   int nkey;
   bool json;                /* lines are JSON objects (else CSV records) */
+  /* an updating query's changelog (each line starts with its op) as
+   * upserts: +I and +U the row without its op, -D a tombstone (the key and
+   * no value), -U nothing (the +U after it replaces the row) */
+  bool ops;
 } AirKafkaSinkDef;
 
 /* source = 'redis' for a TABLE (redis_table.c, linked with -lhiredis only

@@ -551,7 +551,11 @@ const AirKafkaOps air_kafka_ops = {
  * could not deliver within `timeout` (message.timeout.ms) makes the next
  * write fail, and the run ends with the reason; at the end every message
  * must be delivered within `timeout` too, or the run fails. A full
- * producer queue waits (backpressure), it does not drop. */
+ * producer queue waits (backpressure), it does not drop.
+ *
+ * An updating query's lines start with their change (ops): the messages
+ * are upserts keyed by the group key, as a compacted topic keeps a table:
+ * +I and +U the row without the op, -D a tombstone (no value), -U none. */
 
 typedef struct KSink {
   AirRuntime *rt;
@@ -619,6 +623,17 @@ static size_t line_key(const KSink *s, const char *p, size_t n, char *out, size_
 
 static void produce_line(KSink *s) {
   size_t n = s->lines.n;
+  char *val = s->lines.p;
+  bool tombstone = false;
+  if (s->def->ops) { /* "+I,..." or {"op":"+I",...}: the change off, the row as the value */
+    size_t at = s->def->json ? 7 : 0, skip = s->def->json ? 10 : 3;
+    if (n <= skip) return;
+    if (val[at] == '-' && val[at + 1] == 'U') return; /* the old row of an update: its +U follows */
+    tombstone = val[at] == '-';
+    if (s->def->json) val[skip] = '{'; /* the comma after the op becomes the object's brace */
+    val += skip;
+    n -= skip;
+  }
   /* a key is part of its line, and braces: room for all of it */
   if (n + 3 > s->kcap) {
     char *k = realloc(s->key, n + 3);
@@ -627,10 +642,11 @@ static void produce_line(KSink *s) {
     s->kcap = n + 3;
   }
   char *key = s->key;
-  size_t kn = s->def->nkey > 0 ? line_key(s, s->lines.p, n, key, s->kcap) : 0;
+  size_t kn = s->def->nkey > 0 ? line_key(s, val, n, key, s->kcap) : 0;
   for (;;) {
     rd_kafka_resp_err_t e = rd_kafka_producev(
-        s->rk, RD_KAFKA_V_TOPIC(s->topic), RD_KAFKA_V_VALUE(s->lines.p, n), RD_KAFKA_V_KEY(kn ? key : NULL, kn),
+        s->rk, RD_KAFKA_V_TOPIC(s->topic), RD_KAFKA_V_VALUE(tombstone ? NULL : val, tombstone ? 0 : n),
+        RD_KAFKA_V_KEY(kn ? key : NULL, kn),
         RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
     if (e == RD_KAFKA_RESP_ERR_NO_ERROR) break;
     if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) {

@@ -571,6 +571,73 @@ def consume(c, topic):
     return r.stdout.splitlines()
 
 
+UPSERT_QUERY = """CREATE STREAM ev (key BIGINT, v BIGINT, ts TIMESTAMP,
+                 WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH (source = 'csv', path = 'ev.csv');
+CREATE SINK out WITH (sink = 'kafka', brokers = '{b}', topic = '{t}', timeout = '10 s'{fmt});
+INSERT INTO out SELECT key, COUNT(*) AS n, SUM(v) AS s FROM ev GROUP BY key
+HAVING SUM(v) % 3 <> 0 EMIT EVERY 1 SECOND;
+"""
+
+
+def upsert_case(work, c):
+    """An updating query into kafka: upserts keyed by the group key, as a
+    compacted topic keeps a table: per emission (1 s of event time; a row
+    behind its file's watermark counts in the next one) and key in order,
+    +I and +U the row without its change, -D a tombstone (no value), -U no
+    message."""
+    rows = make_rows(3000)
+    top, emissions = None, {}
+    for k, v, ts in rows:  # the interval of max(ts, W + 1), W the watermark when the row is read
+        uts = ts if top is None or ts > top - BOUND_MS else top - BOUND_MS + 1
+        emissions.setdefault(uts // 1000, []).append((k, v))
+        top = ts if top is None else max(top, ts)
+    acc, shown, want_rows, tombstones = {}, {}, [], 0
+    for e in sorted(emissions):
+        for k, v in emissions[e]:
+            a = acc.setdefault(k, [0, 0])
+            a[0] += 1
+            a[1] += v
+        for k in sorted({k for k, _ in emissions[e]}):
+            now = (k, acc[k][0], acc[k][1]) if acc[k][1] % 3 else None
+            if now != shown.get(k):
+                want_rows.append((k, now))
+                tombstones += now is None
+            shown[k] = now
+    assert tombstones, "no key deleted by HAVING"
+    for np, fmt in ((2, "csv"), (3, "json")):
+        d = os.path.join(work, "upsert_%d_%s" % (np, fmt))
+        os.mkdir(d)
+        with open(os.path.join(d, "ev.csv"), "w") as f:
+            f.write("".join(csv_line(r) + "\n" for r in rows))
+        topic = "ups%d%s" % (np, fmt)
+        c.command("topic %s:1" % topic)
+        with open(os.path.join(d, "q.airq"), "w") as f:
+            f.write(UPSERT_QUERY.format(b=c.bootstrap, t=topic, fmt=", format = 'json'" if fmt == "json" else ""))
+        exe = os.path.join(d, "q")
+        if not h.compile(AIRC, d, "q.airq", exe, label="upsert " + fmt):
+            continue
+        rc, out, err, st = run(d, exe, np)
+        r = subprocess.run(["kcat", "-C", "-b", c.bootstrap, "-t", topic, "-e", "-q", "-f", "%k|%S|%s\n"],
+                           capture_output=True, text=True, timeout=60)
+        got = r.stdout.splitlines()
+        expect = []
+        for k, now in want_rows:
+            key = '{"key":%d}' % k if fmt == "json" else "%d" % k
+            if now is None:
+                expect.append("%s|-1|" % key)
+            else:
+                val = '{"key":%d,"n":%d,"s":%d}' % now if fmt == "json" else "%d,%d,%d" % now
+                expect.append("%s|%d|%s" % (key, len(val), val))
+        label = "upsert np=%d %s" % (np, fmt)
+        if rc != 0:
+            h.fail("%s: exit %s" % (label, rc), err)
+        elif got != expect:
+            h.fail(label + ": the topic differs from the reference", unified_diff(expect, got, "expected", label))
+        else:
+            h.ok("%s: %d upserts read back by kcat (%d tombstones), as the reference" % (label, len(got), tombstones))
+
+
 def sink_cases(work, c):
     """sink = 'kafka': one message per result row, keyed by the group key."""
     rows = make_rows(4000)
@@ -603,6 +670,7 @@ def sink_cases(work, c):
             h.fail(label + ": the topic differs from the reference", unified_diff(expect, got, "expected", label))
         else:
             h.ok("%s: %d messages read back by kcat, keyed by the group key, as the reference" % (label, len(got)))
+    upsert_case(work, c)
     # checkpoints: a run killed after a checkpoint and resumed produces the
     # messages after the checkpoint again (at least once, the same keys and
     # values), none that the reference has not
