@@ -571,6 +571,25 @@ def consume(c, topic):
     return r.stdout.splitlines()
 
 
+def sink_run(work, c, name, query, rows, np, fmt):
+    """Query (SINK_QUERY's form) over ev.csv of rows into a fresh topic of
+    the mock cluster, on np ranks: (rc, stderr, topic), rc None when it did
+    not compile."""
+    d = os.path.join(work, "%s_%d_%s" % (name, np, fmt))
+    os.mkdir(d)
+    with open(os.path.join(d, "ev.csv"), "w") as f:
+        f.write("".join(csv_line(r) + "\n" for r in rows))
+    topic = "%s%d%s" % (name, np, fmt)
+    c.command("topic %s:1" % topic)
+    with open(os.path.join(d, "q.airq"), "w") as f:
+        f.write(query.format(b=c.bootstrap, t=topic, fmt=", format = 'json'" if fmt == "json" else ""))
+    exe = os.path.join(d, "q")
+    if not h.compile(AIRC, d, "q.airq", exe, label="%s %s" % (name, fmt)):
+        return None, "", topic
+    rc, _, err, _ = run(d, exe, np)
+    return rc, err, topic
+
+
 UPSERT_QUERY = """CREATE STREAM ev (key BIGINT, v BIGINT, ts TIMESTAMP,
                  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
   WITH (source = 'csv', path = 'ev.csv');
@@ -606,18 +625,9 @@ def upsert_case(work, c):
             shown[k] = now
     assert tombstones, "no key deleted by HAVING"
     for np, fmt in ((2, "csv"), (3, "json")):
-        d = os.path.join(work, "upsert_%d_%s" % (np, fmt))
-        os.mkdir(d)
-        with open(os.path.join(d, "ev.csv"), "w") as f:
-            f.write("".join(csv_line(r) + "\n" for r in rows))
-        topic = "ups%d%s" % (np, fmt)
-        c.command("topic %s:1" % topic)
-        with open(os.path.join(d, "q.airq"), "w") as f:
-            f.write(UPSERT_QUERY.format(b=c.bootstrap, t=topic, fmt=", format = 'json'" if fmt == "json" else ""))
-        exe = os.path.join(d, "q")
-        if not h.compile(AIRC, d, "q.airq", exe, label="upsert " + fmt):
+        rc, err, topic = sink_run(work, c, "upsert", UPSERT_QUERY, rows, np, fmt)
+        if rc is None:
             continue
-        rc, out, err, st = run(d, exe, np)
         r = subprocess.run(["kcat", "-C", "-b", c.bootstrap, "-t", topic, "-e", "-q", "-f", "%k|%S|%s\n"],
                            capture_output=True, text=True, timeout=60)
         got = r.stdout.splitlines()
@@ -643,18 +653,9 @@ def sink_cases(work, c):
     rows = make_rows(4000)
     want, _ = reference([rows])
     for np, fmt in ((1, "csv"), (2, "csv"), (3, "json")):
-        d = os.path.join(work, "sink_%d_%s" % (np, fmt))
-        os.mkdir(d)
-        with open(os.path.join(d, "ev.csv"), "w") as f:
-            f.write("".join(csv_line(r) + "\n" for r in rows))
-        topic = "out%d%s" % (np, fmt)
-        c.command("topic %s:1" % topic)
-        with open(os.path.join(d, "q.airq"), "w") as f:
-            f.write(SINK_QUERY.format(b=c.bootstrap, t=topic, fmt=", format = 'json'" if fmt == "json" else ""))
-        exe = os.path.join(d, "q")
-        if not h.compile(AIRC, d, "q.airq", exe, label="sink " + fmt):
+        rc, err, topic = sink_run(work, c, "sink", SINK_QUERY, rows, np, fmt)
+        if rc is None:
             continue
-        rc, out, err, st = run(d, exe, np)
         got = consume(c, topic)
         expect = []
         for line in want[1:]:
