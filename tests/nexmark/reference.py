@@ -332,15 +332,18 @@ def q16(d):
 
 
 def q17(d):
-    groups = defaultdict(list)
+    # an updating query, EMIT CHANGES: per ms, the groups its bids changed
+    by_ms = defaultdict(list)
     for b in d.bids:
-        groups[(day(b["t"]), b["auction"])].append(b["price"])
-    rows = []
-    for (k, auction), ps in sorted(groups.items()):
-        rows.append((auction, k, len(ps)) + tuple(sum(1 for p in ps if r(p)) for r in RANKS)
-                    + (min(ps), max(ps), sum(ps) / len(ps), sum(ps)))
-    return (["auction", "day", "total_bids", "rank1_bids", "rank2_bids", "rank3_bids", "min_price",
-             "max_price", "avg_price", "sum_price"], rows, True)
+        by_ms[b["t"]].append(b)
+
+    def value(ps):
+        return ((len(ps),) + tuple(sum(1 for p in ps if r(p)) for r in RANKS)
+                + (min(ps), max(ps), sum(ps) / len(ps), sum(ps)))
+    log = changelog(sorted(by_ms.items()), lambda b: (b["auction"], day(b["t"])), value,
+                    lambda s, b: (s or []) + [b["price"]])
+    return (["op", "auction", "day", "total_bids", "rank1_bids", "rank2_bids", "rank3_bids", "min_price",
+             "max_price", "avg_price", "sum_price"], [(op,) + k + v for _, op, k, v in log], True)
 
 
 def sort_key(v):
