@@ -219,16 +219,30 @@ def changelog(batches, fold, result):
     return out
 
 
+def raw_fields(line):
+    """A CSV line's fields as written, quotes and all (so that the empty
+    field, NULL, differs from "", the empty string)."""
+    out, cur, quoted = [], "", False
+    for c in line:
+        if c == "," and not quoted:
+            out.append(cur)
+            cur = ""
+            continue
+        quoted ^= c == '"'
+        cur += c
+    return out + [cur]
+
+
 def apply_changelog(lines, nkey):
     """The table a changelog leaves (lines: CSV text without the header,
-    each op,col...; the key is the first nkey columns): +I adds a key that
+    each op,col...; the key is the first nkey columns as written): +I adds a key that
     is absent, -U and -D remove exactly the row present (the whole line
     after the op), +U sets a key just taken back by -U. Raises
     AssertionError on a line that breaks this; returns {key: line}."""
     table, pending = {}, None
     for i, line in enumerate(lines):
         op, _, row = line.partition(",")
-        key = tuple(next(csv.reader([row]))[:nkey])
+        key = tuple(raw_fields(row)[:nkey])  # as written: NULL is not ""
         after_u, pending = pending, None
         assert after_u is None or (op == "+U" and key == after_u), "line %d: %s after -U of %s" % (i, line, after_u)
         if op in ("-U", "-D"):
