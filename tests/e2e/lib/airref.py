@@ -180,6 +180,84 @@ def late_records(times, bound_ms, last_end, good=None):
             if t is not None and (good is None or good[i]) and w is not None and last_end(t) <= w}
 
 
+def updating_times(times, bound_ms):
+    """The event time each record of a csv source counts at in an updating
+    query (GROUP BY without WINDOW): its own ts when ts > W(i) (or W(i) is
+    None), else W(i) + 1, so that a row behind the watermark goes into the
+    next emission instead of being dropped."""
+    return [t if w is None or t > w else w + 1 for t, w in zip(times, file_watermarks(times, bound_ms))]
+
+
+def key_order(key):
+    """A sort key for GROUP BY keys (tuples) in result order: NULL after
+    every value, strings as UTF-8 bytes."""
+    return tuple((v is None, v.encode() if isinstance(v, str) else (0 if v is None else v)) for v in key)
+
+
+def changelog(batches, fold, result):
+    """An updating query's changelog. batches: [[(key, row), ...], ...],
+    one list per interval, in interval order (key a tuple); fold(state or
+    None, row) is the key's running state after row; result(key, state) is
+    its result row (a tuple without op), or None when HAVING hides it (or
+    nothing is left of it). Per interval, the keys that had rows in it in
+    key order: +I (not shown before), -U and +U (shown, another row), -D
+    (shown, hidden now); nothing when the row is the same. Returns
+    [(interval index, op, row)]."""
+    states, shown, out = {}, {}, []
+    for n, batch in enumerate(batches):
+        for k, r in batch:
+            states[k] = fold(states.get(k), r)
+        for k in sorted({k for k, _ in batch}, key=key_order):
+            now, old = result(k, states[k]), shown.get(k)
+            if now == old:
+                continue
+            if old is not None:
+                out.append((n, "-U" if now is not None else "-D", old))
+            if now is not None:
+                out.append((n, "+U" if old is not None else "+I", now))
+            shown[k] = now
+    return out
+
+
+def raw_fields(line):
+    """A CSV line's fields as written, quotes and all (so that the empty
+    field, NULL, differs from "", the empty string)."""
+    out, cur, quoted = [], "", False
+    for c in line:
+        if c == "," and not quoted:
+            out.append(cur)
+            cur = ""
+            continue
+        quoted ^= c == '"'
+        cur += c
+    return out + [cur]
+
+
+def apply_changelog(lines, nkey):
+    """The table a changelog leaves (lines: CSV text without the header,
+    each op,col...; the key is the first nkey columns as written): +I adds a key that
+    is absent, -U and -D remove exactly the row present (the whole line
+    after the op), +U sets a key just taken back by -U. Raises
+    AssertionError on a line that breaks this; returns {key: line}."""
+    table, pending = {}, None
+    for i, line in enumerate(lines):
+        op, _, row = line.partition(",")
+        key = tuple(raw_fields(row)[:nkey])  # as written: NULL is not ""
+        after_u, pending = pending, None
+        assert after_u is None or (op == "+U" and key == after_u), "line %d: %s after -U of %s" % (i, line, after_u)
+        if op in ("-U", "-D"):
+            assert table.get(key) == row, "line %d: %s takes back %r" % (i, line, table.get(key))
+            del table[key]
+            pending = key if op == "-U" else None
+        elif op in ("+I", "+U"):
+            assert key not in table and (op == "+U") == (after_u is not None), "line %d: %s" % (i, line)
+            table[key] = row
+        else:
+            raise AssertionError("line %d: no op: %s" % (i, line))
+    assert pending is None, "a -U at the end"
+    return table
+
+
 # --------------------------------------------------------------------------
 # CSV output (docs/language.md section 4).
 # --------------------------------------------------------------------------
