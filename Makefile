@@ -457,7 +457,7 @@ $(B)/bench/kafka_tool: bench/kafka_tool.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) -O2 $(WARN) $< -lrdkafka -o $@
 
-.PHONY: bench bench-tools bench-kafka bench-files bench-beyond bench-ckpt bench-lang
+.PHONY: bench bench-tools bench-kafka bench-files bench-beyond bench-ckpt bench-lang bench-updating
 bench-kafka: all $(B)/tests/mock_cluster $(B)/bench/kafka_tool
 	python3 bench/kafka_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--runs 1)
 
@@ -487,12 +487,18 @@ bench-ckpt: all
 bench-lang: all
 	python3 bench/lang_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--quick)
 
+# Updating queries (GROUP BY without WINDOW) beside the windowed aggregation
+# of the same events and the hand-written SWA loop (~4 min, BENCH_QUICK=1 ~1).
+bench-updating: bench-tools
+	python3 bench/updating_bench.py $(if $(filter 1 yes true,$(BENCH_QUICK)),--quick)
+
 bench: bench-tools
 	python3 bench/bench.py $(BENCH_PY_FLAGS)
 	$(MAKE) --no-print-directory bench-kafka
 	$(MAKE) --no-print-directory bench-files
 	$(MAKE) --no-print-directory bench-ckpt
 	$(MAKE) --no-print-directory bench-lang
+	$(MAKE) --no-print-directory bench-updating
 
 
 # --- stress and faults --------------------------------------------------------

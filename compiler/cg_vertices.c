@@ -330,7 +330,14 @@ void emit_source(Gen *g, const Relation *r) {
     if (st->partial) emit_close_windows(g, f, st, &env, "    ");
     fprintf(f, "    if (wm == AIR_WM_END) {\n");
     for (int k = 0; k < st->nouts; k++) fprintf(f, "      air_out_flush(st->oe%d);\n", st->outs[k]);
-    fprintf(f, "    } else if (closed || force || now - st->sent%d >= WM_EVERY_MS) {\n", st->id);
+    /* a closed window sends the watermark at once (its results are due),
+     * but not an updating query's intervals shorter than a second: EMIT
+     * CHANGES closes one per ms, and a message per ms to every rank costs
+     * more than the rows (100x on 2 ranks); they go with the next one */
+    const Select *ss = st->chain->sel;
+    bool eager = !(ss->updating && ss->emit_ms < 1000);
+    fprintf(f, "    } else if (%sforce || now - st->sent%d >= WM_EVERY_MS) {\n", eager ? "closed || " : "(void)closed, ",
+            st->id);
     emit_forward_wm(f, st, "st->oe%d", "      ");
     fprintf(f, "      st->sent%d = now;\n    }\n  }\n", st->id);
   }
@@ -358,8 +365,12 @@ void emit_source(Gen *g, const Relation *r) {
     if (st->state.slice_ms)
       fprintf(open.f, "  st.%s%d = %s;\n", st->state.kind == STATE_DENSE ? "sl" : "win", st->id, slide_new(st));
     else if (st->partial && st->state.kind != STATE_DENSE)
+    {
       fprintf(open.f, "  st.win%d = air_windows_new(sizeof(K%d), sizeof(A%d));\n", st->id, st->chain->index,
               st->chain->index);
+      if (st->chain->sel->updating && st->chain->sel->emit_ms < 1000)
+        fprintf(open.f, "  air_windows_small(st.win%d); /* a window per short interval */\n", st->id);
+    }
     if (stage_is_adaptive(st)) {
       fprintf(open.f, "  st.stg%d = malloc(AIR_STAGE_ROWS * sizeof *st.stg%d);\n", st->id, st->id);
       fprintf(open.f, "  st.stgh%d = malloc(AIR_STAGE_ROWS * sizeof *st.stgh%d);\n", st->id, st->id);
@@ -755,6 +766,8 @@ void emit_stage(Gen *g, const Stage *st) {
     fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(J%d));\n", ctxn, c, c);
   else if (windows)
     fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(A%d));\n", ctxn, c, c);
+  if (windows && !is_join_stage(st) && !sliced && s->updating && s->emit_ms < 1000)
+    fprintf(su, "    air_windows_small(%s.win); /* a window per short interval */\n", ctxn);
   if (cum) fprintf(su, "    %s.cum = air_hash_new(sizeof(K%d), sizeof(C%d), 1024);\n", ctxn, c, c);
   if (cum && s->ttl_ms) fprintf(su, "    %s.swept = INT64_MIN / 2;\n", ctxn);
   fprintf(su, "  }\n");

@@ -117,6 +117,9 @@ static bool dense_key(const Stage *st, int64_t *lo, int64_t *hi) {
   const Chain *ch = st->chain;
   const Select *s = ch->sel;
   if (!st->partial || st->edge >= 0 || ch->session || s->nkeys != 1) return false;
+  /* an array of every key per window costs its size per window: not for
+   * an updating query's short intervals (EMIT CHANGES: a window per ms) */
+  if (s->updating && s->emit_ms < 1000) return false;
   const Expr *k = s->keys[0];
   const Relation *r = ch->source;
   if (k->kind != EX_COLUMN || k->from_idx != 0) return false;

@@ -280,6 +280,7 @@ void air_hash_free(AirHash *h); /* accepts NULL */
 void *air_hash_find(const AirHash *h, const void *key, uint64_t hash);
 void *air_hash_upsert(AirHash *h, const void *key, uint64_t hash, bool *is_new);
 size_t air_hash_count(const AirHash *h);
+size_t air_hash_cap(const AirHash *h); /* its slots */
 /* Ask the cache for the first slot key's probe reads (a hint: callers that
  * know their next keys overlap the misses of a table past the caches). */
 void air_hash_prefetch(const AirHash *h, const void *key, uint64_t hash);
@@ -325,6 +326,9 @@ static inline int64_t air_hop_first_start(int64_t ts, int64_t size_ms,
 /* Open windows of one operator: window start -> table (key -> accumulator). */
 typedef struct AirWindows AirWindows;
 AirWindows *air_windows_new(size_t key_size, size_t acc_size);
+/* Many short windows of few keys each (an updating query's EMIT CHANGES,
+ * a window per ms): fresh tables start small, and more are kept for reuse. */
+void air_windows_small(AirWindows *w);
 void air_windows_free(AirWindows *w); /* accepts NULL */
 /* The accumulator of (window start, key), zeroed when new. */
 void *air_windows_acc(AirWindows *w, int64_t win_start, const void *key,

@@ -244,6 +244,8 @@ void air_hash_free(AirHash *h) {
 
 size_t air_hash_count(const AirHash *h) { return h->count; }
 
+size_t air_hash_cap(const AirHash *h) { return h->cap; }
+
 /* The value of key, or NULL. The pointer stays valid until the next
  * air_hash_upsert or air_hash_clear on h. */
 void *air_hash_find(const AirHash *h, const void *key, uint64_t hash) {

@@ -14,6 +14,7 @@
 
 #define WIN_TABLE_CAP 64 /* entries a fresh window table holds before growing */
 #define WIN_FREE_MAX 64  /* recycled tables kept for reuse */
+#define WIN_FREE_SMALL 4096 /* ... when they are small (EMIT CHANGES opens a window per ms) */
 #define SAMPLE_ROWS 65536 /* a partial's rows between two checks that pre-aggregating pays */
 #define STAGE_MIN_KEYS ((size_t)1 << 15) /* entries held when a partial's rows are staged (air_windows_staging) */
 
@@ -22,12 +23,23 @@ typedef struct OpenWindow {
   AirHash *table; /* key -> accumulator */
 } OpenWindow;
 
+/* The open windows are a binary min-heap by start (open[0] closes first)
+ * and an index start -> table beside it (open addressing, tombstones):
+ * one window per millisecond (an updating query's EMIT CHANGES) keeps
+ * thousands open, which rows of several ranks open out of order; a sorted
+ * array moved its tail on each insert (69% of a 2-rank run in memmove). */
+enum { SLOT_EMPTY, SLOT_FULL, SLOT_GONE };
+
 struct AirWindows {
   size_t key_size;     /* bytes per group key */
   size_t acc_size;     /* bytes per accumulator */
-  OpenWindow *open;    /* sorted by start, ascending */
+  OpenWindow *open;    /* a min-heap by start */
   size_t nopen;        /* used entries of open */
   size_t open_cap;     /* allocated entries of open */
+  OpenWindow *idx;     /* start -> table, icap slots (a power of two) */
+  unsigned char *islot; /* SLOT_* of each */
+  size_t icap, ifill;  /* slots, and those full or gone */
+  size_t table_cap;    /* entries a fresh table holds before growing (WIN_TABLE_CAP) */
   AirHash **free;      /* cleared tables for reuse */
   size_t nfree;        /* used entries of free */
   int64_t last_start;  /* start of the cached window */
@@ -70,9 +82,13 @@ AirWindows *air_windows_new(size_t key_size, size_t acc_size) {
   if (env && *env && strtoul(env, NULL, 10) > 0) w->sample_every = (uint32_t)strtoul(env, NULL, 10);
   env = getenv("AIR_PARTIAL_STAGE_KEYS");
   if (env && *env) w->stage_min_keys = (size_t)strtoull(env, NULL, 10);
+  w->table_cap = WIN_TABLE_CAP;
   w->open = malloc(w->open_cap * sizeof *w->open);
-  w->free = malloc(WIN_FREE_MAX * sizeof *w->free);
-  if (!w->open || !w->free) windows_oom();
+  w->free = malloc(WIN_FREE_SMALL * sizeof *w->free);
+  w->icap = 64;
+  w->idx = malloc(w->icap * sizeof *w->idx);
+  w->islot = calloc(w->icap, 1);
+  if (!w->open || !w->free || !w->idx || !w->islot) windows_oom();
   return w;
 }
 
@@ -83,6 +99,8 @@ void air_windows_free(AirWindows *w) {
   for (size_t i = 0; i < w->nfree; i++) air_hash_free(w->free[i]);
   free(w->open);
   free(w->free);
+  free(w->idx);
+  free(w->islot);
   free(w);
 }
 
@@ -94,16 +112,63 @@ bool air_windows_first_start(const AirWindows *w, int64_t *win_start) {
   return true;
 }
 
-static AirHash *window_table(AirWindows *w, int64_t start) {
-  /* Binary search for the first window with start >= the wanted one. */
-  size_t lo = 0, hi = w->nopen;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (w->open[mid].start < start) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo < w->nopen && w->open[lo].start == start) return w->open[lo].table;
+void air_windows_small(AirWindows *w) { w->table_cap = 4; }
 
+static size_t idx_home(const AirWindows *w, int64_t start) {
+  return (size_t)air_mix64((uint64_t)start) & (w->icap - 1);
+}
+
+static AirHash *idx_find(const AirWindows *w, int64_t start) {
+  for (size_t i = idx_home(w, start);; i = (i + 1) & (w->icap - 1)) {
+    if (w->islot[i] == SLOT_EMPTY) return NULL;
+    if (w->islot[i] == SLOT_FULL && w->idx[i].start == start) return w->idx[i].table;
+  }
+}
+
+static void idx_put(AirWindows *w, int64_t start, AirHash *t) {
+  size_t i = idx_home(w, start);
+  while (w->islot[i] == SLOT_FULL) i = (i + 1) & (w->icap - 1);
+  if (w->islot[i] == SLOT_EMPTY) w->ifill++;
+  w->islot[i] = SLOT_FULL;
+  w->idx[i] = (OpenWindow){start, t};
+}
+
+/* The index made anew for the open windows: at most half full, no tombstones. */
+static void idx_rebuild(AirWindows *w) {
+  size_t cap = 64;
+  while (cap < 4 * (w->nopen + 1)) cap *= 2;
+  if (cap != w->icap) {
+    free(w->idx);
+    free(w->islot);
+    w->idx = malloc(cap * sizeof *w->idx);
+    w->islot = malloc(cap);
+    if (!w->idx || !w->islot) windows_oom();
+    w->icap = cap;
+  }
+  memset(w->islot, SLOT_EMPTY, w->icap);
+  w->ifill = 0;
+  for (size_t i = 0; i < w->nopen; i++) idx_put(w, w->open[i].start, w->open[i].table);
+}
+
+static void idx_del(AirWindows *w, int64_t start) {
+  for (size_t i = idx_home(w, start);; i = (i + 1) & (w->icap - 1)) {
+    if (w->islot[i] == SLOT_EMPTY) return;
+    if (w->islot[i] == SLOT_FULL && w->idx[i].start == start) {
+      w->islot[i] = SLOT_GONE;
+      return;
+    }
+  }
+}
+
+static void heap_swap(OpenWindow *a, OpenWindow *b) {
+  OpenWindow t = *a;
+  *a = *b;
+  *b = t;
+}
+
+static AirHash *window_table(AirWindows *w, int64_t start) {
+  AirHash *found = idx_find(w, start);
+  if (found) return found;
   if (w->nopen == w->open_cap) {
     size_t cap = w->open_cap * 2;
     air_memory_check(cap * sizeof *w->open, "the list of open windows");
@@ -112,12 +177,16 @@ static AirHash *window_table(AirWindows *w, int64_t start) {
     w->open = o;
     w->open_cap = cap;
   }
-  memmove(&w->open[lo + 1], &w->open[lo], (w->nopen - lo) * sizeof *w->open);
   AirHash *t = w->nfree > 0 ? w->free[--w->nfree]
-                            : air_hash_new(w->key_size, w->acc_size, WIN_TABLE_CAP);
-  w->open[lo].start = start;
-  w->open[lo].table = t;
-  w->nopen++;
+                            : air_hash_new(w->key_size, w->acc_size, w->table_cap);
+  size_t i = w->nopen++;
+  w->open[i] = (OpenWindow){start, t};
+  while (i > 0 && w->open[(i - 1) / 2].start > w->open[i].start) { /* up the heap */
+    heap_swap(&w->open[(i - 1) / 2], &w->open[i]);
+    i = (i - 1) / 2;
+  }
+  if (2 * (w->ifill + 1) > w->icap) idx_rebuild(w);
+  else idx_put(w, start, t);
   return t;
 }
 
@@ -136,14 +205,8 @@ void *air_windows_acc(AirWindows *w, int64_t win_start, const void *key,
  * not open: an interval join's probe of the other side's time buckets.
  * Opens nothing; valid until the next call that may add to w. */
 void *air_windows_find(const AirWindows *w, int64_t win_start, const void *key, uint64_t hash) {
-  size_t lo = 0, hi = w->nopen;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (w->open[mid].start < win_start) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo == w->nopen || w->open[lo].start != win_start) return NULL;
-  return air_hash_find(w->open[lo].table, key, hash);
+  AirHash *t = idx_find(w, win_start);
+  return t ? air_hash_find(t, key, hash) : NULL;
 }
 
 /* Pre-aggregating a per-rank partial pays when its table takes many rows
@@ -171,7 +234,9 @@ void *air_windows_partial_acc(AirWindows *w, int64_t win_start, const void *key,
   for (size_t i = 0; i < w->nopen; i++) held += air_hash_count(w->open[i].table);
   if (held >= w->raw_min_keys && w->sample_new * 4 >= w->sample_rows) {
     w->raw = true;
-    w->raw_until = w->open[w->nopen - 1].start;
+    w->raw_until = w->open[0].start; /* the latest open window's start */
+    for (size_t i = 1; i < w->nopen; i++)
+      if (w->open[i].start > w->raw_until) w->raw_until = w->open[i].start;
   }
   w->sample_rows = w->sample_new = 0;
   return acc;
@@ -215,8 +280,16 @@ AirHash *air_windows_pop_closed(AirWindows *w, int64_t wm, int64_t size_ms,
   if (w->nopen == 0 || !window_closed(w->open[0].start, size_ms, wm))
     return NULL;
   OpenWindow first = w->open[0];
-  w->nopen--;
-  memmove(&w->open[0], &w->open[1], w->nopen * sizeof *w->open);
+  w->open[0] = w->open[--w->nopen];
+  for (size_t i = 0;;) { /* down the heap */
+    size_t c = 2 * i + 1;
+    if (c >= w->nopen) break;
+    if (c + 1 < w->nopen && w->open[c + 1].start < w->open[c].start) c++;
+    if (w->open[i].start <= w->open[c].start) break;
+    heap_swap(&w->open[i], &w->open[c]);
+    i = c;
+  }
+  idx_del(w, first.start);
   if (w->last_table == first.table) w->last_table = NULL;
   if (w->raw && first.start >= w->raw_until) w->raw = false;
   add_raw_rows(w);
@@ -226,7 +299,7 @@ AirHash *air_windows_pop_closed(AirWindows *w, int64_t wm, int64_t size_ms,
 
 void air_windows_recycle(AirWindows *w, AirHash *h) {
   if (!h) return;
-  if (w->nfree == WIN_FREE_MAX) {
+  if (w->nfree == WIN_FREE_SMALL || (w->nfree >= WIN_FREE_MAX && air_hash_cap(h) > 4 * w->table_cap)) {
     air_hash_free(h);
     return;
   }
