@@ -528,8 +528,11 @@ static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, cons
   }
   case XR_SINGLE: fprintf(o, "%smemcpy(air_out_row(%s, 0), &row, sizeof row);\n", ind, port); break;
   default:
-    fprintf(o, "%smemcpy(air_out_row(%s, (int)(air_hash_bytes(&row, sizeof row) %% (uint64_t)air_world(g_rt))), &row, sizeof row);\n",
-            ind, port);
+    if (s->retract) /* a change stays on its rank: a key's changes come from one rank, in order */
+      fprintf(o, "%smemcpy(air_out_row(%s, air_rank(g_rt)), &row, sizeof row);\n", ind, port);
+    else
+      fprintf(o, "%smemcpy(air_out_row(%s, (int)(air_hash_bytes(&row, sizeof row) %% (uint64_t)air_world(g_rt))), &row, sizeof row);\n",
+              ind, port);
     break;
   }
 }

@@ -377,7 +377,9 @@ static void print_edge(FILE *out, const Physical *ph, const PEdge *e) {
   fprintf(out, "      <-- edge %d from pipeline %d: ", e->id, from->id);
   switch (e->kind) {
   case XR_LOCAL: fprintf(out, "function call\n"); return;
-  case XR_ROWHASH: fprintf(out, "rows spread by hash(row) %% ranks\n"); return;
+  case XR_ROWHASH:
+    fprintf(out, "%s\n", s->retract ? "changes, on the same rank (a key's stay in order)" : "rows spread by hash(row) % ranks");
+    return;
   case XR_SAME: fprintf(out, "rows of stream %s, on the same rank\n", from->chain->derived->name); return;
   case XR_GATHER: fprintf(out, "%s to rank 0\n", select_changes(s) ? "changes (+I, -U, +U, -D)" : "results"); return;
   case XR_SINGLE:

@@ -436,9 +436,9 @@ static void check_updating(Scope *sc) {
     sel->limit = 0;
     return;
   }
-  if (sel->expand > 1 || sel->topn_rows) {
-    diag_error(s->d, sel->loc, "aggregates over DISTINCT values and Top-N need a WINDOW here: an updating "
-               "query (GROUP BY without WINDOW) does not keep their sets yet");
+  if (sel->topn_rows) {
+    diag_error(s->d, sel->loc, "a Top-N needs a WINDOW here: an updating query (GROUP BY without WINDOW) does "
+               "not keep its rows yet");
     return;
   }
   WindowSpec *w = arena_alloc(s->arena, sizeof(WindowSpec));

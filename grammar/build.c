@@ -1060,13 +1060,16 @@ static void keep_written_names(Select *sel) {
 static Select *split_query(Distinct *d, const char *prefix, SrcLoc where, const Expr *at, Expr *keys) {
   ParseState *ps = d->ps;
   const Select *sel = d->sel;
-  Expr *ts = dnode(d, EX_BINARY, at), *end = dnode(d, EX_WINDOW_END, at), *ms = dnode(d, EX_INTERVAL, at);
-  ms->ival = 1;
-  ts->op = OP_SUB;
-  ts->lhs = end;
-  ts->rhs = ms;
-  ts->text = "WINDOW_END - INTERVAL '1' MILLISECOND";
-  inner_item(d, ts, "ts");
+  const bool updating = !sel->window; /* (then the first step's changes carry their own time) */
+  if (!updating) {
+    Expr *ts = dnode(d, EX_BINARY, at), *end = dnode(d, EX_WINDOW_END, at), *ms = dnode(d, EX_INTERVAL, at);
+    ms->ival = 1;
+    ts->op = OP_SUB;
+    ts->lhs = end;
+    ts->rhs = ms;
+    ts->text = "WINDOW_END - INTERVAL '1' MILLISECOND";
+    inner_item(d, ts, "ts");
+  }
   Select *in = arena_alloc(ps->arena, sizeof(Select));
   *in = *sel;
   in->items = d->inner.head;
@@ -1089,6 +1092,17 @@ static Select *split_query(Distinct *d, const char *prefix, SrcLoc where, const 
   out->join_on = NULL;
   out->comma_join = out->left_join = out->right_join = out->table_join = false;
   out->where = NULL;
+  if (updating) {
+    /* an updating query: the first step emits as the query does, and the
+     * second takes its changes back and adds them (EMIT FINAL: the first
+     * step's changes every hour, the second's table once, at the end) */
+    if (sel->emit == EMIT_FINAL) {
+      in->emit = EMIT_EVERY;
+      in->emit_every = dnode(d, EX_INTERVAL, at);
+      in->emit_every->ival = 3600000;
+    }
+    return out;
+  }
   const WindowSpec *w = sel->window;
   WindowSpec *ow = arena_alloc(ps->arena, sizeof(WindowSpec));
   ow->kind = WIN_TUMBLING;
@@ -1107,6 +1121,23 @@ static bool output_name(const Select *sel, const Expr *e) {
   return false;
 }
 
+/* A MIN or MAX call in e, or NULL: over the first step's changes of an
+ * updating query it would have to take a value back. */
+static const Expr *find_min_max(const Expr *e) {
+  if (!e) return NULL;
+  if (e->kind == EX_CALL && (agg_named(e->name) == AGG_MIN || agg_named(e->name) == AGG_MAX)) return e;
+  const Expr *kids[] = {e->lhs, e->rhs, e->third, e->else_, e->filter};
+  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) {
+    const Expr *f = find_min_max(kids[i]);
+    if (f) return f;
+  }
+  for (const Expr *a = e->args; a; a = a->next) {
+    const Expr *f = find_min_max(a);
+    if (f) return f;
+  }
+  return NULL;
+}
+
 Select *build_distinct(ParseState *ps, Select *sel) {
   Distinct d = {.ps = ps, .sel = sel};
   int n = 0;
@@ -1116,13 +1147,20 @@ Select *build_distinct(ParseState *ps, Select *sel) {
   if (n == 0 || d.bad) return d.bad ? NULL : sel;
   const Expr *first = d.x;
   WindowSpec *w = sel->window;
-  if (!w || w->kind == WIN_SESSION) {
-    derror(&d, first->loc, w ? "an aggregate over DISTINCT values in a SESSION window is not supported (%s)"
-                             : "an aggregate over DISTINCT values needs a WINDOW clause (%s)",
+  if (w && w->kind == WIN_SESSION) {
+    derror(&d, first->loc, "an aggregate over DISTINCT values in a SESSION window is not supported (%s)",
            "TUMBLING and HOPPING windows take it");
     return NULL;
   }
-  if (!two_step_window(&d)) {
+  const Expr *mm = NULL;
+  for (SelectItem *it = sel->items; it && !w && !mm; it = it->next) mm = find_min_max(it->expr);
+  if (!w && !mm) mm = find_min_max(sel->having);
+  if (mm) { /* an updating query: its second step takes the first's changes back */
+    derror(&d, mm->loc, "MIN or MAX in an updating query (GROUP BY without WINDOW) with an aggregate over "
+           "DISTINCT values is not supported (%s)", "COUNT, SUM and AVG are; or give the query a WINDOW");
+    return NULL;
+  }
+  if (w && !two_step_window(&d)) {
     derror(&d, first->loc, "an aggregate over DISTINCT values needs a window whose size is a multiple of %s",
            "its advance");
     return NULL;

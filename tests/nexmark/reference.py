@@ -314,12 +314,13 @@ REPORT_HEADER = ["total_bids", "rank1_bids", "rank2_bids", "rank3_bids",
 
 
 def q15(d):
-    days = defaultdict(list)
+    # an updating query, EMIT CHANGES: per ms, the day's row if its bids changed it
+    assert sorted({day(b["t"]) for b in d.bids}) == ["2026-12-06", "2026-12-07"]
+    by_ms = defaultdict(list)
     for b in d.bids:
-        days[day(b["t"])].append(b)
-    assert sorted(days) == ["2026-12-06", "2026-12-07"], sorted(days)
-    # one group per 1-day window: day order is window order
-    return ["day"] + REPORT_HEADER, [(k,) + bid_report(days[k]) for k in sorted(days)], True
+        by_ms[b["t"]].append(b)
+    log = changelog(sorted(by_ms.items()), lambda b: day(b["t"]), bid_report, lambda s, b: (s or []) + [b])
+    return ["op", "day"] + REPORT_HEADER, [(op, k) + v for _, op, k, v in log], True
 
 
 def q16(d):
