@@ -917,8 +917,17 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
     fprintf(o, "%s    air_hash_sort(tab, cmp_K%d); /* the rows in the collector's order: it merges, not sorts */\n",
             ind, c);
   fprintf(o, "%s    size_t pos = 0;\n%s    const void *kp;\n%s    void *ap;\n", ind, ind, ind);
+  const bool ahead = s->updating && !st->partial && !is_join_stage(st);
+  if (ahead) { /* the running table is past the caches with many keys: its slots asked for 8 keys ahead */
+    fprintf(o, "%s    size_t pa = 0;\n%s    const void *ka;\n%s    void *va;\n", ind, ind, ind);
+    fprintf(o, "%s    for (int i = 0; i < 8 && air_hash_next(tab, &pa, &ka, &va); i++)\n", ind);
+    fprintf(o, "%s      air_hash_prefetch(stage%d.cum, ka, hash_K%d(ka));\n", ind, st->id, c);
+  }
   fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
   fprintf(o, "%s      const K%d *key = kp;\n%s      (void)key;\n", ind, c, ind);
+  if (ahead)
+    fprintf(o, "%s      if (air_hash_next(tab, &pa, &ka, &va)) air_hash_prefetch(stage%d.cum, ka, hash_K%d(ka));\n",
+            ind, st->id, c);
   if (st->partial) {
     char ind6[200];
     snprintf(ind6, sizeof ind6, "%s      ", ind);
