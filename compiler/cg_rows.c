@@ -338,14 +338,17 @@ void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env,
   const int64_t bucket = ijoin_bucket_ms(s);
   const bool outer = s->left_join || s->right_join;
   const bool keep_me = side ? s->right_join : s->left_join, keep_other = side ? s->left_join : s->right_join;
-  fprintf(o, "%sif (r->ts < r->srcwm) { /* behind its source's watermark: late */\n%s  %slate++;\n%s  continue;\n%s}\n",
-          ind, ind, env->cnt, ind, ind);
+  const bool regular = s->regular_join;
+  if (!regular) /* a regular join keeps every row: none is late */
+    fprintf(o, "%sif (r->ts < r->srcwm) { /* behind its source's watermark: late */\n%s  %slate++;\n%s  continue;\n%s}\n",
+            ind, ind, env->cnt, ind, ind);
   emit_join_key(o, ch, &env->cx, side, ind);
   Type kt = join_key_type(s);
   if (kt.nullable && !keep_me) fprintf(o, "%sif (%s(key.k0)) continue; /* a NULL key equals nothing */\n", ind, null_test(kt));
   fprintf(o, "%sconst uint64_t kh = hash_K%d(&key);\n", ind, c);
   fprintf(o, "%sJ%c%d e;\n%smemset(&e, 0, sizeof e);\n", ind, side ? 'R' : 'L', c, ind);
   emit_join_row_fill(o, ch, side, "e.", ind);
+  if (join_keeps_srcwm(ch)) fprintf(o, "%se.srcwm = r->srcwm;\n", ind);
   /* a derived stream's readers: its time may trail the pair's later row by
    * up to ijoin_keep_ms, and its watermark is held back as much (sema) */
   char jwm[96];
@@ -365,29 +368,49 @@ void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env,
     emit_ops(g, o, st, after_join(st), st->last, &je, ind2);
     fprintf(o, "%s  continue;\n%s}\n", ind, ind);
   }
-  /* the other side's times that match: b.ts - a.ts in [lo, hi] */
-  int64_t lo = side ? -s->ij_hi : s->ij_lo, hi = side ? -s->ij_lo : s->ij_hi;
-  fprintf(o, "%sconst int64_t tlo = r->ts + INT64_C(%" PRId64 "), thi = r->ts + INT64_C(%" PRId64 ");\n", ind, lo, hi);
-  fprintf(o, "%sfor (int64_t bs = air_tumble_start(tlo, INT64_C(%" PRId64 ")); bs <= thi; bs += INT64_C(%" PRId64 ")) {\n",
-          ind, bucket, bucket);
   const char *cq = outer ? "" : "const ";
-  fprintf(o, "%s  %sJ%d *j = air_windows_find(%s, bs, &key, kh);\n%s  if (!j) continue;\n", ind, cq, c, env->win, ind);
+  if (regular) { /* every row of the other side with this key, in its one bucket */
+    fprintf(o, "%sdo { /* a regular join: all of time is one bucket, the other side's rows of the key */\n", ind);
+    fprintf(o, "%s  %sJ%d *j = air_windows_find(%s, 0, &key, kh);\n%s  if (!j) break;\n", ind, cq, c, env->win, ind);
+  } else { /* the other side's times that match: b.ts - a.ts in [lo, hi] */
+    int64_t lo = side ? -s->ij_hi : s->ij_lo, hi = side ? -s->ij_lo : s->ij_hi;
+    fprintf(o, "%sconst int64_t tlo = r->ts + INT64_C(%" PRId64 "), thi = r->ts + INT64_C(%" PRId64 ");\n", ind, lo, hi);
+    fprintf(o, "%sfor (int64_t bs = air_tumble_start(tlo, INT64_C(%" PRId64 ")); bs <= thi; bs += INT64_C(%" PRId64 ")) {\n",
+            ind, bucket, bucket);
+    fprintf(o, "%s  %sJ%d *j = air_windows_find(%s, bs, &key, kh);\n%s  if (!j) continue;\n", ind, cq, c, env->win, ind);
+  }
   const char *other = side ? "left" : "right";
   fprintf(o, "%s  for (size_t i = 0; i < j->%s.n; i++) {\n", ind, other);
   fprintf(o, "%s    %sJ%c%d *oe = (%sJ%c%d *)j->%s.data + i;\n", ind, cq, side ? 'L' : 'R', c, cq, side ? 'L' : 'R', c,
           other);
-  fprintf(o, "%s    if (oe->row.ts < tlo || oe->row.ts > thi) continue;\n", ind);
+  if (!regular) fprintf(o, "%s    if (oe->row.ts < tlo || oe->row.ts > thi) continue;\n", ind);
   fprintf(o, "%s    const JLR%d *l = %s;\n%s    const JRR%d *rr = %s;\n", ind, c, side ? "&oe->row" : "&e.row", ind, c,
           side ? "&e.row" : "&oe->row");
   if (outer) emit_join_rest_test(o, s, &je.cx, ind6);
   if (keep_other) fprintf(o, "%s    oe->matched = 1;\n", ind);
   if (keep_me) fprintf(o, "%s    e.matched = 1;\n", ind);
-  fprintf(o, "%s    const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
+  if (join_keeps_srcwm(ch)) {
+    /* a derived stream's pair: the later time of its rows, or, when that
+     * is at or behind the watermark either row's source had when it was
+     * read (an old row met by a new one: any amount behind), that
+     * watermark + 1 ms. So the pair is ahead of the srcwm it carries (the
+     * new row's) and of the stage's watermark (at most that): late for no
+     * reader, and in an updating reader's interval of its own time; its
+     * time is a function of the input alone, whichever row came second;
+     * and the derived stream needs no hold (ijoin_hold_ms) */
+    fprintf(o, "%s    int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
+    fprintf(o, "%s    if (ts <= oe->srcwm) ts = oe->srcwm + 1;\n%s    if (ts <= e.srcwm) ts = e.srcwm + 1;\n", ind, ind);
+  } else {
+    fprintf(o, "%s    const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
+  }
   emit_ops(g, o, st, after_join(st), st->last, &je, ind6);
-  fprintf(o, "%s  }\n%s}\n", ind, ind);
+  fprintf(o, "%s  }\n%s}%s\n", ind, ind, regular ? " while (0);" : "");
   fprintf(o, "%sbool is_new;\n", ind);
-  fprintf(o, "%sJ%d *acc = air_windows_acc(%s, air_tumble_start(r->ts, INT64_C(%" PRId64 ")), &key, kh, &is_new);\n", ind,
-          c, env->win, bucket);
+  if (regular)
+    fprintf(o, "%sJ%d *acc = air_windows_acc(%s, 0, &key, kh, &is_new); /* kept for ever */\n", ind, c, env->win);
+  else
+    fprintf(o, "%sJ%d *acc = air_windows_acc(%s, air_tumble_start(r->ts, INT64_C(%" PRId64 ")), &key, kh, &is_new);\n",
+            ind, c, env->win, bucket);
   fprintf(o, "%smemcpy(air_vec_add(&acc->%s, sizeof e), &e, sizeof e);\n", ind, side ? "right" : "left");
 }
 
@@ -852,6 +875,10 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
   const Chain *ch = st->chain;
   const Select *s = ch->sel;
   int c = ch->index;
+  if (s->regular_join) {
+    fprintf(o, "%s(void)wm; /* a regular join keeps every row: nothing closes */\n", ind);
+    return;
+  }
   if (s->interval_join) {
     emit_interval_join_expire(g, o, st, env, ind);
     return;

@@ -174,7 +174,8 @@ void emit_chain_types(Gen *g, const Chain *ch) {
     emit_join_row_struct(g, ch, nm, 1);
     /* an outer interval join marks the rows that met one (padded if not) */
     const char *mk = ch->sel->interval_join && (ch->sel->left_join || ch->sel->right_join)
-                         ? "  uint8_t matched; /* 1 once a pair of it was sent */\n" : "";
+                         ? "  uint8_t matched; /* 1 once a pair of it was sent */\n"
+                         : join_keeps_srcwm(ch) ? "  int64_t srcwm; /* its source's watermark when read */\n" : "";
     fprintf(o, "typedef struct JL%d { /* a left row */\n  uint64_t h; /* hash_K%d(&key), first: air_join_index reads it */\n"
                "  K%d key;\n  JLR%d row;\n%s} JL%d;\n", c, c, c, c, mk, c);
     fprintf(o, "typedef struct JR%d { /* a right row */\n  uint64_t h;\n  K%d key;\n  JRR%d row;\n%s} JR%d;\n", c, c, c,

@@ -24,7 +24,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e", "lib"))
-from airref import file_watermarks, hop_starts, read_csv, sessions, tumble_start  # noqa: E402
+from airref import changelog, file_watermarks, hop_starts, read_csv, sessions, tumble_start  # noqa: E402
 
 BOUND = 1000  # every stream's WATERMARK: dateTime - 1 s
 SEC = 1000
@@ -122,33 +122,6 @@ def q3(d):
         if p and a["category"] == 10 and p["state"] in ("OR", "ID", "CA"):
             rows.append((p["name"], p["city"], p["state"], a["id"]))
     return ["name", "city", "state", "id"], rows, False
-
-
-def changelog(batches, key_of, value_of, fold):
-    """An updating aggregation's changes (docs/language.md, "Updating
-    queries"), one emission per batch: batches is [(time, rows)] in time
-    order; fold(state, row) updates the state of key_of(row) (None: new);
-    value_of(state) is the key's result row, or None when the key has no
-    rows. Returns [(time, op, key, value)]: per emission, the keys it
-    changed in key order, -U before +U, a key whose value did not change
-    writing nothing."""
-    states, shown, out = {}, {}, []
-    for t, rows in batches:
-        touched = set()
-        for r in rows:
-            k = key_of(r)
-            states[k] = fold(states.get(k), r)
-            touched.add(k)
-        for k in sorted(touched):
-            now, old = value_of(states[k]), shown.get(k)
-            if now == old:
-                continue
-            if old is not None:
-                out.append((t, "-U" if now is not None else "-D", k, old))
-            if now is not None:
-                out.append((t, "+U" if old is not None else "+I", k, now))
-            shown[k] = now
-    return out
 
 
 def q4(d):
