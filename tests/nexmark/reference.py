@@ -116,6 +116,7 @@ def q2(d):
 
 
 def q3(d):
+    # a regular join of two streams: each auction with its seller, in any order
     rows = []
     for a in d.auctions:
         p = d.person_by_id.get(a["seller"])
@@ -129,7 +130,9 @@ def q4(d):
     # time that changes a result is one emission. The inner query's changes
     # (each auction's highest valid bid) are the outer's input at the same
     # ms: -U takes the old final out of its category's average, +I/+U adds
-    # the new one.
+    # the new one. The join (auction a stream: a regular join) gives a pair
+    # the bid's time: a valid bid is at or after its auction, and no row is
+    # behind its watermark (asserted in Data), which would raise it.
     by_ms = defaultdict(list)
     for a_id, bs in valid_bids(d).items():
         for b in bs:
@@ -349,6 +352,7 @@ def q19(d):
 
 
 def q20(d):
+    # a regular join of two streams: each bid with its auction, in any order
     rows = []
     for b in d.bids:
         a = d.auction_by_id.get(b["auction"])
