@@ -369,9 +369,12 @@ void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env,
     fprintf(o, "%s  continue;\n%s}\n", ind, ind);
   }
   const char *cq = outer ? "" : "const ";
-  if (regular) { /* every row of the other side with this key, in its one bucket */
-    fprintf(o, "%sdo { /* a regular join: all of time is one bucket, the other side's rows of the key */\n", ind);
-    fprintf(o, "%s  %sJ%d *j = air_windows_find(%s, 0, &key, kh);\n%s  if (!j) break;\n", ind, cq, c, env->win, ind);
+  if (regular) {
+    /* all of time is one bucket: the key's rows, found or made with one
+     * lookup; the row probes the other side's, then joins its own */
+    fprintf(o, "%sbool is_new;\n%sJ%d *j = air_windows_acc(%s, 0, &key, kh, &is_new); /* kept for ever */\n", ind, ind, c,
+            env->win);
+    fprintf(o, "%s{\n", ind);
   } else { /* the other side's times that match: b.ts - a.ts in [lo, hi] */
     int64_t lo = side ? -s->ij_hi : s->ij_lo, hi = side ? -s->ij_lo : s->ij_hi;
     fprintf(o, "%sconst int64_t tlo = r->ts + INT64_C(%" PRId64 "), thi = r->ts + INT64_C(%" PRId64 ");\n", ind, lo, hi);
@@ -404,13 +407,14 @@ void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env,
     fprintf(o, "%s    const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
   }
   emit_ops(g, o, st, after_join(st), st->last, &je, ind6);
-  fprintf(o, "%s  }\n%s}%s\n", ind, ind, regular ? " while (0);" : "");
-  fprintf(o, "%sbool is_new;\n", ind);
-  if (regular)
-    fprintf(o, "%sJ%d *acc = air_windows_acc(%s, 0, &key, kh, &is_new); /* kept for ever */\n", ind, c, env->win);
-  else
+  fprintf(o, "%s  }\n%s}\n", ind, ind);
+  if (regular) {
+    fprintf(o, "%sJ%d *acc = j;\n", ind, c);
+  } else {
+    fprintf(o, "%sbool is_new;\n", ind);
     fprintf(o, "%sJ%d *acc = air_windows_acc(%s, air_tumble_start(r->ts, INT64_C(%" PRId64 ")), &key, kh, &is_new);\n",
             ind, c, env->win, bucket);
+  }
   fprintf(o, "%smemcpy(air_vec_add(&acc->%s, sizeof e), &e, sizeof e);\n", ind, side ? "right" : "left");
 }
 
