@@ -712,6 +712,8 @@ void emit_stage(Gen *g, const Stage *st) {
     else if (is_join_stage(st) && save) fprintf(f, "  air_windows_save(w, %s.win, save_J%d);\n", ctxn, c);
     else if (is_join_stage(st)) fprintf(f, "  air_windows_load(r, %s.win, load_J%d, NULL, NULL);\n", ctxn, c);
     else if (windows && save) fprintf(f, "  air_windows_save(w, %s.win, NULL);\n", ctxn);
+    else if (windows && st->partial) /* each rank held its partials of any key: rescaled, folded at the key's rank */
+      fprintf(f, "  air_windows_load(r, %s.win, NULL, %s_route, merge_A%d);\n", ctxn, fn, c);
     else if (windows) fprintf(f, "  air_windows_load(r, %s.win, NULL, %s_route, NULL);\n", ctxn, fn);
     if (cum && save) fprintf(f, "  air_hash_save(w, %s.cum, NULL);\n", ctxn);
     else if (cum) fprintf(f, "  air_hash_load(r, %s.cum, NULL, %s_route, NULL);\n", ctxn, fn);
