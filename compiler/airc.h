@@ -369,6 +369,11 @@ struct Select {
    * With WITH (state_ttl = d) the join is the interval join with bounds
    * [-d, d] instead (regular_join false). */
   bool regular_join;
+  /* An outer regular join: a kept row that met none goes on padded at
+   * once (+I), and is taken back (-D) when its first match comes, before
+   * the pair (+I): its rows are changes (select_changes), like an
+   * updating query's. */
+  bool join_retracts;
   /* An updating query: aggregates without a WINDOW (sema_select.c's
    * check_updating). The rows are aggregated in tumbling intervals of
    * `window` (size emit_ms: EMIT EVERY's interval, 1 ms for EMIT CHANGES,
@@ -408,7 +413,7 @@ static inline int64_t ijoin_hold_ms(const Select *s) {
 
 /* Do the query's result rows carry a change (O's op): an updating query's,
  * or the rows of one passed on (a query over an updating stream). */
-static inline bool select_changes(const Select *s) { return s->updating || s->retract; }
+static inline bool select_changes(const Select *s) { return s->updating || s->retract || s->join_retracts; }
 
 /* Are FROM item f's columns NULL in the rows an outer join pads (f = 1 of a
  * LEFT JOIN, f = 0 of a RIGHT JOIN, both of a FULL JOIN)? */

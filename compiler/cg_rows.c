@@ -327,6 +327,23 @@ static void emit_join_rest_test(FILE *o, const Select *s, const Ctx *cx, const c
 
 static int after_join(const Stage *st) { return st->first + 1 <= st->last ? st->first + 1 : st->last + 1; }
 
+/* The padded row of kept row `row` (a JLR or JRR pointer) of side `side`,
+ * the other side NULL, at time `ts`, through the operators after the join
+ * (in a block of its own). */
+static void emit_padded_row(Gen *g, FILE *o, const Stage *st, const SegEnv *pe, int side, const char *row,
+                            const char *ts, const char *ind) {
+  int c = st->chain->index;
+  SegEnv je = *pe;
+  char ind2[200];
+  indent_more(ind2, sizeof ind2, ind);
+  fprintf(o, "%s{\n%s  const int64_t pts = %s;\n", ind, ind, ts); /* (ts may name the pair's, hidden below) */
+  fprintf(o, "%s  const JLR%d *l = %s;\n%s  const JRR%d *rr = %s;\n%s  (void)l;\n%s  (void)rr;\n", ind, c,
+          side ? "NULL" : row, ind, c, side ? row : "NULL", ind, ind);
+  fprintf(o, "%s  const int64_t ts = pts;\n", ind);
+  emit_ops(g, o, st, after_join(st), st->last, &je, ind2);
+  fprintf(o, "%s}\n", ind);
+}
+
 /* An interval join's input row r of side `side`, in a stage's batch loop.
  * An outer join marks each row that meets one (`matched`, in its J row):
  * the others of a kept side go on padded when their bucket is dropped
@@ -356,16 +373,17 @@ void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env,
   if (hold) snprintf(jwm, sizeof jwm, "q_wm_back(r->srcwm, INT64_C(%" PRId64 "))", hold);
   else snprintf(jwm, sizeof jwm, "r->srcwm");
   SegEnv je = pair_env(env, jwm);
+  if (s->join_retracts) je.op = "AIR_OP_INSERT";
   char ind2[160], ind6[200];
   indent_more(ind2, sizeof ind2, ind);
   snprintf(ind6, sizeof ind6, "%s    ", ind);
+  /* a padded row's time: its own, raised past its srcwm for a derived
+   * stream of a regular join (as a pair's) */
+  const char *own_ts = join_keeps_srcwm(ch) ? "(r->ts > r->srcwm ? r->ts : r->srcwm + 1)" : "r->ts";
   if (kt.nullable && keep_me) {
     fprintf(o, "%sif (%s(key.k0)) { /* a NULL key equals nothing: the row goes on at once, padded */\n", ind,
             null_test(kt));
-    fprintf(o, "%s  const JLR%d *l = %s;\n%s  const JRR%d *rr = %s;\n%s  (void)l;\n%s  (void)rr;\n", ind, c,
-            side ? "NULL" : "&e.row", ind, c, side ? "&e.row" : "NULL", ind, ind);
-    fprintf(o, "%s  const int64_t ts = r->ts;\n", ind);
-    emit_ops(g, o, st, after_join(st), st->last, &je, ind2);
+    emit_padded_row(g, o, st, &je, side, "&e.row", own_ts, ind2);
     fprintf(o, "%s  continue;\n%s}\n", ind, ind);
   }
   const char *cq = outer ? "" : "const ";
@@ -390,7 +408,8 @@ void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env,
   fprintf(o, "%s    const JLR%d *l = %s;\n%s    const JRR%d *rr = %s;\n", ind, c, side ? "&oe->row" : "&e.row", ind, c,
           side ? "&e.row" : "&oe->row");
   if (outer) emit_join_rest_test(o, s, &je.cx, ind6);
-  if (keep_other) fprintf(o, "%s    oe->matched = 1;\n", ind);
+  const bool retract_other = keep_other && s->join_retracts;
+  if (keep_other && !retract_other) fprintf(o, "%s    oe->matched = 1;\n", ind);
   if (keep_me) fprintf(o, "%s    e.matched = 1;\n", ind);
   if (join_keeps_srcwm(ch)) {
     /* a derived stream's pair: the later time of its rows, or, when that
@@ -406,8 +425,26 @@ void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env,
   } else {
     fprintf(o, "%s    const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
   }
+  if (retract_other) {
+    /* the other row went on padded when it came, having met none: taken
+     * back before its first pair, at the pair's time */
+    char ind10[200];
+    snprintf(ind10, sizeof ind10, "%s      ", ind);
+    SegEnv jd = je;
+    jd.op = "AIR_OP_DELETE";
+    fprintf(o, "%s    if (!oe->matched) {\n%s      oe->matched = 1;\n", ind, ind);
+    emit_padded_row(g, o, st, &jd, !side, "&oe->row", "ts", ind10);
+    fprintf(o, "%s    }\n", ind);
+  }
   emit_ops(g, o, st, after_join(st), st->last, &je, ind6);
   fprintf(o, "%s  }\n%s}\n", ind, ind);
+  if (keep_me && s->join_retracts) {
+    /* a regular outer join's kept row that met none goes on padded now,
+     * taken back if a match comes (above, from the other side) */
+    fprintf(o, "%sif (!e.matched) {\n", ind);
+    emit_padded_row(g, o, st, &je, side, "&e.row", own_ts, ind2);
+    fprintf(o, "%s}\n", ind);
+  }
   if (regular) {
     fprintf(o, "%sJ%d *acc = j;\n", ind, c);
   } else {
@@ -504,7 +541,8 @@ static void emit_out_row(FILE *o, const Stage *st, const SegEnv *env, const char
   const Select *s = ch->sel;
   fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
   fprintf(o, "%sout.ts = %s;\n%sout.srcwm = %s;\n", ind, env->ts, ind, env->wm);
-  if (s->retract) fprintf(o, "%sout.op = r->op; /* the change it is, on */\n", ind);
+  const char *op = env->op ? env->op : s->retract ? "r->op" : NULL;
+  if (op) fprintf(o, "%sout.op = %s; /* the change it is, on */\n", ind, op);
   if (env->cx.wend) fprintf(o, "%sout.wend = %s;\n", ind, env->cx.wend);
   emit_out_cols(o, s, "out", ind, &env->cx);
   emit_send_all(o, st, env, "out", ind);
@@ -521,7 +559,8 @@ static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, cons
   snprintf(port, sizeof port, env->outs, e->id);
   fprintf(o, "%s%s row;\n%smemset(&row, 0, sizeof row);\n%srow.ts = %s;\n", ind, rt, ind, ind, env->ts);
   fprintf(o, "%srow.srcwm = %s;\n", ind, env->wm);
-  if (s->retract) fprintf(o, "%srow.op = r->op; /* the change it is, on */\n", ind);
+  const char *op = env->op ? env->op : s->retract ? "r->op" : NULL;
+  if (op) fprintf(o, "%srow.op = %s; /* the change it is, on */\n", ind, op);
   if (env->cx.wstart) fprintf(o, "%srow.wstart = %s;\n%srow.wend = %s;\n", ind, env->cx.wstart, ind, env->cx.wend);
   /* a join's first input holds from[0] only, its second from[1] only */
   Payload pay = edge_payload(g->ph, e);
@@ -555,8 +594,13 @@ static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, cons
   }
   case XR_SINGLE: fprintf(o, "%smemcpy(air_out_row(%s, 0), &row, sizeof row);\n", ind, port); break;
   default:
-    fprintf(o, "%smemcpy(air_out_row(%s, (int)(air_hash_bytes(&row, sizeof row) %% (uint64_t)air_world(g_rt))), &row, sizeof row);\n",
-            ind, port);
+    if (op) /* a change: by its columns alone, so that a row taken back goes where it went (after it) */
+      fprintf(o, "%s{\n%s  const size_t at = offsetof(%s, op) + sizeof row.op;\n"
+                 "%s  memcpy(air_out_row(%s, (int)(air_hash_bytes((const char *)&row + at, sizeof row - at) %% "
+                 "(uint64_t)air_world(g_rt))), &row, sizeof row);\n%s}\n", ind, ind, rt, ind, port, ind);
+    else
+      fprintf(o, "%smemcpy(air_out_row(%s, (int)(air_hash_bytes(&row, sizeof row) %% (uint64_t)air_world(g_rt))), &row, sizeof row);\n",
+              ind, port);
     break;
   }
 }

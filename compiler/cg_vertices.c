@@ -616,6 +616,8 @@ void emit_stage(Gen *g, const Stage *st) {
    * when it was read (carried in R and O rows), so that a row is late or
    * not whatever the fusion and the timing of other ranks' watermarks. */
   env.wm = "r->srcwm";
+  if (s->join_retracts && st->leg == 0 && st->chain->join_at >= 0 && st->first > st->chain->join_at)
+    env.op = "r->op"; /* an outer regular join's rows, on from its stage */
   char ts[96];
   if (st->first == 0)
     colref(ts, sizeof ts, &env.cx, st->leg, leg_source(st)->time_col);

@@ -106,6 +106,7 @@ typedef struct SegEnv {
   const char *raw_port; /* an adaptive partial's port to the final stage, else NULL */
   int stage_id;        /* with raw_port: the pipeline, whose staged rows are st.stg<id> */
   Ctx cx;              /* where columns live */
+  const char *op;      /* the change a row is (AIR_OP_*, C) for rows that carry one, else NULL: r->op if retracting */
 } SegEnv;
 
 /* A chain whose closed windows' tables are sorted by group key before

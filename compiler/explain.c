@@ -280,7 +280,9 @@ static void print_op(FILE *out, const Chain *ch, const Operator *op) {
       if (s->right_join) fprintf(out, "%s rows without a match go on, %s's columns NULL; ", r, l);
     }
     if (s->regular_join)
-      fprintf(out, "regular: no time bounds, every row of both kept for ever, each pair as its later row comes");
+      fprintf(out, "regular: no time bounds, every row of both kept for ever, each pair as its later row comes%s",
+              s->join_retracts ? "; a kept row that met none goes on padded at once (+I), taken back (-D) when its "
+                                 "first match comes" : "");
     else if (s->interval_join)
       fprintf(out, "interval: %s's time - %s's from %" PRId64 " ms to %" PRId64 " ms, each pair as its later row comes",
               s->from[1].rel->name, s->from[0].rel->name, s->ij_lo, s->ij_hi);

@@ -195,20 +195,14 @@ static const char *time_name(const Scope *sc, int f) {
 
 /* A regular join (no WINDOW, no time bounds or one only, no state_ttl):
  * every row of both sides is kept for ever. ON's one-way bound, if any,
- * is tested on each pair, as the rest of ON (WHERE's stays in WHERE). */
+ * is tested on each pair, as the rest of ON (WHERE's stays in WHERE). An
+ * outer one writes changes: its padded rows are taken back. */
 static void regular_join(Scope *sc) {
   Sema *s = sc->s;
   Select *sel = sc->sel;
-  if (sel->left_join || sel->right_join) {
-    diag_error(s->d, sel->from[1].loc, "a %s JOIN of two streams without a WINDOW or time bounds is not supported: "
-               "its rows would be kept for ever, and a row padded for want of a match would have to be taken back "
-               "when one comes (a retraction); write an interval join (ON ... AND %s.%s BETWEEN %s.%s - INTERVAL "
-               "'1' HOUR AND %s.%s + INTERVAL '1' HOUR), or add WITH (state_ttl = 1 HOUR): each row then meets "
-               "those within that much event time of its own, and one that met none goes on padded",
-               sel->left_join && sel->right_join ? "FULL" : sel->left_join ? "LEFT" : "RIGHT", sc->qual[1],
-               time_name(sc, 1), sc->qual[0], time_name(sc, 0), sc->qual[0], time_name(sc, 0));
-    return;
-  }
+  /* an outer one: a kept row that met none goes on padded at once, and is
+   * taken back when its first match comes (airc.h, join_retracts) */
+  sel->join_retracts = sel->left_join || sel->right_join;
   if (sc->tb_on.n) {
     Expr **rest = arena_alloc(s->arena, sizeof(Expr *) * (size_t)(sel->njoin_rest + sc->tb_on.n));
     for (int i = 0; i < sel->njoin_rest; i++) rest[i] = sel->join_rest[i];
@@ -531,10 +525,13 @@ static void check_retract(Scope *sc, bool sjoin) {
   int f = sc->rel[0] && sc->rel[0]->updating ? 0 : 1;
   const Relation *r = sc->rel[f];
   if (sjoin || (sel->window && !sel->updating)) {
+    bool ojoin = r->def && r->def->select && r->def->select->join_retracts;
     diag_error(s->d, sel->from[f].loc,
-               "'%s' is an updating stream (the changes of a GROUP BY without WINDOW): %s over it is not "
+               "'%s' is an updating stream (%s): %s over it is not "
                "supported; aggregate it without a WINDOW (EMIT EVERY gives its state at each interval)",
-               r->name, sjoin ? "a JOIN of two streams" : "a WINDOW");
+               r->name, ojoin ? "an outer join without WINDOW, whose padded rows are taken back"
+                              : "the changes of a GROUP BY without WINDOW",
+               sjoin ? "a JOIN of two streams" : "a WINDOW");
     diag_note(s->d, r->loc, "'%s' is declared here", r->name);
     return;
   }
