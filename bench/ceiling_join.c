@@ -4,6 +4,7 @@
  *
  *   ceiling_join --mode stream --rows N --keys K
  *   ceiling_join --mode table --events N --table-rows T --path FILE
+ *   ceiling_join --mode regular --rows N --events E
  *
  * stream: left rows i < N of seed 7 (k = uniform(0, K-1) from column 0,
  *         v = uniform(1, 100) from column 1), right rows of seed 8 (k, w
@@ -15,6 +16,12 @@
  *         uniform(0, T + T/10 - 1), so about one in 11 misses; v =
  *         uniform(1, 100)) look k up; matches are summed per g (SUM(v * w),
  *         COUNT(*)) in one window of 6 hours: "g,total,n,WINDOW_END" by g.
+ * regular: a regular join (no window) of auctions i < N of seed 7 (k = i,
+ *         v = uniform(1, 100) from column 1) with bids i < E of seed 8 (k =
+ *         uniform(0, N - 1) from column 0, w = uniform(1, 100) from column
+ *         1): the auctions are hashed, every bid probes them, each pair
+ *         "k,v,w" written as it is found (airc's order differs: compare
+ *         sorted).
  * Results go to stdout; one JSON line (secs, load_s, rows, ...) to stderr.
  */
 #include "air.h"
@@ -66,6 +73,22 @@ static void gen_side(Side *s, size_t n, int64_t seed, int64_t keys) {
   }
 }
 
+/* Chains of rows s[0..n) per home slot of their key, in row order (head
+ * per slot, next per row, NIL-ended); returns the slot mask. */
+static size_t build_chains(const Side *s, size_t n, uint32_t **headp, uint32_t **nextp) {
+  size_t cap = pow2_at_least(2 * n), mask = cap - 1;
+  uint32_t *head = xmalloc(cap * sizeof *head), *next = xmalloc(n * sizeof *next);
+  memset(head, 0xff, cap * sizeof *head);
+  for (size_t i = n; i-- > 0;) {
+    size_t j = air_hash_u64((uint64_t)s[i].k) & mask;
+    next[i] = head[j];
+    head[j] = (uint32_t)i;
+  }
+  *headp = head;
+  *nextp = next;
+  return mask;
+}
+
 static size_t stream_join(size_t n, int64_t keys, double *load_s) {
   double t0 = mono_s();
   Side *l = xmalloc(n * sizeof *l), *r = xmalloc(n * sizeof *r);
@@ -73,14 +96,8 @@ static size_t stream_join(size_t n, int64_t keys, double *load_s) {
   gen_side(r, n, 8, keys);
   *load_s = mono_s() - t0;
   /* build: chains of right rows per home slot, in row order */
-  size_t cap = pow2_at_least(2 * n), mask = cap - 1;
-  uint32_t *head = xmalloc(cap * sizeof *head), *next = xmalloc(n * sizeof *next);
-  memset(head, 0xff, cap * sizeof *head);
-  for (size_t i = n; i-- > 0;) {
-    size_t j = air_hash_u64((uint64_t)r[i].k) & mask;
-    next[i] = head[j];
-    head[j] = (uint32_t)i;
-  }
+  uint32_t *head, *next;
+  size_t mask = build_chains(r, n, &head, &next);
   size_t np = 0, capp = n + 16;
   Pair *p = xmalloc(capp * sizeof *p);
   for (size_t i = 0; i < n; i++) {
@@ -112,6 +129,39 @@ static size_t stream_join(size_t n, int64_t keys, double *load_s) {
   free(head);
   free(next);
   free(p);
+  return np;
+}
+
+static size_t regular_join(size_t n, size_t events, double *load_s) {
+  double t0 = mono_s();
+  Side *a = xmalloc(n * sizeof *a);
+  for (size_t i = 0; i < n; i++) {
+    a[i].k = (int64_t)i;
+    a[i].x = air_gen_uniform(air_gen_col(air_gen_row(7, i), 1), 1, 100);
+  }
+  uint32_t *head, *next;
+  size_t mask = build_chains(a, n, &head, &next);
+  *load_s = mono_s() - t0;
+  size_t np = 0;
+  fputs("k,v,w\n", stdout);
+  for (size_t i = 0; i < events; i++) {
+    const uint64_t h = air_gen_row(8, i);
+    int64_t k = air_gen_uniform(air_gen_col(h, 0), 0, (int64_t)n - 1);
+    int64_t w = air_gen_uniform(air_gen_col(h, 1), 1, 100);
+    for (uint32_t j = head[air_hash_u64((uint64_t)k) & mask]; j != NIL; j = next[j]) {
+      if (a[j].k != k) continue;
+      air_write_i64(stdout, k);
+      fputc(',', stdout);
+      air_write_i64(stdout, a[j].x);
+      fputc(',', stdout);
+      air_write_i64(stdout, w);
+      fputc('\n', stdout);
+      np++;
+    }
+  }
+  free(a);
+  free(head);
+  free(next);
   return np;
 }
 
@@ -215,19 +265,21 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[a], "--path")) path = argv[a + 1];
     else {
       fprintf(stderr, "usage: ceiling_join --mode stream --rows N --keys K | "
-                      "--mode table --events N --table-rows T --path FILE\n");
+                      "--mode table --events N --table-rows T --path FILE | --mode regular --rows N --events E\n");
       return 2;
     }
   }
-  bool table = !strcmp(mode, "table");
+  bool table = !strcmp(mode, "table"), regular = !strcmp(mode, "regular");
   if ((table && (!path || trows < 1)) || (!table && (keys < 1 || rows < 1 || rows >= NIL))) return 2;
   static char obuf[1 << 16];
   setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
   double t0 = mono_s(), load_s = 0;
-  size_t out = table ? table_join(path, trows, events, &load_s) : stream_join(rows, keys, &load_s);
+  size_t out = table     ? table_join(path, trows, events, &load_s)
+               : regular ? regular_join(rows, events, &load_s)
+                         : stream_join(rows, keys, &load_s);
   fflush(stdout);
   double secs = mono_s() - t0;
-  size_t in = table ? events : 2 * rows;
+  size_t in = table ? events : regular ? rows + events : 2 * rows;
   fprintf(stderr, "{\"program\":\"ceiling_join\",\"mode\":\"%s\",\"events\":%zu,\"secs\":%.3f,\"load_s\":%.3f,"
           "\"events_per_s\":%.1f,\"cpu_s\":%.3f,\"rows\":%zu}\n",
           mode, in, secs, load_s, secs > 0 ? (double)in / secs : 0.0, cpu_s(), out);

@@ -361,6 +361,20 @@ struct Select {
    * event time by the other's): from[1].ts - from[0].ts in [ij_lo, ij_hi] ms */
   bool interval_join;
   int64_t ij_lo, ij_hi;
+  /* A regular join (Flink's name): two streams, no WINDOW, no time bounds
+   * (or one only: a filter then), no state_ttl. Planned as an interval join
+   * (interval_join is set too) whose bounds are all of time: every row of
+   * both sides is kept for ever in one bucket per key, none is late, and a
+   * pair's time for a derived stream is the latest of its rows' times and
+   * their sources' watermarks when read (cg_rows.c emit_interval_join_row).
+   * With WITH (state_ttl = d) the join is the interval join with bounds
+   * [-d, d] instead (regular_join false). */
+  bool regular_join;
+  /* An outer regular join: a kept row that met none goes on padded at
+   * once (+I), and is taken back (-D) when its first match comes, before
+   * the pair (+I): its rows are changes (select_changes), like an
+   * updating query's. */
+  bool join_retracts;
   /* An updating query: aggregates without a WINDOW (sema_select.c's
    * check_updating). The rows are aggregated in tumbling intervals of
    * `window` (size emit_ms: EMIT EVERY's interval, 1 ms for EMIT CHANGES,
@@ -394,12 +408,13 @@ static inline int64_t ijoin_bucket_ms(const Select *s) {
  * join's padded row, sent when its bucket is dropped, has its own time,
  * which trails the watermark forwarded before by less than a bucket more. */
 static inline int64_t ijoin_hold_ms(const Select *s) {
+  if (s->regular_join) return 0; /* a pair's time is never behind the watermark of the row that made it */
   return ijoin_keep_ms(s) + (s->left_join || s->right_join ? ijoin_bucket_ms(s) : 0);
 }
 
 /* Do the query's result rows carry a change (O's op): an updating query's,
  * or the rows of one passed on (a query over an updating stream). */
-static inline bool select_changes(const Select *s) { return s->updating || s->retract; }
+static inline bool select_changes(const Select *s) { return s->updating || s->retract || s->join_retracts; }
 
 /* Are FROM item f's columns NULL in the rows an outer join pads (f = 1 of a
  * LEFT JOIN, f = 0 of a RIGHT JOIN, both of a FULL JOIN)? */

@@ -327,6 +327,23 @@ static void emit_join_rest_test(FILE *o, const Select *s, const Ctx *cx, const c
 
 static int after_join(const Stage *st) { return st->first + 1 <= st->last ? st->first + 1 : st->last + 1; }
 
+/* The padded row of kept row `row` (a JLR or JRR pointer) of side `side`,
+ * the other side NULL, at time `ts`, through the operators after the join
+ * (in a block of its own). */
+static void emit_padded_row(Gen *g, FILE *o, const Stage *st, const SegEnv *pe, int side, const char *row,
+                            const char *ts, const char *ind) {
+  int c = st->chain->index;
+  SegEnv je = *pe;
+  char ind2[200];
+  indent_more(ind2, sizeof ind2, ind);
+  fprintf(o, "%s{\n%s  const int64_t pts = %s;\n", ind, ind, ts); /* (ts may name the pair's, hidden below) */
+  fprintf(o, "%s  const JLR%d *l = %s;\n%s  const JRR%d *rr = %s;\n%s  (void)l;\n%s  (void)rr;\n", ind, c,
+          side ? "NULL" : row, ind, c, side ? row : "NULL", ind, ind);
+  fprintf(o, "%s  const int64_t ts = pts;\n", ind);
+  emit_ops(g, o, st, after_join(st), st->last, &je, ind2);
+  fprintf(o, "%s}\n", ind);
+}
+
 /* An interval join's input row r of side `side`, in a stage's batch loop.
  * An outer join marks each row that meets one (`matched`, in its J row):
  * the others of a kept side go on padded when their bucket is dropped
@@ -338,14 +355,17 @@ void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env,
   const int64_t bucket = ijoin_bucket_ms(s);
   const bool outer = s->left_join || s->right_join;
   const bool keep_me = side ? s->right_join : s->left_join, keep_other = side ? s->left_join : s->right_join;
-  fprintf(o, "%sif (r->ts < r->srcwm) { /* behind its source's watermark: late */\n%s  %slate++;\n%s  continue;\n%s}\n",
-          ind, ind, env->cnt, ind, ind);
+  const bool regular = s->regular_join;
+  if (!regular) /* a regular join keeps every row: none is late */
+    fprintf(o, "%sif (r->ts < r->srcwm) { /* behind its source's watermark: late */\n%s  %slate++;\n%s  continue;\n%s}\n",
+            ind, ind, env->cnt, ind, ind);
   emit_join_key(o, ch, &env->cx, side, ind);
   Type kt = join_key_type(s);
   if (kt.nullable && !keep_me) fprintf(o, "%sif (%s(key.k0)) continue; /* a NULL key equals nothing */\n", ind, null_test(kt));
   fprintf(o, "%sconst uint64_t kh = hash_K%d(&key);\n", ind, c);
   fprintf(o, "%sJ%c%d e;\n%smemset(&e, 0, sizeof e);\n", ind, side ? 'R' : 'L', c, ind);
   emit_join_row_fill(o, ch, side, "e.", ind);
+  if (join_keeps_srcwm(ch)) fprintf(o, "%se.srcwm = r->srcwm;\n", ind);
   /* a derived stream's readers: its time may trail the pair's later row by
    * up to ijoin_keep_ms, and its watermark is held back as much (sema) */
   char jwm[96];
@@ -353,41 +373,85 @@ void emit_interval_join_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env,
   if (hold) snprintf(jwm, sizeof jwm, "q_wm_back(r->srcwm, INT64_C(%" PRId64 "))", hold);
   else snprintf(jwm, sizeof jwm, "r->srcwm");
   SegEnv je = pair_env(env, jwm);
+  if (s->join_retracts) je.op = "AIR_OP_INSERT";
   char ind2[160], ind6[200];
   indent_more(ind2, sizeof ind2, ind);
   snprintf(ind6, sizeof ind6, "%s    ", ind);
+  /* a padded row's time: its own, raised past its srcwm for a derived
+   * stream of a regular join (as a pair's) */
+  const char *own_ts = join_keeps_srcwm(ch) ? "(r->ts > r->srcwm ? r->ts : r->srcwm + 1)" : "r->ts";
   if (kt.nullable && keep_me) {
     fprintf(o, "%sif (%s(key.k0)) { /* a NULL key equals nothing: the row goes on at once, padded */\n", ind,
             null_test(kt));
-    fprintf(o, "%s  const JLR%d *l = %s;\n%s  const JRR%d *rr = %s;\n%s  (void)l;\n%s  (void)rr;\n", ind, c,
-            side ? "NULL" : "&e.row", ind, c, side ? "&e.row" : "NULL", ind, ind);
-    fprintf(o, "%s  const int64_t ts = r->ts;\n", ind);
-    emit_ops(g, o, st, after_join(st), st->last, &je, ind2);
+    emit_padded_row(g, o, st, &je, side, "&e.row", own_ts, ind2);
     fprintf(o, "%s  continue;\n%s}\n", ind, ind);
   }
-  /* the other side's times that match: b.ts - a.ts in [lo, hi] */
-  int64_t lo = side ? -s->ij_hi : s->ij_lo, hi = side ? -s->ij_lo : s->ij_hi;
-  fprintf(o, "%sconst int64_t tlo = r->ts + INT64_C(%" PRId64 "), thi = r->ts + INT64_C(%" PRId64 ");\n", ind, lo, hi);
-  fprintf(o, "%sfor (int64_t bs = air_tumble_start(tlo, INT64_C(%" PRId64 ")); bs <= thi; bs += INT64_C(%" PRId64 ")) {\n",
-          ind, bucket, bucket);
   const char *cq = outer ? "" : "const ";
-  fprintf(o, "%s  %sJ%d *j = air_windows_find(%s, bs, &key, kh);\n%s  if (!j) continue;\n", ind, cq, c, env->win, ind);
+  if (regular) {
+    /* all of time is one bucket: the key's rows, found or made with one
+     * lookup; the row probes the other side's, then joins its own */
+    fprintf(o, "%sbool is_new;\n%sJ%d *j = air_windows_acc(%s, 0, &key, kh, &is_new); /* kept for ever */\n", ind, ind, c,
+            env->win);
+    fprintf(o, "%s{\n", ind);
+  } else { /* the other side's times that match: b.ts - a.ts in [lo, hi] */
+    int64_t lo = side ? -s->ij_hi : s->ij_lo, hi = side ? -s->ij_lo : s->ij_hi;
+    fprintf(o, "%sconst int64_t tlo = r->ts + INT64_C(%" PRId64 "), thi = r->ts + INT64_C(%" PRId64 ");\n", ind, lo, hi);
+    fprintf(o, "%sfor (int64_t bs = air_tumble_start(tlo, INT64_C(%" PRId64 ")); bs <= thi; bs += INT64_C(%" PRId64 ")) {\n",
+            ind, bucket, bucket);
+    fprintf(o, "%s  %sJ%d *j = air_windows_find(%s, bs, &key, kh);\n%s  if (!j) continue;\n", ind, cq, c, env->win, ind);
+  }
   const char *other = side ? "left" : "right";
   fprintf(o, "%s  for (size_t i = 0; i < j->%s.n; i++) {\n", ind, other);
   fprintf(o, "%s    %sJ%c%d *oe = (%sJ%c%d *)j->%s.data + i;\n", ind, cq, side ? 'L' : 'R', c, cq, side ? 'L' : 'R', c,
           other);
-  fprintf(o, "%s    if (oe->row.ts < tlo || oe->row.ts > thi) continue;\n", ind);
+  if (!regular) fprintf(o, "%s    if (oe->row.ts < tlo || oe->row.ts > thi) continue;\n", ind);
   fprintf(o, "%s    const JLR%d *l = %s;\n%s    const JRR%d *rr = %s;\n", ind, c, side ? "&oe->row" : "&e.row", ind, c,
           side ? "&e.row" : "&oe->row");
   if (outer) emit_join_rest_test(o, s, &je.cx, ind6);
-  if (keep_other) fprintf(o, "%s    oe->matched = 1;\n", ind);
+  const bool retract_other = keep_other && s->join_retracts;
+  if (keep_other && !retract_other) fprintf(o, "%s    oe->matched = 1;\n", ind);
   if (keep_me) fprintf(o, "%s    e.matched = 1;\n", ind);
-  fprintf(o, "%s    const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
+  if (join_keeps_srcwm(ch)) {
+    /* a derived stream's pair: the later time of its rows, or, when that
+     * is at or behind the watermark either row's source had when it was
+     * read (an old row met by a new one: any amount behind), that
+     * watermark + 1 ms. So the pair is ahead of the srcwm it carries (the
+     * new row's) and of the stage's watermark (at most that): late for no
+     * reader, and in an updating reader's interval of its own time; its
+     * time is a function of the input alone, whichever row came second;
+     * and the derived stream needs no hold (ijoin_hold_ms) */
+    fprintf(o, "%s    int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
+    fprintf(o, "%s    if (ts <= oe->srcwm) ts = oe->srcwm + 1;\n%s    if (ts <= e.srcwm) ts = e.srcwm + 1;\n", ind, ind);
+  } else {
+    fprintf(o, "%s    const int64_t ts = l->ts > rr->ts ? l->ts : rr->ts;\n", ind);
+  }
+  if (retract_other) {
+    /* the other row went on padded when it came, having met none: taken
+     * back before its first pair, at the pair's time */
+    char ind10[200];
+    snprintf(ind10, sizeof ind10, "%s      ", ind);
+    SegEnv jd = je;
+    jd.op = "AIR_OP_DELETE";
+    fprintf(o, "%s    if (!oe->matched) {\n%s      oe->matched = 1;\n", ind, ind);
+    emit_padded_row(g, o, st, &jd, !side, "&oe->row", "ts", ind10);
+    fprintf(o, "%s    }\n", ind);
+  }
   emit_ops(g, o, st, after_join(st), st->last, &je, ind6);
   fprintf(o, "%s  }\n%s}\n", ind, ind);
-  fprintf(o, "%sbool is_new;\n", ind);
-  fprintf(o, "%sJ%d *acc = air_windows_acc(%s, air_tumble_start(r->ts, INT64_C(%" PRId64 ")), &key, kh, &is_new);\n", ind,
-          c, env->win, bucket);
+  if (keep_me && s->join_retracts) {
+    /* a regular outer join's kept row that met none goes on padded now,
+     * taken back if a match comes (above, from the other side) */
+    fprintf(o, "%sif (!e.matched) {\n", ind);
+    emit_padded_row(g, o, st, &je, side, "&e.row", own_ts, ind2);
+    fprintf(o, "%s}\n", ind);
+  }
+  if (regular) {
+    fprintf(o, "%sJ%d *acc = j;\n", ind, c);
+  } else {
+    fprintf(o, "%sbool is_new;\n", ind);
+    fprintf(o, "%sJ%d *acc = air_windows_acc(%s, air_tumble_start(r->ts, INT64_C(%" PRId64 ")), &key, kh, &is_new);\n",
+            ind, c, env->win, bucket);
+  }
   fprintf(o, "%smemcpy(air_vec_add(&acc->%s, sizeof e), &e, sizeof e);\n", ind, side ? "right" : "left");
 }
 
@@ -477,7 +541,8 @@ static void emit_out_row(FILE *o, const Stage *st, const SegEnv *env, const char
   const Select *s = ch->sel;
   fprintf(o, "%sO%d out;\n%smemset(&out, 0, sizeof out);\n", ind, ch->index, ind);
   fprintf(o, "%sout.ts = %s;\n%sout.srcwm = %s;\n", ind, env->ts, ind, env->wm);
-  if (s->retract) fprintf(o, "%sout.op = r->op; /* the change it is, on */\n", ind);
+  const char *op = env->op ? env->op : s->retract ? "r->op" : NULL;
+  if (op) fprintf(o, "%sout.op = %s; /* the change it is, on */\n", ind, op);
   if (env->cx.wend) fprintf(o, "%sout.wend = %s;\n", ind, env->cx.wend);
   emit_out_cols(o, s, "out", ind, &env->cx);
   emit_send_all(o, st, env, "out", ind);
@@ -494,7 +559,8 @@ static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, cons
   snprintf(port, sizeof port, env->outs, e->id);
   fprintf(o, "%s%s row;\n%smemset(&row, 0, sizeof row);\n%srow.ts = %s;\n", ind, rt, ind, ind, env->ts);
   fprintf(o, "%srow.srcwm = %s;\n", ind, env->wm);
-  if (s->retract) fprintf(o, "%srow.op = r->op; /* the change it is, on */\n", ind);
+  const char *op = env->op ? env->op : s->retract ? "r->op" : NULL;
+  if (op) fprintf(o, "%srow.op = %s; /* the change it is, on */\n", ind, op);
   if (env->cx.wstart) fprintf(o, "%srow.wstart = %s;\n%srow.wend = %s;\n", ind, env->cx.wstart, ind, env->cx.wend);
   /* a join's first input holds from[0] only, its second from[1] only */
   Payload pay = edge_payload(g->ph, e);
@@ -528,7 +594,8 @@ static void emit_r_row(Gen *g, FILE *o, const Stage *st, const SegEnv *env, cons
   }
   case XR_SINGLE: fprintf(o, "%smemcpy(air_out_row(%s, 0), &row, sizeof row);\n", ind, port); break;
   default:
-    if (s->retract) /* a change stays on its rank: a key's changes come from one rank, in order */
+    if (op) /* a change stays on its rank: a key's changes (a row and the row taking it back) come from
+             * one rank, in order, and must reach the collector so */
       fprintf(o, "%smemcpy(air_out_row(%s, air_rank(g_rt)), &row, sizeof row);\n", ind, port);
     else
       fprintf(o, "%smemcpy(air_out_row(%s, (int)(air_hash_bytes(&row, sizeof row) %% (uint64_t)air_world(g_rt))), &row, sizeof row);\n",
@@ -876,6 +943,10 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
   const Chain *ch = st->chain;
   const Select *s = ch->sel;
   int c = ch->index;
+  if (s->regular_join) {
+    fprintf(o, "%s(void)wm; /* a regular join keeps every row: nothing closes */\n", ind);
+    return;
+  }
   if (s->interval_join) {
     emit_interval_join_expire(g, o, st, env, ind);
     return;

@@ -77,7 +77,8 @@ static void emit_r_struct(Gen *g, const Chain *ch, const char *name, int only_fr
   fprintf(o, "  int64_t ts; /* event time, ms */\n");
   fprintf(o, "  int64_t wstart, wend; /* the window of a joined row, ms */\n");
   fprintf(o, "  int64_t srcwm; /* its source's watermark when it was read: windows ending by then are closed to it */\n");
-  if (s->retract) fprintf(o, "  int64_t op; /* AIR_OP_*: the row is added (+I, +U) or taken back (-U, -D) */\n");
+  if (s->retract || (s->join_retracts && only_from < 0)) /* (an outer regular join's: after the join) */
+    fprintf(o, "  int64_t op; /* AIR_OP_*: the row is added (+I, +U) or taken back (-U, -D) */\n");
   for (int f = 0; f < s->nfrom; f++) {
     if (only_from >= 0 && f != only_from) continue;
     const Relation *r = s->from[f].rel;
@@ -173,8 +174,11 @@ void emit_chain_types(Gen *g, const Chain *ch) {
     snprintf(nm, sizeof nm, "JRR%d", c);
     emit_join_row_struct(g, ch, nm, 1);
     /* an outer interval join marks the rows that met one (padded if not) */
-    const char *mk = ch->sel->interval_join && (ch->sel->left_join || ch->sel->right_join)
-                         ? "  uint8_t matched; /* 1 once a pair of it was sent */\n" : "";
+    char mk[160];
+    snprintf(mk, sizeof mk, "%s%s",
+             join_keeps_srcwm(ch) ? "  int64_t srcwm; /* its source's watermark when read */\n" : "",
+             ch->sel->interval_join && (ch->sel->left_join || ch->sel->right_join)
+                 ? "  uint8_t matched; /* 1 once a pair of it was sent */\n" : "");
     fprintf(o, "typedef struct JL%d { /* a left row */\n  uint64_t h; /* hash_K%d(&key), first: air_join_index reads it */\n"
                "  K%d key;\n  JLR%d row;\n%s} JL%d;\n", c, c, c, c, mk, c);
     fprintf(o, "typedef struct JR%d { /* a right row */\n  uint64_t h;\n  K%d key;\n  JRR%d row;\n%s} JR%d;\n", c, c, c,

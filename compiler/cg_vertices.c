@@ -631,6 +631,8 @@ void emit_stage(Gen *g, const Stage *st) {
    * when it was read (carried in R and O rows), so that a row is late or
    * not whatever the fusion and the timing of other ranks' watermarks. */
   env.wm = "r->srcwm";
+  if (s->join_retracts && st->leg == 0 && st->chain->join_at >= 0 && st->first > st->chain->join_at)
+    env.op = "r->op"; /* an outer regular join's rows, on from its stage */
   char ts[96];
   if (st->first == 0)
     colref(ts, sizeof ts, &env.cx, st->leg, leg_source(st)->time_col);
@@ -727,6 +729,8 @@ void emit_stage(Gen *g, const Stage *st) {
     else if (is_join_stage(st) && save) fprintf(f, "  air_windows_save(w, %s.win, save_J%d);\n", ctxn, c);
     else if (is_join_stage(st)) fprintf(f, "  air_windows_load(r, %s.win, load_J%d, NULL, NULL);\n", ctxn, c);
     else if (windows && save) fprintf(f, "  air_windows_save(w, %s.win, NULL);\n", ctxn);
+    else if (windows && st->partial) /* each rank held its partials of any key: rescaled, folded at the key's rank */
+      fprintf(f, "  air_windows_load(r, %s.win, NULL, %s_route, merge_A%d);\n", ctxn, fn, c);
     else if (windows) fprintf(f, "  air_windows_load(r, %s.win, NULL, %s_route, NULL);\n", ctxn, fn);
     if (cum && save) fprintf(f, "  air_hash_save(w, %s.cum, NULL);\n", ctxn);
     else if (cum) fprintf(f, "  air_hash_load(r, %s.cum, NULL, %s_route, NULL);\n", ctxn, fn);

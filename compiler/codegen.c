@@ -393,15 +393,18 @@ static bool emit_program(FILE *out, Diag *d, const Physical *ph) {
   for (int c = 0; c < pl->nchains; c++) {
     const Chain *ch = &pl->chains[c];
     emit_chain_types(&g, ch);
-    /* (a per-rank partial's too: a rescaled resume folds several into one) */
+    /* (a per-rank partial's too: a rescaled resume folds several into one;
+     * one after an exchange or reading a derived stream folds the copies
+     * of a key that several ranks held) */
     bool partial = false;
     for (int i = 0; i < ph->nstages; i++)
-      partial |= ph->stages[i].chain == ch && ph->stages[i].partial && in_source_loop(&ph->stages[i]) &&
-                 leg_source(&ph->stages[i])->source->ckpt;
+      partial |= ph->stages[i].chain == ch && ph->stages[i].partial &&
+                 (!in_source_loop(&ph->stages[i]) || leg_source(&ph->stages[i])->source->ckpt);
     if (ch->session || chain_slice_ms(ch) || partial) {
       FILE *f = g.funcs.f;
-      fprintf(f, ch->session ? "/* Fold the accumulators of a session into those of one it met. */\n"
-                             : "/* Fold the accumulators of one slice of windows into another's. */\n");
+      fprintf(f, ch->session            ? "/* Fold the accumulators of a session into those of one it met. */\n"
+                 : chain_slice_ms(ch) ? "/* Fold the accumulators of one slice of windows into another's. */\n"
+                                      : "/* Fold a per-rank partial into another (a resume on other ranks). */\n");
       fprintf(f, "static void merge_A%d(void *dst, const void *src) {\n", c);
       fprintf(f, "  A%d *acc = dst;\n  const A%d *p = src;\n  const bool is_new = false;\n", c, c);
       emit_acc_merge(f, ch, "  ");

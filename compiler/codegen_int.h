@@ -81,6 +81,9 @@ static inline bool is_join_stage(const Stage *st) {
   return st->leg == 0 && st->chain->join_at >= 0 && st->first == st->chain->join_at;
 }
 /* The relation a stage's Source reads (leg 0: from[0], leg 1: from[1]). */
+/* A regular join's kept rows hold their source's watermark when read: a
+ * derived stream's pair takes the latest of both (cg_rows.c). */
+static inline bool join_keeps_srcwm(const Chain *ch) { return ch->sel->regular_join && ch->derived; }
 static inline const Relation *leg_source(const Stage *st) { return st->leg ? st->chain->source1 : st->chain->source; }
 static inline bool in_source_loop(const Stage *st) { return st->edge < 0; }
 static inline const Chain *derived_chain(const Plan *pl, const Relation *r) {
@@ -103,6 +106,7 @@ typedef struct SegEnv {
   const char *raw_port; /* an adaptive partial's port to the final stage, else NULL */
   int stage_id;        /* with raw_port: the pipeline, whose staged rows are st.stg<id> */
   Ctx cx;              /* where columns live */
+  const char *op;      /* the change a row is (AIR_OP_*, C) for rows that carry one, else NULL: r->op if retracting */
 } SegEnv;
 
 /* A chain whose closed windows' tables are sorted by group key before

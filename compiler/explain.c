@@ -105,7 +105,10 @@ void describe_state(const Stage *st, char *buf, size_t n) {
     text_list(&t, s->aggs, s->naggs);
     return;
   case STATE_JOIN:
-    if (s->interval_join)
+    if (s->regular_join)
+      text_add(&t, "per %s, every row of both inputs, kept for ever (unbounded state: a state_ttl would bound it)",
+               s->join_lkey->text);
+    else if (s->interval_join)
       text_add(&t, "per %s, the rows of both sides, in time buckets each dropped once the watermark is %" PRId64
                " ms past its end%s", s->join_lkey->text, ijoin_keep_ms(s),
                s->left_join || s->right_join ? ", sending then the rows of a kept side that met none, padded" : "");
@@ -289,7 +292,11 @@ static void print_op(FILE *out, const Chain *ch, const Operator *op) {
       if (s->left_join) fprintf(out, "%s rows without a match go on, %s's columns NULL; ", l, r);
       if (s->right_join) fprintf(out, "%s rows without a match go on, %s's columns NULL; ", r, l);
     }
-    if (s->interval_join)
+    if (s->regular_join)
+      fprintf(out, "regular: no time bounds, every row of both kept for ever, each pair as its later row comes%s",
+              s->join_retracts ? "; a kept row that met none goes on padded at once (+I), taken back (-D) when its "
+                                 "first match comes" : "");
+    else if (s->interval_join)
       fprintf(out, "interval: %s's time - %s's from %" PRId64 " ms to %" PRId64 " ms, each pair as its later row comes",
               s->from[1].rel->name, s->from[0].rel->name, s->ij_lo, s->ij_hi);
     else
@@ -334,6 +341,11 @@ static void print_derived_time(FILE *out, const Relation *r) {
   const Select *s = r->def->select;
   const char *col = r->cols[r->time_col].name;
   fprintf(out, "    time: %s.%s, ", r->name, col);
+  if (s->regular_join) {
+    fprintf(out, "an implicit column after the outputs: the later time of each pair, raised to 1 ms past the "
+                 "watermark either row had when read if at or behind it; watermark = its input's\n");
+    return;
+  }
   if (s->interval_join) {
     fprintf(out, "%s; watermark = its input's minus ", r->implicit_time ? "an implicit column after the outputs: "
                  "the later time of each pair" : "a joined stream's event time");

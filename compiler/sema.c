@@ -376,6 +376,14 @@ static void derive_time(Sema *s, Relation *r, Select *sel, SrcLoc *locs) {
       /* its time: a column named ts that is either stream's event time, or
        * (implicit) the pair's later time, whatever else is selected */
       r->wm_hold_ms = ijoin_hold_ms(sel);
+      if (ts >= 0 && sel->regular_join) {
+        /* a stored row met by a new one can be far behind the watermark:
+         * the pair's time is raised to it (cg_rows.c emit_interval_join_row) */
+        diag_error(s->d, locs[ts], "column 'ts' of stream '%s' must be renamed: a regular join's pair has the "
+                   "implicit ts as its event time, the later time of its rows raised past the watermark either "
+                   "had when read (an old row met by a new one is behind it by any amount)", r->name);
+        return;
+      }
       if (ts >= 0) {
         Expr *e = sel->out[ts].expr;
         if (e->kind == EX_COLUMN && e->from_idx >= 0 && e->from_idx < 2 && sel->from[e->from_idx].rel &&

@@ -59,6 +59,7 @@ typedef struct Scope {
   Clause clause;       /* clause being checked */
   bool in_agg;         /* inside an aggregate's argument */
   TimeBounds tb;       /* ON's and WHERE's bounds of one stream's event time by the other's */
+  PtrVec tb_on;        /* ON's conjuncts read as such bounds (a regular join's filters when they bound one way) */
 } Scope;
 
 static inline Type mk_type(TypeKind k) { return (Type){.kind = k, .len = 0}; }

@@ -193,8 +193,34 @@ static const char *time_name(const Scope *sc, int f) {
   return r->time_col >= 0 ? r->cols[r->time_col].name : "ts";
 }
 
+/* A regular join (no WINDOW, no time bounds or one only, no state_ttl):
+ * every row of both sides is kept for ever. ON's one-way bound, if any,
+ * is tested on each pair, as the rest of ON (WHERE's stays in WHERE). An
+ * outer one writes changes: its padded rows are taken back. */
+static void regular_join(Scope *sc) {
+  Sema *s = sc->s;
+  Select *sel = sc->sel;
+  /* an outer one: a kept row that met none goes on padded at once, and is
+   * taken back when its first match comes (airc.h, join_retracts) */
+  sel->join_retracts = sel->left_join || sel->right_join;
+  if (sc->tb_on.n) {
+    Expr **rest = arena_alloc(s->arena, sizeof(Expr *) * (size_t)(sel->njoin_rest + sc->tb_on.n));
+    for (int i = 0; i < sel->njoin_rest; i++) rest[i] = sel->join_rest[i];
+    for (int i = 0; i < sc->tb_on.n; i++) rest[sel->njoin_rest + i] = sc->tb_on.v[i];
+    sel->join_rest = rest;
+    sel->njoin_rest += sc->tb_on.n;
+  }
+  sel->interval_join = true; /* planned as one whose bounds are all of time (airc.h) */
+  sel->regular_join = true;
+  if (!sel->state_ttl) /* one not positive: check_state_ttl's error says what to write */
+      diag_warning(s->d, sel->from[1].loc, "this join keeps every row of both inputs; set state_ttl to keep each "
+                 "for that much event time (WITH (state_ttl = 1 HOUR) after the query: an interval join of "
+                 "%s.%s - %s.%s within 1 hour either way), or join per WINDOW",
+                 sc->qual[1], time_name(sc, 1), sc->qual[0], time_name(sc, 0));
+}
+
 /* Is the join of two streams without a WINDOW an interval join (bounds in
- * ON, or in WHERE), and a sound one? */
+ * ON, or in WHERE, or a state_ttl), a regular join (none), and a sound one? */
 static void check_interval_join(Scope *sc) {
   Sema *s = sc->s;
   Select *sel = sc->sel;
@@ -211,15 +237,21 @@ static void check_interval_join(Scope *sc) {
   }
   TimeBounds *tb = &sc->tb;
   const char *t0 = time_name(sc, 0), *t1 = time_name(sc, 1);
-  if (!tb->lo_set && !tb->hi_set) {
-    diag_error(s->d, sel->from[1].loc, "a JOIN of two streams needs a WINDOW clause, or time bounds "
-               "(an interval join: ON ... AND %s.%s BETWEEN %s.%s - INTERVAL '1' MINUTE AND %s.%s)",
-               sc->qual[1], t1, sc->qual[0], t0, sc->qual[0], t0);
+  /* WITH (state_ttl = d): the interval join of d = b.ts - a.ts in [-d, d],
+   * within the bounds written if any (check_state_ttl reports a bad d) */
+  const Expr *ttl = sel->state_ttl;
+  if (ttl && ttl->kind == EX_INTERVAL && ttl->ival > AIRC_MAX_SPAN_MS) {
+    diag_error(s->d, ttl->loc, "this state_ttl is longer than the TIMESTAMP range: without it the join keeps "
+               "every row (a regular join)");
     return;
   }
+  if (ttl && ttl->kind == EX_INTERVAL && ttl->ival > 0) {
+    if (!tb->lo_set && !tb->hi_set) tb->loc = sel->state_ttl_loc;
+    bound_d(tb, false, -ttl->ival);
+    bound_d(tb, true, ttl->ival);
+  }
   if (!tb->lo_set || !tb->hi_set) {
-    diag_error(s->d, tb->loc, "an interval join needs a lower and an upper bound of one stream's event time by "
-               "the other's: with one its rows would be kept for ever (write BETWEEN ... AND ...)");
+    regular_join(sc);
     return;
   }
   if (tb->lo > tb->hi) {
@@ -311,8 +343,10 @@ static void check_join(Scope *sc) {
         r = c->lhs;
       }
     }
-    if (!l && !sel->table_join && time_bound(sc, c, &sc->tb)) /* an interval join's */
+    if (!l && !sel->table_join && time_bound(sc, c, &sc->tb)) { /* an interval join's */
+      vec_push(s->arena, &sc->tb_on, c);
       continue;
+    }
     if (!l) { /* another condition: tested on each pair (on an outer join, as it matches) */
       vec_push(s->arena, &rest, c);
       continue;
@@ -460,7 +494,9 @@ static void check_updating(Scope *sc) {
 }
 
 /* WITH (state_ttl = d): how long an updating query keeps a key no row
- * touched, in event time (Select.ttl_ms). A window's state ends with it. */
+ * touched, in event time (Select.ttl_ms); how far apart in event time a
+ * join's rows can meet (check_interval_join: the interval join of [-d, d]).
+ * A window's state ends with it. */
 static void check_state_ttl(Scope *sc, bool sjoin) {
   Select *sel = sc->sel;
   Sema *s = sc->s;
@@ -471,8 +507,13 @@ static void check_state_ttl(Scope *sc, bool sjoin) {
     diag_error(s->d, e->loc, "state_ttl must be a positive interval such as 1 HOUR");
     return;
   }
+  if (sjoin && !sel->window) { /* a join's rows: check_interval_join made it an interval join of [-d, d] */
+    sel->ttl_ms = e->ival;
+    return;
+  }
   if (!sel->updating || sjoin) {
-    diag_error(s->d, sel->state_ttl_loc, "state_ttl is for updating queries (GROUP BY without WINDOW): %s",
+    diag_error(s->d, sel->state_ttl_loc, "state_ttl is for updating queries (GROUP BY without WINDOW) and joins "
+               "of two streams without a WINDOW: %s",
                sel->window ? "a window's state ends when the window closes" : "this query keeps no state");
     return;
   }
@@ -493,10 +534,13 @@ static void check_retract(Scope *sc, bool sjoin) {
   int f = sc->rel[0] && sc->rel[0]->updating ? 0 : 1;
   const Relation *r = sc->rel[f];
   if (sjoin || (sel->window && !sel->updating)) {
+    bool ojoin = r->def && r->def->select && r->def->select->join_retracts;
     diag_error(s->d, sel->from[f].loc,
-               "'%s' is an updating stream (the changes of a GROUP BY without WINDOW): %s over it is not "
+               "'%s' is an updating stream (%s): %s over it is not "
                "supported; aggregate it without a WINDOW (EMIT EVERY gives its state at each interval)",
-               r->name, sjoin ? "a JOIN of two streams" : "a WINDOW");
+               r->name, ojoin ? "an outer join without WINDOW, whose padded rows are taken back"
+                              : "the changes of a GROUP BY without WINDOW",
+               sjoin ? "a JOIN of two streams" : "a WINDOW");
     diag_note(s->d, r->loc, "'%s' is declared here", r->name);
     return;
   }

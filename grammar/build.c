@@ -1072,6 +1072,8 @@ static Select *split_query(Distinct *d, const char *prefix, SrcLoc where, const 
   }
   Select *in = arena_alloc(ps->arena, sizeof(Select));
   *in = *sel;
+  in->emit = EMIT_NONE; /* the second step's */
+  in->emit_every = NULL;
   in->items = d->inner.head;
   in->group_by = keys;
   in->having = NULL;
@@ -1092,6 +1094,15 @@ static Select *split_query(Distinct *d, const char *prefix, SrcLoc where, const 
   out->join_on = NULL;
   out->comma_join = out->left_join = out->right_join = out->table_join = false;
   out->where = NULL;
+  if (updating && strcmp(prefix, "joined") == 0) {
+    /* a join's pairs, aggregated without a WINDOW: an updating query over
+     * them; the join emits no changes of its own (its state_ttl is the
+     * join's: an interval join of [-d, d]) */
+    in->emit = EMIT_NONE;
+    in->emit_every = NULL;
+    if (sel->emit == EMIT_FINAL) out->state_ttl = NULL; /* (a table written once keeps its keys) */
+    return out;
+  }
   if (updating) {
     /* an updating query: the first step emits as the query does, and the
      * second takes its changes back and adds them (EMIT FINAL: the first
@@ -1206,7 +1217,9 @@ Select *build_distinct(ParseState *ps, Select *sel) {
  * as the DISTINCT rewrite plans its second step: joined_N is the join with
  * the columns the aggregation reads (__c<i>) and ts = WINDOW_END - 1 ms,
  * and the query aggregates it per TUMBLING window of the advance (the size
- * a multiple of it). A join with a TABLE aggregates directly (it needs no
+ * a multiple of it). Without a WINDOW (a regular or an interval join)
+ * joined_N has no ts column: its time is the pair's (sema), and the query
+ * is an updating aggregation of it. A join with a TABLE aggregates directly (it needs no
  * window of pairs), as does any query this does not fit (sema explains),
  * or whose FROM names no stream declared before it. */
 
@@ -1263,7 +1276,7 @@ static bool declared_stream(ParseState *ps, const char *name) {
 
 Select *build_join_agg(ParseState *ps, Select *sel) {
   WindowSpec *w = sel->window;
-  if (sel->nfrom != 2 || !w || w->kind == WIN_SESSION || !declared_stream(ps, sel->from[0].name) ||
+  if (sel->nfrom != 2 || (w && w->kind == WIN_SESSION) || !declared_stream(ps, sel->from[0].name) ||
       !declared_stream(ps, sel->from[1].name))
     return sel;
   JoinAgg *j = arena_alloc(ps->arena, sizeof(JoinAgg));
@@ -1277,7 +1290,7 @@ Select *build_join_agg(ParseState *ps, Select *sel) {
   if (j->d.bad) return NULL;
   if (!j->aggs && !sel->group_by) return sel; /* the join's pairs themselves */
   const Expr *at = sel->items ? sel->items->expr : sel->from[0].tvf ? sel->from[0].tvf->size : NULL;
-  if (!at || !two_step_window(&j->d)) return sel; /* sema says what to write */
+  if (!at || (w && !two_step_window(&j->d))) return sel; /* sema says what to write */
   keep_written_names(sel);
   /* the join: the columns read after it, and the time */
   for (int i = 0; i < j->ncols; i++) inner_item(&j->d, copy_expr(ps, j->cols[i]), dname(&j->d, "__c", i));

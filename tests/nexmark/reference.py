@@ -24,7 +24,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e", "lib"))
-from airref import file_watermarks, hop_starts, read_csv, sessions, tumble_start  # noqa: E402
+from airref import changelog_by_time, file_watermarks, hop_starts, read_csv, sessions, tumble_start  # noqa: E402
 
 BOUND = 1000  # every stream's WATERMARK: dateTime - 1 s
 SEC = 1000
@@ -116,6 +116,7 @@ def q2(d):
 
 
 def q3(d):
+    # a regular join of two streams: each auction with its seller, in any order
     rows = []
     for a in d.auctions:
         p = d.person_by_id.get(a["seller"])
@@ -124,44 +125,19 @@ def q3(d):
     return ["name", "city", "state", "id"], rows, False
 
 
-def changelog(batches, key_of, value_of, fold):
-    """An updating aggregation's changes (docs/language.md, "Updating
-    queries"), one emission per batch: batches is [(time, rows)] in time
-    order; fold(state, row) updates the state of key_of(row) (None: new);
-    value_of(state) is the key's result row, or None when the key has no
-    rows. Returns [(time, op, key, value)]: per emission, the keys it
-    changed in key order, -U before +U, a key whose value did not change
-    writing nothing."""
-    states, shown, out = {}, {}, []
-    for t, rows in batches:
-        touched = set()
-        for r in rows:
-            k = key_of(r)
-            states[k] = fold(states.get(k), r)
-            touched.add(k)
-        for k in sorted(touched):
-            now, old = value_of(states[k]), shown.get(k)
-            if now == old:
-                continue
-            if old is not None:
-                out.append((t, "-U" if now is not None else "-D", k, old))
-            if now is not None:
-                out.append((t, "+U" if old is not None else "+I", k, now))
-            shown[k] = now
-    return out
-
-
 def q4(d):
     # Nexmark's q4 as stated, EMIT CHANGES (the default): every ms of event
     # time that changes a result is one emission. The inner query's changes
     # (each auction's highest valid bid) are the outer's input at the same
     # ms: -U takes the old final out of its category's average, +I/+U adds
-    # the new one.
+    # the new one. The join (auction a stream: a regular join) gives a pair
+    # the bid's time: a valid bid is at or after its auction, and no row is
+    # behind its watermark (asserted in Data), which would raise it.
     by_ms = defaultdict(list)
     for a_id, bs in valid_bids(d).items():
         for b in bs:
             by_ms[b["t"]].append((a_id, d.auction_by_id[a_id]["category"], b["price"]))
-    inner = changelog(sorted(by_ms.items()), lambda r: (r[0], r[1]), lambda s: s,
+    inner = changelog_by_time(sorted(by_ms.items()), lambda r: (r[0], r[1]), lambda s: s,
                       lambda s, r: r[2] if s is None else max(s, r[2]))
     outer_in = defaultdict(list)
     for t, op, (a_id, cat), final in inner:
@@ -170,7 +146,7 @@ def q4(d):
     def fold(s, r):
         n, total = s or (0, 0)
         return n + r[1], total + r[1] * r[2]
-    outer = changelog(sorted(outer_in.items()), lambda r: r[0], lambda s: s[1] / s[0] if s[0] else None, fold)
+    outer = changelog_by_time(sorted(outer_in.items()), lambda r: r[0], lambda s: s[1] / s[0] if s[0] else None, fold)
     return ["op", "category", "AVG(Q.final)"], [(op, cat, avg) for _, op, cat, avg in outer], True
 
 
@@ -319,7 +295,7 @@ def q15(d):
     by_ms = defaultdict(list)
     for b in d.bids:
         by_ms[b["t"]].append(b)
-    log = changelog(sorted(by_ms.items()), lambda b: day(b["t"]), bid_report, lambda s, b: (s or []) + [b])
+    log = changelog_by_time(sorted(by_ms.items()), lambda b: day(b["t"]), bid_report, lambda s, b: (s or []) + [b])
     return ["op", "day"] + REPORT_HEADER, [(op, k) + v for _, op, k, v in log], True
 
 
@@ -341,7 +317,7 @@ def q17(d):
     def value(ps):
         return ((len(ps),) + tuple(sum(1 for p in ps if r(p)) for r in RANKS)
                 + (min(ps), max(ps), sum(ps) / len(ps), sum(ps)))
-    log = changelog(sorted(by_ms.items()), lambda b: (b["auction"], day(b["t"])), value,
+    log = changelog_by_time(sorted(by_ms.items()), lambda b: (b["auction"], day(b["t"])), value,
                     lambda s, b: (s or []) + [b["price"]])
     return (["op", "auction", "day", "total_bids", "rank1_bids", "rank2_bids", "rank3_bids", "min_price",
              "max_price", "avg_price", "sum_price"], [(op,) + k + v for _, op, k, v in log], True)
@@ -380,6 +356,7 @@ def q19(d):
 
 
 def q20(d):
+    # a regular join of two streams: each bid with its auction, in any order
     rows = []
     for b in d.bids:
         a = d.auction_by_id.get(b["auction"])

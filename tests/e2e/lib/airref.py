@@ -219,6 +219,52 @@ def changelog(batches, fold, result):
     return out
 
 
+def with_watermarks(recs, bound_ms, ts="ts"):
+    """recs (dicts in file order) with r["wm"] = W(i) of each
+    (file_watermarks over r[ts]; None while none counted)."""
+    for r, w in zip(recs, file_watermarks([r[ts] for r in recs], bound_ms)):
+        r["wm"] = w
+    return recs
+
+
+def regular_join_time(x, y, ts="ts"):
+    """A regular join's pair time (docs/language.md, "Regular joins"): the
+    later of the two rows' times, raised to W + 1 when at or below W, for W
+    either row's watermark when read (r["wm"], with_watermarks)."""
+    t = max(x[ts], y[ts])
+    for w in (x["wm"], y["wm"]):
+        if w is not None and t <= w:
+            t = w + 1
+    return t
+
+
+def changelog_by_time(batches, key_of, value_of, fold):
+    """An updating aggregation's changes, one emission per batch: batches is
+    [(time, rows)] in time order; fold(state, row) updates the state of
+    key_of(row) (None: new); value_of(state) is the key's result row, or
+    None when the key has no rows. Returns [(time, op, key, value)]: per
+    emission, the keys it changed in key order, -U before +U (-D when the
+    key has no row left), +I for a key new to the result, a key whose value
+    did not change writing nothing."""
+    states, shown, out = {}, {}, []
+    for t, rows in batches:
+        touched = set()
+        for r in rows:
+            k = key_of(r)
+            states[k] = fold(states.get(k), r)
+            touched.add(k)
+        for k in sorted(touched):
+            now, old = value_of(states[k]), shown.get(k)
+            if now == old:
+                continue
+            if old is not None:
+                out.append((t, "-U" if now is not None else "-D", k, old))
+            if now is not None:
+                out.append((t, "+U" if old is not None else "+I", k, now))
+            shown[k] = now
+    return out
+
+
 def raw_fields(line):
     """A CSV line's fields as written, quotes and all (so that the empty
     field, NULL, differs from "", the empty string)."""

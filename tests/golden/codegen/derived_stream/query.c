@@ -153,13 +153,23 @@ typedef struct SrcState0 { /* one instance of source s */
 } SrcState0;
 
 
-/* Fold the accumulators of one slice of windows into another's. */
+/* Fold a per-rank partial into another (a resume on other ranks). */
 static void merge_A0(void *dst, const void *src) {
   A0 *acc = dst;
   const A0 *p = src;
   const bool is_new = false;
   if (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;
   acc->a0 = (int64_t)((uint64_t)acc->a0 + (uint64_t)p->a0);
+}
+
+/* Fold a per-rank partial into another (a resume on other ranks). */
+static void merge_A1(void *dst, const void *src) {
+  A1 *acc = dst;
+  const A1 *p = src;
+  const bool is_new = false;
+  if (is_new || p->maxts > acc->maxts) acc->maxts = p->maxts;
+  acc->a0 += p->a0;
+  if (is_new || p->a1 > acc->a1) acc->a1 = p->a1;
 }
 
 /* Pipeline 2: query 1, Aggregation (final: merges per-rank partials) (template stage.c.tpl).
@@ -343,7 +353,7 @@ static void stage3_save(AirCkptW *w, void *ctx) {
 static void stage3_load(AirCkptR *r, void *ctx) {
   (void)ctx;
   stage3.wm = air_ckpt_get_min(r, stage3.wm);
-  air_windows_load(r, stage3.win, NULL, stage3_route, NULL);
+  air_windows_load(r, stage3.win, NULL, stage3_route, merge_A1);
 }
 
 /* Pipeline 4: query 2, Reduce (final: merges per-rank partials) (template stage.c.tpl).
@@ -569,7 +579,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "746ded90ad1212e5"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "a60f0412748f928a"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(P1), AIR_ROUTE_HASH, 1);

@@ -133,7 +133,7 @@ typedef struct SrcState0 { /* one instance of source events */
 } SrcState0;
 
 
-/* Fold the accumulators of one slice of windows into another's. */
+/* Fold a per-rank partial into another (a resume on other ranks). */
 static void merge_A0(void *dst, const void *src) {
   A0 *acc = dst;
   const A0 *p = src;
@@ -372,7 +372,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "8c8e3710d193b22e"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "a8a7e35ff7da18d4"); /* this code's fingerprint */
   air_options(g_rt, q_options, 28);
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
   g_edge[1] = air_edge_new(g_rt, 1, sizeof(O0), AIR_ROUTE_GATHER, 1);

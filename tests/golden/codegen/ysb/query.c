@@ -201,7 +201,7 @@ static void load_tab1(void) {
   }
 }
 
-/* Fold the accumulators of one slice of windows into another's. */
+/* Fold a per-rank partial into another (a resume on other ranks). */
 static void merge_A0(void *dst, const void *src) {
   A0 *acc = dst;
   const A0 *p = src;
@@ -491,7 +491,7 @@ static void source0(AirVertex *v, int inst, void *ctx) {
 
 int main(int argc, char **argv) {
   g_rt = air_init(&argc, &argv, "query");
-  air_checkpoint_setup(g_rt, "1d9f72477f092cb9"); /* this code's fingerprint */
+  air_checkpoint_setup(g_rt, "e54093c828378f6b"); /* this code's fingerprint */
   air_options(g_rt, q_options, 56);
   load_tab1();
   g_edge[0] = air_edge_new(g_rt, 0, sizeof(P0), AIR_ROUTE_HASH, air_threads(g_rt));
