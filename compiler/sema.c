@@ -364,9 +364,11 @@ static void derive_time(Sema *s, Relation *r, Select *sel, SrcLoc *locs) {
                    sel->window->kind == WIN_SESSION ? "WINDOW_END or MAX of the event time"
                                                      : "WINDOW_START, WINDOW_END, MIN or MAX of the event time",
                    sel->window->kind == WIN_SESSION ? " (a session's start can be any time before its end)" : "");
+      r->wm_hold_ms += select_grace(sel); /* a window's updates come grace after its end */
       return;
     }
     time_hold(sel, NULL, &r->wm_hold_ms);
+    r->wm_hold_ms += select_grace(sel);
   } else {
     /* an interval join's pair goes on when its later row comes, with the
      * later time or a time up to max(hi, -lo) before it: its watermark is
