@@ -418,8 +418,6 @@ static void check_grace(Scope *sc, bool sjoin, bool aggq) {
     why = "a window with a GRACE PERIOD takes no ORDER BY or LIMIT: its late rows change results already written";
   else if (sel->emit == EMIT_FINAL)
     why = "EMIT FINAL writes each window once, and a GRACE PERIOD updates it: write one or the other";
-  else if (sel->expand > 1)
-    why = "aggregates over DISTINCT values of several arguments take no GRACE PERIOD yet";
   if (why) {
     diag_error(s->d, w->grace->loc, "%s", why);
     w->grace_ms = 0;
