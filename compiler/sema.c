@@ -465,6 +465,15 @@ static void check_insert(Sema *s, Stmt *st) {
   }
   int before = s->d->nerrors;
   check_select(s, st->select, NULL, NULL);
+  if (st->rel && st->rel->sink && st->rel->sink->ops && !st->rel->sink->header && select_grace(st->select) &&
+      s->d->nerrors == before) {
+    /* kafka and redis hold a row per GROUP BY key (and window): a grace
+     * period's -U/-D of an old window would take back a newer one's */
+    diag_error(s->d, st->name_loc, "sink '%s' (sink = '%s') does not take a window with a GRACE PERIOD yet (its "
+               "changes of a window come after later windows' rows); write it to a csv, stdout or tcp sink",
+               st->rel->name, st->rel->sink->name);
+    return;
+  }
   if (st->rel && st->rel->sink && st->rel->sink->check_insert && s->d->nerrors == before)
     st->rel->sink->check_insert(s, st, st->rel);
 }
