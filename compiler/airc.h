@@ -259,9 +259,11 @@ typedef struct WindowSpec {
   Expr *size;         /* TUMBLING/HOPPING SIZE: EX_INTERVAL */
   Expr *advance;      /* HOPPING ADVANCE BY: EX_INTERVAL */
   Expr *gap;          /* SESSION GAP: EX_INTERVAL */
+  Expr *grace;        /* GRACE PERIOD: EX_INTERVAL, or NULL */
   int64_t size_ms;    /* sema: window size in ms (0 for SESSION) */
   int64_t advance_ms; /* sema: slide in ms (== size_ms for TUMBLING) */
   int64_t gap_ms;     /* sema: session gap in ms */
+  int64_t grace_ms;   /* sema: GRACE PERIOD in ms; 0: none (a row late for a window is dropped) */
   EmitMode emit;      /* sema: an updating query's emission intervals (EMIT_NONE: a written WINDOW) */
 } WindowSpec;
 
@@ -414,7 +416,13 @@ static inline int64_t ijoin_hold_ms(const Select *s) {
 
 /* Do the query's result rows carry a change (O's op): an updating query's,
  * or the rows of one passed on (a query over an updating stream). */
-static inline bool select_changes(const Select *s) { return s->updating || s->retract || s->join_retracts; }
+/* A windowed aggregation's GRACE PERIOD in ms (0: none): a row late for a
+ * window by less updates its result when the watermark passes end + grace
+ * (cg_rows.c's emit_grace_updates); its results are a changelog. */
+static inline int64_t select_grace(const Select *s) {
+  return s->window && !s->updating ? s->window->grace_ms : 0;
+}
+static inline bool select_changes(const Select *s) { return s->updating || s->retract || s->join_retracts || select_grace(s) > 0; }
 
 /* Are FROM item f's columns NULL in the rows an outer join pads (f = 1 of a
  * LEFT JOIN, f = 0 of a RIGHT JOIN, both of a FULL JOIN)? */

@@ -119,12 +119,18 @@ void emit_acc_merge(FILE *o, const Chain *ch, const char *ind) {
  * yields the row's state in window ws. The caller writes the body and
  * closes the loop with emit_window_loop_end. */
 static void emit_window_loop(FILE *o, const WindowSpec *w, const char *ts, const char *wm, const char *acc,
-                             const char *ind) {
+                             const char *ind, const char *late) {
   fprintf(o, "%sbool in_window = false;\n", ind);
   fprintf(o, "%sstatic _Thread_local QWinCache wc = {INT64_MIN, 0};\n", ind);
   fprintf(o, "%sfor (int64_t ws = q_hop_first(&wc, %s, INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")); ws <= %s; ws += INT64_C(%" PRId64 ")) {\n",
           ind, ts, w->size_ms, w->advance_ms, ts, w->advance_ms);
-  fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind, w->size_ms, wm);
+  if (late) { /* a GRACE PERIOD: emit_grace_late */
+    fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window and its grace period closed */\n", ind,
+            w->size_ms + w->grace_ms, wm);
+    fputs(late, o);
+  } else {
+    fprintf(o, "%s  if (ws + INT64_C(%" PRId64 ") <= %s) continue; /* window already closed */\n", ind, w->size_ms, wm);
+  }
   fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
   fprintf(o, "%s  %s%s\n", ind, acc, acc[strlen(acc) - 1] == '}' ? "" : ";"); /* a block ends without ';' */
 }
@@ -173,13 +179,15 @@ static void emit_slice_update(FILE *o, const Chain *ch, const SegEnv *env, const
     keyp = "&key";
   }
   snprintf(acc, sizeof acc, "A%d *acc = air_slide_extra(%s, ws, %s, kh, &is_new)", ch->index, env->slide, keyp);
-  emit_window_loop(o, w, env->ts, env->wm, acc, ind3);
+  emit_window_loop(o, w, env->ts, env->wm, acc, ind3, NULL);
   char ind4[160];
   indent_more(ind4, sizeof ind4, ind3);
   emit_acc_update(o, ch, &env->cx, ind4, env->ts);
   emit_window_loop_end(o, env->cnt, ch->sel, ind3);
   fprintf(o, "%s}\n%s}\n", ind2, ind);
 }
+
+static char *grace_late_text(const Chain *ch, const SegEnv *env, const char *ts, const char *ind);
 
 /* Put the row into every open window it belongs to, or into its session;
  * a row whose windows all closed is late. */
@@ -213,7 +221,7 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
       return;
     }
     snprintf(acc, sizeof acc, "A%d *acc = air_dense_acc(%s, ws, kv, &is_new)", ch->index, env->win);
-    emit_window_loop(o, w, ts, env->wm, acc, ind);
+    emit_window_loop(o, w, ts, env->wm, acc, ind, NULL);
     emit_acc_update(o, ch, &env->cx, ind2, ts);
     emit_window_loop_end(o, env->cnt, ch->sel, ind);
     return;
@@ -244,6 +252,7 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
     emit_slice_update(o, ch, env, "keyp", ind);
     return;
   }
+  char *late = select_grace(s) ? grace_late_text(ch, env, ts, ind2) : NULL;
   if (env->raw_port && s->nkeys > 0) {
     /* an adaptive per-rank partial (window.c's air_windows_partial_acc):
      * when pre-aggregating does not pay, the row goes on as a partial of
@@ -267,13 +276,46 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
              "%s    acc = &rp->acc;\n%s    is_new = true;\n%s  }",
              c, ind, id, ind, id, id, ind, id, id, ind, c, id, id, ind, ind, ind, ind, ind, ind, env->win, ind, ind, c,
              env->raw_port, c, ind, ind, ind, ind, ind, ind);
-    emit_window_loop(o, w, ts, env->wm, racc, ind);
+    emit_window_loop(o, w, ts, env->wm, racc, ind, late);
   } else {
     snprintf(acc, sizeof acc, "A%d *acc = air_windows_acc(%s, ws, keyp, kh, &is_new)", ch->index, env->win);
-    emit_window_loop(o, w, ts, env->wm, acc, ind);
+    emit_window_loop(o, w, ts, env->wm, acc, ind, late);
   }
+  free(late);
   emit_acc_update(o, ch, &env->cx, ind2, ts);
   emit_window_loop_end(o, env->cnt, ch->sel, ind);
+}
+
+/* A GRACE PERIOD's row late for window ws (its srcwm at or past the end)
+ * but not past end + grace: into the window's late bucket, the stage's
+ * (grace_win) or, in a partial, a partial of its own to the final stage
+ * (its start + AIR_GRACE_LATE says late). Late rows are few: not
+ * aggregated before the exchange. Text into a malloc'd string. */
+static char *grace_late_text(const Chain *ch, const SegEnv *env, const char *ts, const char *ind) {
+  Buf b;
+  buf_open(&b);
+  FILE *o = b.f;
+  int c = ch->index;
+  char ind2[160];
+  indent_more(ind2, sizeof ind2, ind);
+  fprintf(o, "%sif (ws + INT64_C(%" PRId64 ") <= %s) { /* late, within the grace period: the late bucket */\n", ind,
+          ch->sel->window->size_ms, env->wm);
+  fprintf(o, "%s  in_window = true;\n%s  bool is_new;\n", ind, ind);
+  if (env->grace_win) {
+    fprintf(o, "%s  A%d *acc = air_windows_acc(%s, ws, keyp, kh, &is_new);\n", ind, c, env->grace_win);
+  } else {
+    if (ch->sel->nkeys)
+      fprintf(o, "%s  const int dest = (int)(hash_K%d(keyp) %% (uint64_t)air_world(g_rt));\n", ind, c);
+    else
+      fprintf(o, "%s  const int dest = 0; /* a Reduce ends on rank 0 */\n", ind);
+    fprintf(o, "%s  P%d *lp = air_out_row(%s, dest);\n", ind, c, env->grace_port);
+    fprintf(o, "%s  lp->wstart = ws + AIR_GRACE_LATE;\n%s  lp->key = *keyp;\n", ind, ind);
+    fprintf(o, "%s  memset(&lp->acc, 0, sizeof lp->acc);\n%s  A%d *acc = &lp->acc;\n%s  is_new = true;\n", ind, ind, c,
+            ind);
+  }
+  emit_acc_update(o, ch, &env->cx, ind2, ts);
+  fprintf(o, "%s  continue;\n%s}\n", ind, ind);
+  return buf_take(&b);
 }
 
 /* Fill the kept form (JL or JR, at `e` + "h", ...) of input row r of side `side`. */
@@ -516,7 +558,7 @@ void emit_join_insert(FILE *o, const Chain *ch, const SegEnv *env, int side, con
   /* one entry per window (the zero key): its rows of both sides, appended */
   fprintf(o, "%sK%d nokey;\n%smemset(&nokey, 0, sizeof nokey);\n", ind, ch->index, ind);
   snprintf(acc, sizeof acc, "J%d *acc = air_windows_acc(%s, ws, &nokey, 0, &is_new)", ch->index, env->win);
-  emit_window_loop(o, ch->sel->window, "r->ts", env->wm, acc, ind);
+  emit_window_loop(o, ch->sel->window, "r->ts", env->wm, acc, ind, NULL);
   if (skip_null) fprintf(o, "%s  if (knull) continue;\n", ind);
   fprintf(o, "%s  J%c%d *e = air_vec_add(&acc->%s, sizeof *e);\n", ind, side ? 'R' : 'L', ch->index,
           side ? "right" : "left");
@@ -937,6 +979,81 @@ static void emit_ttl_sweep(FILE *o, const Stage *st, const char *ind) {
           ind);
 }
 
+/* One row of a window with a GRACE PERIOD, of key `key` and accumulators
+ * `acc` (when `has`) into O `var`; `vis` says whether it is in the result
+ * (HAVING). */
+static void emit_grace_row(FILE *o, const Stage *st, const char *acc, const char *var, const char *vis,
+                           const char *has, const char *ind) {
+  const Select *s = st->chain->sel;
+  char ind2[160], srcwm[96];
+  indent_more(ind2, sizeof ind2, ind);
+  fprintf(o, "%sO%d %s;\n%smemset(&%s, 0, sizeof %s);\n%sbool %s = %s;\n", ind, st->chain->index, var, ind,
+          var, var, ind, vis, has);
+  fprintf(o, "%sif (%s) {\n%s  const A%d *acc = %s;\n", ind, vis, ind, st->chain->index, acc);
+  Ctx cx = {.sel = s, .post = true, .key = "key", .acc = "acc", .implicit_ts = {-1, -1}};
+  char pre[64];
+  snprintf(pre, sizeof pre, "%s = ", vis);
+  if (s->having) emit_having(o, s, &cx, ind2, pre, ";");
+  fprintf(o, "%s  %s.wend = wend + INT64_C(%" PRId64 "); /* written at end + grace */\n", ind, var, s->window->grace_ms);
+  fprintf(o, "%s  %s.ts = acc->maxts;\n%s  %s.srcwm = %s;\n", ind, var, ind, var,
+          result_srcwm(srcwm, sizeof srcwm, st->chain, "wend"));
+  char v[32];
+  snprintf(v, sizeof v, "%s", var);
+  emit_key_copy(o, s, v, ind2);
+  emit_out_cols(o, s, v, ind2, &cx);
+  fprintf(o, "%s}\n", ind);
+}
+
+/* A GRACE PERIOD's late buckets the watermark passed (end + grace <= wm):
+ * each key's late rows merged into the accumulators of the row written at
+ * the window's end (kept in grace_kept), and what changed written as
+ * emit_updates does: -U then +U, +I for a key without an on-time row (or
+ * hidden by HAVING), -D for one HAVING now hides; nothing when the row is
+ * the same. Then the kept windows that are final are dropped. */
+static void emit_grace_updates(FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
+  const Chain *ch = st->chain;
+  const Select *s = ch->sel;
+  int c = ch->index;
+  int64_t reach = s->window->size_ms + s->window->grace_ms;
+  fprintf(o, "%s{ /* GRACE PERIOD: the late rows of each window whose end + grace the watermark passed */\n", ind);
+  fprintf(o, "%s  int64_t ws;\n%s  AirHash *tab;\n", ind, ind);
+  fprintf(o, "%s  while ((tab = air_windows_pop_closed(%s, wm, INT64_C(%" PRId64 "), &ws)) != NULL) {\n", ind,
+          env->grace_win, reach);
+  if (sorts_window_keys(ch)) fprintf(o, "%s    air_hash_sort(tab, cmp_K%d); /* by key, as the window's rows */\n", ind, c);
+  fprintf(o, "%s    size_t pos = 0;\n%s    const void *kp;\n%s    void *ap;\n", ind, ind, ind);
+  fprintf(o, "%s    while (air_hash_next(tab, &pos, &kp, &ap)) {\n", ind);
+  char i6[200];
+  snprintf(i6, sizeof i6, "%s      ", ind);
+  fprintf(o, "%sconst K%d *key = kp;\n%s(void)key;\n", i6, c, i6);
+  fprintf(o, "%sconst int64_t wstart = ws, wend = ws + INT64_C(%" PRId64 ");\n%s(void)wstart;\n", i6,
+          s->window->size_ms, i6);
+  fprintf(o, "%sconst A%d *kept = air_windows_find(%s, ws, key, hash_K%d(key));\n", i6, c, env->grace_kept, c);
+  fprintf(o, "%sA%d cur;\n%s{ /* the late rows into the on-time ones */\n", i6, c, i6);
+  fprintf(o, "%s  const bool is_new = kept == NULL;\n%s  if (kept) cur = *kept;\n%s  else memset(&cur, 0, sizeof cur);\n",
+          i6, i6, i6);
+  fprintf(o, "%s  A%d *acc = &cur;\n%s  const A%d *p = ap;\n", i6, c, i6, c);
+  char i8[220];
+  snprintf(i8, sizeof i8, "%s  ", i6);
+  emit_acc_merge(o, ch, i8);
+  fprintf(o, "%s}\n", i6);
+  emit_grace_row(o, st, "kept", "old", "was", "kept != NULL", i6);
+  emit_grace_row(o, st, "&cur", "now", "vis", "true", i6);
+  fprintf(o, "%sbool same = was && vis", i6);
+  for (int i = 0; i < s->nout; i++) fprintf(o, " &&\n%s    memcmp(&now.o%d, &old.o%d, sizeof now.o%d) == 0", i6, i, i, i);
+  fprintf(o, ";\n");
+  fprintf(o, "%sif (was && !same) { /* the row written at the end, taken back */\n", i6);
+  fprintf(o, "%s  old.op = vis ? AIR_OP_UPDATE_BEFORE : AIR_OP_DELETE;\n", i6);
+  emit_send_all(o, st, env, "old", i8);
+  fprintf(o, "%s}\n%sif (vis && !same) {\n", i6, i6);
+  fprintf(o, "%s  now.op = was ? AIR_OP_UPDATE_AFTER : AIR_OP_INSERT;\n", i6);
+  emit_send_all(o, st, env, "now", i8);
+  fprintf(o, "%s}\n", i6);
+  fprintf(o, "%s    }\n%s    air_windows_recycle(%s, tab);\n%s  }\n", ind, ind, env->grace_win, ind);
+  fprintf(o, "%s  while ((tab = air_windows_pop_closed(%s, wm, INT64_C(%" PRId64 "), &ws)) != NULL) /* final now */\n", ind,
+          env->grace_kept, reach);
+  fprintf(o, "%s    air_windows_recycle(%s, tab);\n%s}\n", ind, env->grace_kept, ind);
+}
+
 /* Close every window the watermark `wm` passed: send its partials (partial
  * pipelines) or its result rows; sliced windows through their AirSlide. */
 void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, const char *ind) {
@@ -1075,12 +1192,16 @@ void emit_close_windows(Gen *g, FILE *o, const Stage *st, const SegEnv *env, con
   } else {
     fprintf(o, "%s      const A%d *acc = ap;\n", ind, c);
     fprintf(o, "%s      const int64_t wstart = ws, wend = ws + INT64_C(%" PRId64 ");\n", ind, s->window->size_ms);
+    if (select_grace(s)) /* kept until end + grace: the row written now, which late rows update (+I now) */
+      fprintf(o, "%s      bool kn;\n%s      *(A%d *)air_windows_acc(%s, ws, key, hash_K%d(key), &kn) = *acc;\n", ind, ind, c,
+              env->grace_kept, c);
     char ind6[200];
     snprintf(ind6, sizeof ind6, "%s      ", ind);
     emit_window_result(o, st, env, ind6, "continue");
   }
   fprintf(o, "%s    }\n%s    air_windows_recycle(%s, tab);\n%s  }\n%s}\n", ind, ind, env->win, ind, ind);
   if (s->updating && s->ttl_ms && !st->partial) emit_ttl_sweep(o, st, ind);
+  if (select_grace(s) && !st->partial) emit_grace_updates(o, st, env, ind);
 }
 
 /* Watermark wm to every output of a stage (ports named by env->outs). The

@@ -37,6 +37,10 @@ static void source_env(const Stage *st, SegEnv *env, bool ptr, char *win, size_t
     env->raw_port = raw;
     env->stage_id = st->id;
   }
+  if (select_grace(st->chain->sel) && st->partial) { /* late rows on as partials of their own */
+    snprintf(raw, nr, ptr ? "st->oe%d" : "st.oe%d", st->outs[0]);
+    env->grace_port = raw;
+  }
   if (st->state.slice_ms) {
     /* a hash partial's slices are its AirSlide; a dense one's are in the
      * AirDense, its extras and cut in the AirSlide */
@@ -612,6 +616,10 @@ void emit_stage(Gen *g, const Stage *st) {
   if (sliced) fprintf(fields.f, "  AirSlide *win; /* open slices and windows: key -> state */\n");
   else if (windows) fprintf(fields.f, "  AirWindows *win; /* open windows: key -> state */\n");
   if (session) fprintf(fields.f, "  AirSessions *win; /* open sessions per key */\n");
+  const bool grace = select_grace(s) && windows && !is_join_stage(st) && !sliced;
+  if (grace && !st->partial)
+    fprintf(fields.f, "  AirWindows *lwin; /* GRACE PERIOD: each window's late rows, until end + grace */\n"
+                      "  AirWindows *kwin; /* ... and the accumulators of its rows written at its end */\n");
   const bool cum = s->updating && windows && !st->partial && !is_join_stage(st);
   if (cum) fprintf(fields.f, "  AirHash *cum; /* key -> its running aggregates and row (C%d) */\n", c);
   if (cum && s->ttl_ms) fprintf(fields.f, "  int64_t swept; /* the watermark of the last state_ttl sweep */\n");
@@ -626,6 +634,16 @@ void emit_stage(Gen *g, const Stage *st) {
   snprintf(win, sizeof win, "%s.win", ctxn);
   snprintf(wmv, sizeof wmv, "%s.wm", ctxn);
   SegEnv env = {.cnt = "", .outs = outs, .win = win, .wm = wmv, .slide = sliced ? win : NULL};
+  char lwin[64], kwin[64], gport[64];
+  if (grace && st->partial) {
+    snprintf(gport, sizeof gport, outs, st->outs[0]);
+    env.grace_port = gport;
+  } else if (grace) {
+    snprintf(lwin, sizeof lwin, "%s.lwin", ctxn);
+    snprintf(kwin, sizeof kwin, "%s.kwin", ctxn);
+    env.grace_win = lwin;
+    env.grace_kept = kwin;
+  }
   stage_ctx(st, &env.cx, false);
   /* Lateness is decided against the watermark of the row's source rank
    * when it was read (carried in R and O rows), so that a row is late or
@@ -645,13 +663,13 @@ void emit_stage(Gen *g, const Stage *st) {
   edge_row_type(g->ph, st->edge, rt0, sizeof rt0);
   if (st->final) {
     fprintf(b, "  const P%d *in = rows;\n", c);
-    if (!sliced) /* tables past the caches: each row's slot asked for ahead (air_windows_staging) */
+    if (!sliced && !grace) /* tables past the caches: each row's slot asked for ahead (air_windows_staging) */
       fprintf(b, "  const size_t ahead = air_windows_staging(%s) ? AIR_STAGE_AHEAD : 0;\n"
                  "  for (size_t k = 0; k < nrows && k < ahead; k++)\n"
                  "    air_windows_prefetch(%s, in[k].wstart, &in[k].key, hash_K%d(&in[k].key));\n",
               win, win, c);
     fprintf(b, "  for (size_t k = 0; k < nrows; k++) {\n");
-    if (!sliced)
+    if (!sliced && !grace)
       fprintf(b, "    if (ahead && k + ahead < nrows)\n"
                  "      air_windows_prefetch(%s, in[k + ahead].wstart, &in[k + ahead].key, hash_K%d(&in[k + ahead].key));\n",
               win, c);
@@ -659,6 +677,10 @@ void emit_stage(Gen *g, const Stage *st) {
     if (sliced)
       fprintf(b, "    A%d *acc = (p0->whole ? air_slide_extra : air_slide_acc)(%s, p0->wstart, &p0->key, hash_K%d(&p0->key), &is_new);\n",
               c, win, c);
+    else if (grace) /* a late bucket's partial (AIR_GRACE_LATE) or an on-time one */
+      fprintf(b, "    const bool late = p0->wstart >= AIR_GRACE_LATE;\n"
+                 "    A%d *acc = air_windows_acc(late ? %s.lwin : %s, late ? p0->wstart - AIR_GRACE_LATE : p0->wstart, "
+                 "&p0->key, hash_K%d(&p0->key), &is_new);\n", c, ctxn, win, c);
     else
       fprintf(b, "    A%d *acc = air_windows_acc(%s, p0->wstart, &p0->key, hash_K%d(&p0->key), &is_new);\n", c, win, c);
     fprintf(b, "    const A%d *p = &p0->acc;\n", c);
@@ -732,6 +754,11 @@ void emit_stage(Gen *g, const Stage *st) {
     else if (windows && st->partial) /* each rank held its partials of any key: rescaled, folded at the key's rank */
       fprintf(f, "  air_windows_load(r, %s.win, NULL, %s_route, merge_A%d);\n", ctxn, fn, c);
     else if (windows) fprintf(f, "  air_windows_load(r, %s.win, NULL, %s_route, NULL);\n", ctxn, fn);
+    if (grace && !st->partial && save)
+      fprintf(f, "  air_windows_save(w, %s.lwin, NULL);\n  air_windows_save(w, %s.kwin, NULL);\n", ctxn, ctxn);
+    else if (grace && !st->partial)
+      fprintf(f, "  air_windows_load(r, %s.lwin, NULL, %s_route, NULL);\n  air_windows_load(r, %s.kwin, NULL, %s_route, NULL);\n",
+              ctxn, fn, ctxn, fn);
     if (cum && save) fprintf(f, "  air_hash_save(w, %s.cum, NULL);\n", ctxn);
     else if (cum) fprintf(f, "  air_hash_load(r, %s.cum, NULL, %s_route, NULL);\n", ctxn, fn);
     fprintf(f, "}\n");
@@ -772,6 +799,9 @@ void emit_stage(Gen *g, const Stage *st) {
     fprintf(su, "    %s.win = air_windows_new(sizeof(K%d), sizeof(A%d));\n", ctxn, c, c);
   if (windows && !is_join_stage(st) && !sliced && s->updating && s->emit_ms < 1000)
     fprintf(su, "    air_windows_small(%s.win); /* a window per short interval */\n", ctxn);
+  if (grace && !st->partial)
+    fprintf(su, "    %s.lwin = air_windows_new(sizeof(K%d), sizeof(A%d));\n    %s.kwin = air_windows_new(sizeof(K%d), sizeof(A%d));\n",
+            ctxn, c, c, ctxn, c, c);
   if (cum) fprintf(su, "    %s.cum = air_hash_new(sizeof(K%d), sizeof(C%d), 1024);\n", ctxn, c, c);
   if (cum && s->ttl_ms) fprintf(su, "    %s.swept = INT64_MIN / 2;\n", ctxn);
   fprintf(su, "  }\n");

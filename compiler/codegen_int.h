@@ -105,6 +105,9 @@ typedef struct SegEnv {
   bool own_wm;         /* wm is the stage's own watermark, which moved the slide's cut */
   const char *raw_port; /* an adaptive partial's port to the final stage, else NULL */
   int stage_id;        /* with raw_port: the pipeline, whose staged rows are st.stg<id> */
+  const char *grace_win;  /* a GRACE PERIOD's late buckets (AirWindows) of a stage that closes windows, or NULL */
+  const char *grace_port; /* ... of a partial: its port to the final stage, where late rows go as partials */
+  const char *grace_kept; /* ... the accumulators of the rows written at each window's end, until end + grace */
   Ctx cx;              /* where columns live */
   const char *op;      /* the change a row is (AIR_OP_*, C) for rows that carry one, else NULL: r->op if retracting */
 } SegEnv;

@@ -120,6 +120,7 @@ static bool dense_key(const Stage *st, int64_t *lo, int64_t *hi) {
   /* an array of every key per window costs its size per window: not for
    * an updating query's short intervals (EMIT CHANGES: a window per ms) */
   if (s->updating && s->emit_ms < 1000) return false;
+  if (select_grace(s)) return false; /* late rows go on as partials of their own (cg_rows.c) */
   const Expr *k = s->keys[0];
   const Relation *r = ch->source;
   if (k->kind != EX_COLUMN || k->from_idx != 0) return false;

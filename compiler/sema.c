@@ -364,9 +364,11 @@ static void derive_time(Sema *s, Relation *r, Select *sel, SrcLoc *locs) {
                    sel->window->kind == WIN_SESSION ? "WINDOW_END or MAX of the event time"
                                                      : "WINDOW_START, WINDOW_END, MIN or MAX of the event time",
                    sel->window->kind == WIN_SESSION ? " (a session's start can be any time before its end)" : "");
+      r->wm_hold_ms += select_grace(sel); /* a window's updates come grace after its end */
       return;
     }
     time_hold(sel, NULL, &r->wm_hold_ms);
+    r->wm_hold_ms += select_grace(sel);
   } else {
     /* an interval join's pair goes on when its later row comes, with the
      * later time or a time up to max(hi, -lo) before it: its watermark is
@@ -471,6 +473,15 @@ static void check_insert(Sema *s, Stmt *st) {
   }
   int before = s->d->nerrors;
   check_select(s, st->select, NULL, NULL);
+  if (st->rel && st->rel->sink && st->rel->sink->ops && !st->rel->sink->header && select_grace(st->select) &&
+      s->d->nerrors == before) {
+    /* kafka and redis hold a row per GROUP BY key (and window): a grace
+     * period's -U/-D of an old window would take back a newer one's */
+    diag_error(s->d, st->name_loc, "sink '%s' (sink = '%s') does not take a window with a GRACE PERIOD yet (its "
+               "changes of a window come after later windows' rows); write it to a csv, stdout or tcp sink",
+               st->rel->name, st->rel->sink->name);
+    return;
+  }
   if (st->rel && st->rel->sink && st->rel->sink->check_insert && s->d->nerrors == before)
     st->rel->sink->check_insert(s, st, st->rel);
 }

@@ -432,6 +432,30 @@ static void check_window(Sema *s, WindowSpec *w) {
     diag_error(s->d, w->loc, "internal: window without a kind");
     break;
   }
+  if (w->grace) w->grace_ms = window_len(s, w->grace, "GRACE PERIOD");
+}
+
+/* WINDOW ... GRACE PERIOD: what takes it (a TUMBLING aggregation whose
+ * rows are its aggregates, written as a changelog); the rest refused. */
+static void check_grace(Scope *sc, bool sjoin, bool aggq) {
+  Select *sel = sc->sel;
+  Sema *s = sc->s;
+  WindowSpec *w = sel->window;
+  const char *why = NULL;
+  if (w->kind == WIN_SESSION)
+    why = "a SESSION window takes no GRACE PERIOD yet (a late row could merge two sessions already written)";
+  else if (w->kind == WIN_HOPPING)
+    why = "a HOPPING window takes no GRACE PERIOD yet (its windows share slices); a TUMBLING one does";
+  else if (sjoin || !aggq || sel->topn_rows)
+    why = "GRACE PERIOD is for windowed aggregations (GROUP BY or aggregates): a JOIN or a window's rows take none";
+  else if (sel->order_by || sel->limit || sel->top_n)
+    why = "a window with a GRACE PERIOD takes no ORDER BY or LIMIT: its late rows change results already written";
+  else if (sel->emit == EMIT_FINAL)
+    why = "EMIT FINAL writes each window once, and a GRACE PERIOD updates it: write one or the other";
+  if (why) {
+    diag_error(s->d, w->grace->loc, "%s", why);
+    w->grace_ms = 0;
+  }
 }
 
 /* ---------------------------------------------------------------------
@@ -539,7 +563,8 @@ static void check_retract(Scope *sc, bool sjoin) {
                "'%s' is an updating stream (%s): %s over it is not "
                "supported; aggregate it without a WINDOW (EMIT EVERY gives its state at each interval)",
                r->name, ojoin ? "an outer join without WINDOW, whose padded rows are taken back"
-                              : "the changes of a GROUP BY without WINDOW",
+                        : r->def && r->def->select && select_grace(r->def->select) ? "the changes of a window with a GRACE PERIOD"
+                                                                                   : "the changes of a GROUP BY without WINDOW",
                sjoin ? "a JOIN of two streams" : "a WINDOW");
     diag_note(s->d, r->loc, "'%s' is declared here", r->name);
     return;
@@ -949,6 +974,7 @@ void check_select(Sema *s, Select *sel, SrcLoc **out_locs, const char *stream) {
   }
   if (sel->having && !aggq)
     diag_error(s->d, sel->having->loc, "HAVING needs GROUP BY or an aggregate");
+  if (sel->window && sel->window->grace && sel->window->grace_ms > 0 && !sel->updating) check_grace(&sc, sjoin, aggq);
   if (sel->state_ttl) check_state_ttl(&sc, sjoin);
   if ((sc.rel[0] && sc.rel[0]->updating) || (sc.nfrom == 2 && sc.rel[1] && sc.rel[1]->updating))
     check_retract(&sc, sjoin);

@@ -135,7 +135,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 /* words that are keywords in one place and may be names everywhere else */
 %token <str> STREAM "STREAM" TABLE "TABLE" SINK "SINK" KEY "KEY"
 %token <str> METADATA "METADATA" VIRTUAL "VIRTUAL"
-%token <str> SIZE "SIZE" ADVANCE "ADVANCE" GAP "GAP"
+%token <str> SIZE "SIZE" ADVANCE "ADVANCE" GAP "GAP" GRACE "GRACE" PERIOD "PERIOD"
 %token <str> TUMBLING "TUMBLING" HOPPING "HOPPING" SESSION "SESSION"
 %token <str> ASC "ASC" DESC "DESC" NULLS "NULLS" FIRST "FIRST" LAST "LAST"
 %token <str> UNIT "time unit" TYPENAME "type name" VARCHAR "VARCHAR"
@@ -165,7 +165,7 @@ static void airqerror(AIRQLTYPE *loc, yyscan_t scanner, ParseState *ps, const ch
 %type <join> opt_join
 %type <flag> opt_not_null opt_pkey
 %type <kind> join_kind
-%type <expr> opt_where opt_having
+%type <expr> opt_where opt_having opt_grace
 %type <ord> order_item
 %type <kind> opt_dir opt_nulls
 %type <ords> order_list
@@ -621,28 +621,37 @@ opt_having:
 | HAVING expr { $$ = $2; }
 ;
 
-// window_spec = "TUMBLING" "(" "SIZE" d ")" | "HOPPING" "(" "SIZE" d "," "ADVANCE" "BY" d ")"
-//             | "SESSION" "(" "GAP" d ")"
+// window_spec = "TUMBLING" "(" "SIZE" d [grace] ")" | "HOPPING" "(" "SIZE" d "," "ADVANCE" "BY" d [grace] ")"
+//             | "SESSION" "(" "GAP" d [grace] ")"
 window_spec:
-  TUMBLING '(' SIZE duration ')' {
+  TUMBLING '(' SIZE duration opt_grace ')' {
     $$ = arena_alloc(ps->arena, sizeof(WindowSpec));
     $$->kind = WIN_TUMBLING;
     $$->loc = airq_srcloc(&@1);
     $$->size = $4;
+    $$->grace = $5;
   }
-| HOPPING '(' SIZE duration ',' ADVANCE BY duration ')' {
+| HOPPING '(' SIZE duration ',' ADVANCE BY duration opt_grace ')' {
     $$ = arena_alloc(ps->arena, sizeof(WindowSpec));
     $$->kind = WIN_HOPPING;
     $$->loc = airq_srcloc(&@1);
     $$->size = $4;
     $$->advance = $8;
+    $$->grace = $9;
   }
-| SESSION '(' GAP duration ')' {
+| SESSION '(' GAP duration opt_grace ')' {
     $$ = arena_alloc(ps->arena, sizeof(WindowSpec));
     $$->kind = WIN_SESSION;
     $$->loc = airq_srcloc(&@1);
     $$->gap = $4;
+    $$->grace = $5;
   }
+;
+
+// opt_grace = [ "," "GRACE" "PERIOD" d ]  (ksqlDB's: late rows within it update the window's result)
+opt_grace:
+  %empty                    { $$ = NULL; }
+| ',' GRACE PERIOD duration { $$ = $4; }
 ;
 
 // duration = interval | integer unit | string unit
@@ -919,7 +928,7 @@ opt_key: ident | STRING | END | GROUP | LIMIT | ORDER;  // kafka: end = 'latest'
 
 // A name: an identifier, or a word that is a keyword only elsewhere.
 ident:
-  IDENT | STREAM | TABLE | SINK | KEY | SIZE | ADVANCE | GAP
+  IDENT | STREAM | TABLE | SINK | KEY | SIZE | ADVANCE | GAP | GRACE | PERIOD
 | TUMBLING | HOPPING | SESSION | UNIT | TYPENAME | VARCHAR | METADATA | VIRTUAL | ASC | DESC
 | NULLS | FIRST | LAST
 ;

@@ -1163,6 +1163,11 @@ Select *build_distinct(ParseState *ps, Select *sel) {
            "TUMBLING and HOPPING windows take it");
     return NULL;
   }
+  if (w && w->grace) { /* its second step would be a window over the first's changelog */
+    derror(&d, first->loc, "an aggregate over DISTINCT values in a window with a GRACE PERIOD is not supported "
+           "(%s)", "drop DISTINCT or the GRACE PERIOD");
+    return NULL;
+  }
   const Expr *mm = NULL;
   for (SelectItem *it = sel->items; it && !w && !mm; it = it->next) mm = find_min_max(it->expr);
   if (!w && !mm) mm = find_min_max(sel->having);

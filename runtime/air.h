@@ -775,6 +775,10 @@ char *air_put_date(char *p, int64_t day_ms, bool quote);
  * a delete. The odd ones take a row back (weight -1 for an aggregate over
  * them), the even ones add one. */
 enum { AIR_OP_INSERT = 0, AIR_OP_UPDATE_BEFORE = 1, AIR_OP_UPDATE_AFTER = 2, AIR_OP_DELETE = 3 };
+/* A partial's window start plus this: the rows of that window late by less
+ * than its GRACE PERIOD (its late bucket), not its on-time rows. Far above
+ * every TIMESTAMP, so it meets no window start. */
+#define AIR_GRACE_LATE (INT64_C(1) << 61)
 static inline const char *air_op_name(int64_t op) { return &"+I-U+U-D"[(op & 3) * 2]; }
 static inline int64_t air_op_weight(int64_t op) { return (op & 1) ? -1 : 1; }
 /* ts as 'yyyy-MM-dd HH:mm:ss.SSS' (UTC), in double quotes when quote (JSON) */

@@ -265,6 +265,45 @@ def changelog_by_time(batches, key_of, value_of, fold):
     return out
 
 
+def grace_changelog(recs, size_ms, grace_ms, result, key=key_order):
+    """A TUMBLING window with a GRACE PERIOD (docs/language.md, "Grace
+    period"). recs: [(k, ts, w, x)], k the group key, w the record's W(i)
+    (file_watermarks), x what result reads. For the record's window [s, e):
+    on time when w is None or w < e, within the grace when e <= w <
+    e + grace_ms, else late (dropped). result(s, k, xs) is the row of the
+    key's xs (a tuple without op) or None when HAVING hides it. At e: +I of
+    each key's on-time row; at e + grace: for each key with records within
+    the grace, its row of all of them against the row written at e: -U
+    then +U, +I (none shown), -D (hidden now), nothing when the same.
+    Returns ([(time, op, row)] in output order: time, key, op),
+    {"on": n, "grace": n, "late": n})."""
+    ops = {"+I": 0, "-U": 1, "+U": 2, "-D": 3}
+    ontime, grace, kinds = {}, {}, {"on": 0, "grace": 0, "late": 0}
+    for k, ts, w, x in recs:
+        s = tumble_start(ts, size_ms)
+        e = s + size_ms
+        kind = "on" if w is None or w < e else "grace" if w < e + grace_ms else "late"
+        kinds[kind] += 1
+        if kind != "late":
+            (ontime if kind == "on" else grace).setdefault((s, k), []).append(x)
+    out = []
+    for (s, k), xs in ontime.items():
+        r = result(s, k, xs)
+        if r is not None:
+            out.append((s + size_ms, k, "+I", r))
+    for (s, k), xs in grace.items():
+        old = result(s, k, ontime.get((s, k), []))
+        now = result(s, k, ontime.get((s, k), []) + xs)
+        if old == now:
+            continue
+        if old is not None:
+            out.append((s + size_ms + grace_ms, k, "-U" if now is not None else "-D", old))
+        if now is not None:
+            out.append((s + size_ms + grace_ms, k, "+U" if old is not None else "+I", now))
+    out.sort(key=lambda r: (r[0], key(r[1]), ops[r[2]]))
+    return [(t, op, r) for t, _, op, r in out], kinds
+
+
 def raw_fields(line):
     """A CSV line's fields as written, quotes and all (so that the empty
     field, NULL, differs from "", the empty string)."""
