@@ -1279,11 +1279,25 @@ static bool declared_stream(ParseState *ps, const char *name) {
   return stream;
 }
 
+/* Whether e calls an aggregate. */
+static bool has_aggregate(const Expr *e) {
+  if (!e) return false;
+  if (e->kind == EX_CALL && agg_named(e->name) != AGG_NONE) return true;
+  if (has_aggregate(e->lhs) || has_aggregate(e->rhs) || has_aggregate(e->third) || has_aggregate(e->else_) ||
+      has_aggregate(e->filter))
+    return true;
+  for (const Expr *a = e->args; a; a = a->next)
+    if (has_aggregate(a)) return true;
+  return false;
+}
+
 Select *build_join_agg(ParseState *ps, Select *sel) {
   WindowSpec *w = sel->window;
-  if (sel->nfrom != 2 || (w && w->kind == WIN_SESSION) || !declared_stream(ps, sel->from[0].name) ||
-      !declared_stream(ps, sel->from[1].name))
-    return sel;
+  if (sel->nfrom != 2 || (w && w->kind == WIN_SESSION)) return sel;
+  bool aggs = sel->group_by != NULL; /* (before declared_stream, whose scan of every statement costs) */
+  for (const SelectItem *it = sel->items; it && !aggs; it = it->next) aggs = has_aggregate(it->expr);
+  if (!aggs && !w) return sel; /* a join's pairs, no window: nothing to split */
+  if (!declared_stream(ps, sel->from[0].name) || !declared_stream(ps, sel->from[1].name)) return sel;
   JoinAgg *j = arena_alloc(ps->arena, sizeof(JoinAgg));
   j->d.ps = ps;
   j->d.sel = sel;
