@@ -437,6 +437,14 @@ opt_state_ttl:
     $$.ttl = $5;
     $$.loc = @3;
   }
+| WITH '(' opt_key '=' STRING ')' {
+    if (strcasecmp($3, "state_ttl") != 0) {
+      airq_error_at(ps, &@3, "a query takes one option, state_ttl (WITH (state_ttl = 1 HOUR)), not '%s'", $3);
+      YYERROR;
+    }
+    CHECK($$.ttl = build_duration_text(ps, &@5, $5));
+    $$.loc = @3;
+  }
 ;
 
 // opt_order_limit = ("ORDER" "BY" order_item ("," order_item)*)? ("LIMIT" integer)?

@@ -300,6 +300,30 @@ Expr *build_interval(ParseState *ps, const AirqLoc *l, const AirqLoc *nl,
   return e;
 }
 
+/* state_ttl = '1 hour' (Flink's configuration spells durations as text):
+ * a whole number, spaces, and a unit (MILLISECOND .. WEEK, plural or not,
+ * or ms, s, min, h, d). */
+Expr *build_duration_text(ParseState *ps, const AirqLoc *l, const char *text) {
+  static const struct { const char *name; const char *unit; } shorts[] = {
+      {"ms", "MILLISECOND"}, {"s", "SECOND"}, {"sec", "SECOND"}, {"min", "MINUTE"}, {"h", "HOUR"}, {"d", "DAY"}};
+  char count[32];
+  size_t n = 0;
+  while (text[n] >= '0' && text[n] <= '9' && n + 1 < sizeof count) {
+    count[n] = text[n];
+    n++;
+  }
+  count[n] = '\0';
+  const char *u = text + n;
+  while (*u == ' ') u++;
+  for (size_t i = 0; i < sizeof shorts / sizeof *shorts; i++)
+    if (strcasecmp(u, shorts[i].name) == 0) u = shorts[i].unit;
+  if (n == 0 || !build_unit_ms(u)) {
+    airq_error_at(ps, l, "'%s' is not a duration: write 1 HOUR, INTERVAL '1' HOUR or '1 hour'", text);
+    return NULL;
+  }
+  return build_interval(ps, l, l, count, true, u);
+}
+
 /* A type by its name (its digits, TIMESTAMP(3)'s, or NULL): STRING and
  * VARCHAR without a length are VARCHAR(AIRQ_STRING_LEN), TIMESTAMP_LTZ is
  * TIMESTAMP, DECIMAL and NUMERIC are refused with a pointer to DOUBLE. */

@@ -136,6 +136,8 @@ bool build_tvf(ParseState *ps, FromItem *f, const char *fn, const AirqLoc *fl, c
                Expr *durs, const char *alias, const AirqLoc *al);
 bool build_tvf_window(ParseState *ps, Select *sel);
 Expr *build_window_time(ParseState *ps, const AirqLoc *l);
+/* state_ttl = '1 hour': the duration a text spells, NULL after an error */
+Expr *build_duration_text(ParseState *ps, const AirqLoc *l, const char *text);
 /* EMIT's word (FINAL, CHANGES, EVERY; `duration`: one follows): its EmitMode, 0 after an error */
 int build_emit(ParseState *ps, const AirqLoc *l, const char *word, bool duration);
 Select *build_distinct(ParseState *ps, Select *sel);

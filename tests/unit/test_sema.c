@@ -542,6 +542,7 @@ static void test_sema_aggregate_misuse(void **state) {
   expect_error(EV "SELECT SUM(*) FROM ev" WIN ";", "only COUNT(*) takes '*'");
   expect_ok(EV "SELECT COUNT(*) FROM ev;"); /* updating queries */
   expect_ok(EV "SELECT k, COUNT(*) FROM ev GROUP BY k EMIT EVERY 1 SECOND;");
+  expect_ok(EV "SELECT k, COUNT(*) FROM ev GROUP BY k EMIT EVERY 1 SECOND WITH (state_ttl = '2 h');");
   expect_error(EV "SELECT k, COUNT(*) FROM ev GROUP BY k ORDER BY k;", "an updating query (GROUP BY without "
                "WINDOW) takes no ORDER BY or LIMIT");
   expect_error(EV "SELECT k, COUNT(*) FROM ev GROUP BY k" WIN " EMIT CHANGES;", "EMIT CHANGES is for updating "
