@@ -193,7 +193,7 @@ static char *grace_late_text(const Chain *ch, const SegEnv *env, const char *ts,
  * a row whose windows all closed is late. */
 static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, const char *ind) {
   const WindowSpec *w = ch->sel->window;
-  const char *ts = env->ts;
+  const char *ts = env->ts, *wts = ts; /* the row's time; the time that picks its windows */
   if (ch->sel->updating) {
     /* an updating query drops no row: one behind its source's watermark
      * goes into the interval of the watermark's next ms, still open
@@ -202,7 +202,7 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
       fprintf(o, "%sconst int64_t uts = 0;\n", ind);
     else
       fprintf(o, "%sconst int64_t uts = %s > %s ? %s : %s + 1;\n", ind, ts, env->wm, ts, env->wm);
-    ts = "uts";
+    wts = "uts"; /* (FIRST_VALUE and LAST_VALUE still order by the row's own time) */
   }
   const Select *s = ch->sel;
   const Expr *k0 = s->nkeys == 1 ? s->keys[0] : NULL;
@@ -221,7 +221,7 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
       return;
     }
     snprintf(acc, sizeof acc, "A%d *acc = air_dense_acc(%s, ws, kv, &is_new)", ch->index, env->win);
-    emit_window_loop(o, w, ts, env->wm, acc, ind, NULL);
+    emit_window_loop(o, w, wts, env->wm, acc, ind, NULL);
     emit_acc_update(o, ch, &env->cx, ind2, ts);
     emit_window_loop_end(o, env->cnt, ch->sel, ind);
     return;
@@ -276,10 +276,10 @@ static void emit_window_update(FILE *o, const Chain *ch, const SegEnv *env, cons
              "%s    acc = &rp->acc;\n%s    is_new = true;\n%s  }",
              c, ind, id, ind, id, id, ind, id, id, ind, c, id, id, ind, ind, ind, ind, ind, ind, env->win, ind, ind, c,
              env->raw_port, c, ind, ind, ind, ind, ind, ind);
-    emit_window_loop(o, w, ts, env->wm, racc, ind, late);
+    emit_window_loop(o, w, wts, env->wm, racc, ind, late);
   } else {
     snprintf(acc, sizeof acc, "A%d *acc = air_windows_acc(%s, ws, keyp, kh, &is_new)", ch->index, env->win);
-    emit_window_loop(o, w, ts, env->wm, acc, ind, late);
+    emit_window_loop(o, w, wts, env->wm, acc, ind, late);
   }
   free(late);
   emit_acc_update(o, ch, &env->cx, ind2, ts);

@@ -4,7 +4,7 @@ EMIT EVERY 5 s and state_ttl 30 s (docs/language.md, "Updating queries").
 Each row counts in the 5 s interval of uts = ts, or W(i) + 1 when ts is
 not above its watermark W(i). When an interval [s, s + 5 s) closes, each
 device it has rows of, in order: if the device has state whose latest row
-(uts) is at or before s - 30 s, that state is dropped (it begins anew, not
+(by its own ts, not uts) is at or before s - 30 s, that state is dropped (it begins anew, not
 shown); its rows are added; its new row (dev, n, total) is written +I when
 not shown before, else -U old and +U new.
 """
@@ -22,24 +22,24 @@ retimed = 0
 for (dev, v, ts), w in zip(rows, wms):
     uts = ts if w is None or ts > w else w + 1
     retimed += uts != ts
-    intervals.setdefault(tumble_start(uts, EVERY), []).append((dev, v, uts))
+    intervals.setdefault(tumble_start(uts, EVERY), []).append((dev, v, ts))
 assert retimed >= 10, retimed
-state = {}  # dev -> [n, total, latest uts, shown row or None]
+state = {}  # dev -> [n, total, latest ts, shown row or None]
 out, resets = [], 0
 for s in sorted(intervals):
     touched = {}
-    for dev, v, uts in intervals[s]:
-        touched.setdefault(dev, []).append((v, uts))
+    for dev, v, ts in intervals[s]:
+        touched.setdefault(dev, []).append((v, ts))
     for dev in sorted(touched):
         st = state.get(dev)
         if st is not None and st[2] <= s - TTL:
             st, resets = None, resets + 1
         if st is None:
             st = state[dev] = [0, 0, None, None]
-        for v, uts in touched[dev]:
+        for v, ts in touched[dev]:
             st[0] += 1
             st[1] += v
-            st[2] = uts if st[2] is None else max(st[2], uts)
+            st[2] = ts if st[2] is None else max(st[2], ts)
         now = (dev, st[0], st[1])
         if st[3] is not None and st[3] != now:
             out.append(("-U",) + st[3])
