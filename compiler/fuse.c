@@ -72,9 +72,11 @@ static ExchangeKind exchange_into(const Chain *ch, const Operator *op) {
 
 /* The first stage of a leg reads a derived stream: its rows come from the
  * pipeline making that stream, on the same rank. */
-static void feed_leg(Fuser *f, Plan *plan, int stage, const Relation *rel) {
+static void feed_leg(Fuser *f, Plan *plan, int reader, int stage, const Relation *rel) {
   if (rel->kind != REL_DERIVED) return;
-  for (int c = 0; c < plan->nchains; c++)
+  /* its chain comes before the reader's, mostly just before: searched
+   * from there down (from the first, 100k queries spent 44% here) */
+  for (int c = reader - 1; c >= 0; c--)
     if (plan->chains[c].derived == rel) {
       connect(f, plan->chains[c].producer, stage, XR_SAME, 0);
       return;
@@ -240,8 +242,8 @@ Physical *fuse_plan(Arena *a, Plan *plan, bool fuse) {
     } else {
       producer = add_stage(&f, (Stage){.chain = ch, .first = 0, .last = last});
     }
-    feed_leg(&f, plan, first0, ch->source);
-    if (first1 >= 0) feed_leg(&f, plan, first1, ch->source1);
+    feed_leg(&f, plan, (int)(ch - plan->chains), first0, ch->source);
+    if (first1 >= 0) feed_leg(&f, plan, (int)(ch - plan->chains), first1, ch->source1);
     ch->producer = producer;
     if (!ch->derived) {
       int ss = add_stage(&f, (Stage){.chain = ch, .first = sink, .last = sink});
